@@ -1,0 +1,157 @@
+"""The quote finder's request flow for one question, written once for recording and for replay.
+
+`steps` is a generator that yields the requests it needs (a batch whose members do not depend on
+each other) and receives their responses, in order; it returns a `Trace`. It does no I/O, so the
+recorder drives it over HTTP (`record`, concurrent) and the sweep drives it from the cache
+(`replay`, synchronous) through the same code.
+
+The flow is the recipe's: search; split every snippet; one rank request per result with at least
+`min_sentences` sentences (identical rank requests are sent once); then one compare request per
+distinct qualified set that the `Coverage` asks for. Which candidate is quoted at given cutoffs is
+`decision.decide`, applied to the trace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Generator, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import contract, sentences
+from .contract import ApiRequest
+from .decision import Candidate, Cutoffs, qualified, set_key
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """The HAS_ANSWER_CUTOFF values whose qualified sets need compare responses.
+
+    `span` is an inclusive range (lo, hi) or None; `points` are single values (the default cutoff,
+    or a sweep's grid). Over a range, the qualified sets are nested and change only at distinct
+    has_answer values, so probing at `hi` and at every has_answer value inside the range finds
+    every set any value in the range selects.
+    """
+
+    span: tuple[float, float] | None = (0.0, 1.0)
+    points: tuple[float, ...] = ()
+
+    def probes(self, has_answers: Iterable[float]) -> list[float]:
+        """One HAS_ANSWER_CUTOFF value per qualified set this coverage can select (some repeated)."""
+        probes = set(self.points)
+        if self.span is not None:
+            lo, hi = self.span
+            probes.update((lo, hi))
+            probes.update(v for v in has_answers if lo <= v <= hi)
+        return sorted(probes)
+
+    def sets(self, candidates: Sequence[Candidate]) -> list[tuple[Candidate, ...]]:
+        """The distinct non-empty qualified sets, largest first."""
+        found: dict[tuple[int, ...], tuple[Candidate, ...]] = {}
+        for cutoff in self.probes(c.has_answer for c in candidates):
+            chosen = qualified(candidates, cutoff)
+            if chosen:
+                found.setdefault(set_key(chosen), chosen)
+        return sorted(found.values(), key=len, reverse=True)
+
+
+@dataclass
+class Trace:
+    """Everything one question's responses say, ready for `decision.decide`.
+
+    `sentence_counts` has, for each search result in order, how many usable sentences it had;
+    `candidates` are the ranked results' chosen sentences in result order; `compares` maps each
+    recorded qualified set to its compare probabilities in candidate order. Snippets are not kept:
+    a trace stays small however long the pages were.
+    """
+
+    question: str
+    repeat: int
+    sentence_counts: list[int]
+    candidates: list[Candidate]
+    compares: dict[tuple[int, ...], list[float]] = field(default_factory=dict)
+    input_tokens: int = 0
+    requests: int = 0
+
+    @property
+    def result_count(self) -> int:
+        return len(self.sentence_counts)
+
+
+def _unique(requests: Iterable[ApiRequest]) -> list[ApiRequest]:
+    """Requests with duplicates (same key) dropped, first occurrence kept."""
+    seen: dict[str, ApiRequest] = {}
+    for request in requests:
+        seen.setdefault(request.key, request)
+    return list(seen.values())
+
+
+Steps = Generator[list[ApiRequest], list[Any], Trace]
+
+
+def steps(question: str, coverage: Coverage, cutoffs: Cutoffs | None = None, repeat: int = 0) -> Steps:
+    """Yield the question's request batches, receive their responses, return the `Trace`."""
+    cutoffs = cutoffs or Cutoffs()
+    search = contract.search_request(question, repeat)
+    [search_data] = yield [search]
+    results = contract.read_search(search_data)
+    split = [sentences.split(result.snippet) for result in results]
+    trace = Trace(question, repeat, [len(s) for s in split], [], requests=1)
+
+    ranked = [n for n, found in enumerate(split, start=1) if len(found) >= cutoffs.min_sentences]
+    rank_requests = {n: contract.rank_request(question, results[n - 1], split[n - 1], repeat) for n in ranked}
+    unique = _unique(rank_requests.values())
+    if not unique:
+        return trace
+    responses = dict(zip((r.key for r in unique), (yield unique), strict=True))
+    trace.requests += len(unique)
+    for request in unique:
+        trace.input_tokens += contract.read_rank(request, responses[request.key]).input_tokens
+    for n, request in rank_requests.items():
+        rank = contract.read_rank(request, responses[request.key])
+        result = results[n - 1]
+        trace.candidates.append(Candidate(
+            result=n, title=result.title, url=result.url, date=result.date, sentence_id=rank.sentence_id,
+            sentence=split[n - 1][rank.sentence_id - 1], choice_probability=rank.choice_probability,
+            confidence=rank.confidence, has_answer=rank.has_answer,
+        ))
+
+    sets = coverage.sets(trace.candidates)
+    if not sets:
+        return trace
+    compare_requests = [contract.compare_request(question, [c.sentence for c in chosen], repeat) for chosen in sets]
+    compared = yield compare_requests
+    trace.requests += len(compare_requests)
+    for chosen, request, data in zip(sets, compare_requests, compared, strict=True):
+        values, tokens = contract.read_compare(request, data)
+        trace.compares[set_key(chosen)] = values
+        trace.input_tokens += tokens
+    return trace
+
+
+def replay(flow: Steps, lookup: Callable[[ApiRequest], Any]) -> Trace:
+    """Drive `flow` synchronously; `lookup` returns a request's response or raises."""
+    batch = next(flow)
+    while True:
+        try:
+            batch = flow.send([lookup(request) for request in batch])
+        except StopIteration as done:
+            return done.value
+
+
+async def record(flow: Steps, fetch: Callable[[ApiRequest], Awaitable[Any]]) -> Trace:
+    """Drive `flow` over the network; a batch's requests go out together.
+
+    Every request of a batch runs to its end even when a sibling fails, so that each response
+    that arrives is cached; then the first failure is raised.
+    """
+    batch = next(flow)
+    while True:
+        outcomes = await asyncio.gather(*(fetch(request) for request in batch), return_exceptions=True)
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                raise outcome
+        try:
+            batch = flow.send(outcomes)
+        except StopIteration as done:
+            return done.value

@@ -1,0 +1,211 @@
+"""Question sets: loading `questions/*.yaml` strictly, and judging a quote against a question.
+
+    questions:
+      - id: bones              # optional; derived from the text when absent; unique
+        question: How many bones are in the adult human body?
+        expect: answer         # answer | no-answer
+        accept: ['\\b206\\b']    # optional regexes (case-insensitive) that a correct quote matches
+
+Every problem is reported with the file, the line and the question, and what to write instead; an
+unknown key is an error, so a typo cannot pass silently.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from .errors import QuestionFileError
+
+MAX_FILE_BYTES = 64 * 1024 * 1024
+EXPECTS = ("answer", "no-answer")
+KEYS = ("id", "question", "expect", "accept")
+_STR = "tag:yaml.org,2002:str"
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class Outcome(StrEnum):
+    """What happened to one question at one pair of cutoffs."""
+
+    CORRECT = "correct"  # a quote matching an accept pattern on an answer question
+    WRONG = "wrong"  # a quote on a no-answer question, or one matching no accept pattern
+    MISSED = "missed"  # no quote on an answer question
+    NO_ANSWER = "no_answer"  # no quote on a no-answer question
+    UNJUDGED = "unjudged"  # a quote on an answer question without accept patterns: needs a human
+
+
+OUTCOMES = tuple(Outcome)
+
+
+@dataclass(frozen=True)
+class Question:
+    """One labelled question. `line` is where it starts in its file."""
+
+    id: str
+    question: str
+    expect: str
+    accept: tuple[str, ...] = ()
+    line: int = 0
+
+    def judge(self, quote: str | None) -> Outcome:
+        """The outcome of quoting `quote` (None: the no-answer line) for this question."""
+        if quote is None:
+            return Outcome.MISSED if self.expect == "answer" else Outcome.NO_ANSWER
+        if self.expect == "no-answer":
+            return Outcome.WRONG
+        if not self.accept:
+            return Outcome.UNJUDGED
+        matched = any(re.search(pattern, quote, re.IGNORECASE) for pattern in self.accept)
+        return Outcome.CORRECT if matched else Outcome.WRONG
+
+    def as_record(self) -> dict[str, object]:
+        return {"id": self.id, "question": self.question, "expect": self.expect, "accept": list(self.accept)}
+
+
+@dataclass(frozen=True)
+class QuestionSet:
+    """A loaded question file: its path, the SHA-256 of its bytes, and its questions in file order."""
+
+    path: Path
+    sha256: str
+    questions: tuple[Question, ...]
+
+    def by_text(self) -> dict[str, Question]:
+        return {q.question: q for q in self.questions}
+
+
+def derive_id(text: str) -> str:
+    """A readable id from a question's words: 'How deep is it?' -> 'how-deep-is-it'."""
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    slug = ""
+    for word in words:
+        if len(slug) + len(word) + 1 > 48:
+            break
+        slug = f"{slug}-{word}" if slug else word
+    return slug or hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+class _Reader:
+    """Walks the composed YAML nodes so every error can name its line."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def fail(self, node: Node | None, problem: str) -> QuestionFileError:
+        where = f"{self.path}, line {node.start_mark.line + 1}" if node is not None else str(self.path)
+        return QuestionFileError(f"{where}: {problem}")
+
+    def text(self, node: Node, what: str) -> str:
+        if not isinstance(node, ScalarNode) or node.tag != _STR:
+            raise self.fail(node, f"{what} must be text; put it in quotes if YAML reads it as something else")
+        return node.value
+
+    def mapping(self, node: Node, what: str, allowed: tuple[str, ...]) -> dict[str, tuple[Node, Node]]:
+        if not isinstance(node, MappingNode):
+            raise self.fail(node, f"{what} must be a mapping of {', '.join(allowed)}")
+        found: dict[str, tuple[Node, Node]] = {}
+        for key_node, value_node in node.value:
+            key = self.text(key_node, "a key")
+            if key not in allowed:
+                hint = difflib.get_close_matches(key, allowed, n=1)
+                advice = f"did you mean `{hint[0]}`?" if hint else f"the keys are {', '.join(allowed)}"
+                raise self.fail(key_node, f"unknown key `{key}` in {what}; {advice}")
+            if key in found:
+                raise self.fail(key_node, f"`{key}` appears twice in {what}")
+            found[key] = (key_node, value_node)
+        return found
+
+    def question(self, node: Node, number: int) -> Question:
+        fields = self.mapping(node, f"question {number}", KEYS)
+        if "question" not in fields:
+            raise self.fail(node, f"question {number} has no `question:` text")
+        text = self.text(fields["question"][1], f"question {number}'s `question`").strip()
+        if not text:
+            raise self.fail(fields["question"][1], f"question {number}'s `question` is empty")
+        label = f"question {number} ({text[:60]!r})"
+        qid = self.text(fields["id"][1], f"{label}'s `id`").strip() if "id" in fields else derive_id(text)
+        if not qid:
+            raise self.fail(fields["id"][1], f"{label} has an empty `id`")
+        if "expect" not in fields:
+            raise self.fail(node, f"{label} has no `expect:`; write `expect: answer` or `expect: no-answer`")
+        expect = self.text(fields["expect"][1], f"{label}'s `expect`")
+        if expect not in EXPECTS:
+            raise self.fail(fields["expect"][1], f"{label} has `expect: {expect}`; write `answer` or `no-answer`")
+        accept = self.patterns(fields["accept"][1], label) if "accept" in fields else ()
+        if accept and expect == "no-answer":
+            raise self.fail(fields["accept"][1], f"{label} expects no answer, so `accept` patterns can never apply")
+        return Question(qid, text, expect, accept, node.start_mark.line + 1)
+
+    def patterns(self, node: Node, label: str) -> tuple[str, ...]:
+        if not isinstance(node, SequenceNode):
+            raise self.fail(node, f"{label}'s `accept` must be a list of regexes, e.g. accept: ['\\b206\\b']")
+        patterns = []
+        for item in node.value:
+            pattern = self.text(item, f"an `accept` pattern of {label}")
+            try:
+                re.compile(pattern, re.IGNORECASE)
+            except re.error as error:
+                raise self.fail(item, f"{label} has an invalid regex {pattern!r}: {error}") from None
+            patterns.append(pattern)
+        return tuple(patterns)
+
+
+def _decode(path: Path) -> tuple[bytes, str]:
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise QuestionFileError(f"{path}: larger than {MAX_FILE_BYTES // 2**20} MiB; split the question set")
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise QuestionFileError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise QuestionFileError(f"{path}: is a directory, not a questions file") from None
+    except OSError as error:
+        raise QuestionFileError(f"{path}: cannot be read ({error.strerror})") from None
+    try:
+        return raw, raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        raise QuestionFileError(f"{path}, line {line}: not UTF-8 text; save the file as UTF-8") from None
+
+
+def load_questions(path: Path | str) -> QuestionSet:
+    """Read and check a questions file; `QuestionFileError` names the line and the fix."""
+    path = Path(path)
+    raw, text = _decode(path)
+    reader = _Reader(path)
+    try:
+        root = yaml.compose(text, Loader=_Loader)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"{path}, line {mark.line + 1}" if mark is not None else str(path)
+        problem = getattr(error, "problem", None) or str(error)
+        raise QuestionFileError(f"{where}: not valid YAML ({problem})") from None
+    if root is None:
+        raise QuestionFileError(f"{path}: is empty; it needs a `questions:` list (see questions/ten.yaml)")
+    fields = reader.mapping(root, "the file", ("questions",))
+    if "questions" not in fields:
+        raise reader.fail(root, "has no `questions:` list")
+    items = fields["questions"][1]
+    if not isinstance(items, SequenceNode):
+        raise reader.fail(items, "`questions:` must be a list of questions, each starting with `- question:`")
+    if not items.value:
+        raise reader.fail(items, "`questions:` is empty")
+    loaded = [reader.question(node, n) for n, node in enumerate(items.value, start=1)]
+    for attribute in ("id", "question"):
+        first: dict[str, Question] = {}
+        for q in loaded:
+            value = getattr(q, attribute)
+            if value in first:
+                raise QuestionFileError(
+                    f"{path}, line {q.line}: duplicate {attribute} {value!r}, first used on line "
+                    f"{first[value].line}; every {attribute} must be unique"
+                )
+            first[value] = q
+    return QuestionSet(path, hashlib.sha256(raw).hexdigest(), tuple(loaded))

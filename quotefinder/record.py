@@ -1,0 +1,176 @@
+"""Recording: run the pipeline for every question, serving what the cache holds and fetching the rest.
+
+A recording is two passes. The first replays every question from the cache alone, which costs
+nothing and tells exactly which questions still need requests (so a missing key or `--offline` can be
+reported before anything is sent). The second drives only those questions over the network,
+concurrently, each response saved (whole, atomically) before the pipeline reads it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import contract, pipeline
+from .cache import ResponseCache
+from .client import ApiClient
+from .contract import ApiRequest
+from .decision import Cutoffs
+from .errors import (
+    ApiError,
+    AuthError,
+    ContractError,
+    CorruptEntry,
+    EvidenceMixError,
+    InsecureEndpoint,
+    MissingResponse,
+    StorageError,
+)
+from .pipeline import Coverage, Trace
+from .questions import Question
+
+FATAL = (AuthError, EvidenceMixError, InsecureEndpoint, StorageError)
+
+
+@dataclass
+class QuestionRun:
+    """One question (one repeat) of a recording: its trace, or why it has none."""
+
+    question: Question
+    repeat: int = 0
+    trace: Trace | None = None
+    error: str | None = None  # an execution error: the run is incomplete until a rerun fixes it
+    missing: str | None = None  # replaying from the cache alone: the first response it lacks
+
+
+@dataclass
+class Tally:
+    """Request counts for one invocation, shown on the progress bar and saved in run.json."""
+
+    sent: int = 0
+    from_cache: int = 0
+    retries: int = 0
+    failed: int = 0
+    replaced: int = 0  # corrupt entries found and requested again
+    evidence: set[str] = field(default_factory=set)
+
+    def as_record(self) -> dict[str, int]:
+        return {"sent": self.sent, "from_cache": self.from_cache, "retries": self.retries, "failed": self.failed}
+
+
+def describe(request: ApiRequest) -> str:
+    """A request in words, for lists of what is missing."""
+    if request.path == contract.SEARCH_PATH:
+        return "the search"
+    if contract.is_rank(request):
+        return f"the rank request for {request.body['state']['source']['url']}"
+    return f"the compare request for {len(request.body['questions'])} candidate(s)"
+
+
+class Recorder:
+    """Records one question set into one run directory's cache."""
+
+    def __init__(self, cache: ResponseCache, coverage: Coverage, cutoffs: Cutoffs, evidence: str | None) -> None:
+        self.cache = cache
+        self.coverage = coverage
+        self.cutoffs = cutoffs
+        self.evidence = evidence  # the run's evidence, once known; responses of the other kind are refused
+        self.tally = Tally()
+
+    def _flow(self, item: QuestionRun) -> pipeline.Steps:
+        return pipeline.steps(item.question.question, self.coverage, self.cutoffs, item.repeat)
+
+    def _note_evidence(self, evidence: str) -> None:
+        if self.evidence is None:
+            self.evidence = evidence
+        elif evidence != self.evidence:
+            raise EvidenceMixError(
+                f"this run holds {self.evidence} responses but the server sent a {evidence} one; live and "
+                "synthetic evidence never mix: record into a new directory with --run DIR"
+            )
+
+    # ---- pass 1: the cache alone ----------------------------------------------------------------
+
+    def replay(self, item: QuestionRun) -> QuestionRun:
+        """Fill `item` from the cache alone: a trace, or what is missing, or why it cannot be used."""
+
+        def lookup(request: ApiRequest) -> Any:
+            entry = self.cache.get(request)
+            if entry is None:
+                raise MissingResponse(describe(request))
+            self._note_evidence(entry["evidence"])
+            self.tally.from_cache += 1
+            return entry["response"]
+
+        try:
+            item.trace = pipeline.replay(self._flow(item), lookup)
+        except MissingResponse as missing:
+            item.missing = str(missing)
+        except CorruptEntry as error:
+            item.missing = f"a usable entry ({error})"
+        except ContractError as error:
+            item.error = f"a saved response breaks the API contract: {error}"
+        return item
+
+    # ---- pass 2: the network --------------------------------------------------------------------
+
+    async def _fetch(self, client: ApiClient, request: ApiRequest) -> Any:
+        try:
+            entry = self.cache.get(request)
+        except CorruptEntry:
+            self.tally.replaced += 1
+            entry = None
+        if entry is not None:
+            self.tally.from_cache += 1
+            return entry["response"]
+        received = await client.send(request)
+        self._note_evidence(received.evidence)
+        contract.check(request, received.data)
+        try:
+            self.cache.put(request, received)
+        except OSError as error:
+            raise StorageError(
+                f"cannot save a response under {self.cache.root} ({error.strerror or error}); "
+                "free some space or fix the permissions, then rerun: nothing already saved is lost"
+            ) from None
+        self.tally.sent += 1
+        self.tally.evidence.add(received.evidence)
+        return received.data
+
+    async def record(
+        self,
+        items: Iterable[QuestionRun],
+        client: ApiClient,
+        concurrency: int,
+        on_done: Callable[[QuestionRun], None] = lambda item: None,
+    ) -> None:
+        """Record `items` concurrently (at most `concurrency` questions at once).
+
+        A question whose requests fail gets `error` and the others go on; a refused key or mixed
+        evidence stops everything. Finished items keep their results even if this is cancelled.
+        """
+        gate = asyncio.Semaphore(concurrency)
+
+        async def one(item: QuestionRun) -> QuestionRun:
+            async with gate:
+                item.missing = None
+                try:
+                    item.trace = await pipeline.record(self._flow(item), lambda r: self._fetch(client, r))
+                    item.error = None
+                except FATAL:
+                    raise
+                except (ApiError, ContractError) as error:
+                    self.tally.failed += 1
+                    item.error = str(error)
+                return item
+
+        tasks = [asyncio.create_task(one(item)) for item in items]
+        try:
+            for finished in asyncio.as_completed(tasks):
+                on_done(await finished)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)

@@ -1,0 +1,209 @@
+"""`eval.py` end to end against the stand-in API over loopback (real sockets, real httpx)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import stat
+import threading
+from pathlib import Path
+
+import httpx
+import pytest
+from conftest import KEY, ROOT, TEN_QUESTIONS, TEN_SCENARIO, env_for, page, run_files, write_questions, write_scenario
+
+from quotefinder import sentences
+from quotefinder.evalcmd import main
+from quotefinder.standin import Reply, load_scenario
+
+FAST = ["--rate", "0", "--retries", "0"]
+
+
+def expected_requests(scenario_path: Path) -> tuple[int, int, int]:
+    """(searches, rank requests, compare requests) the pipeline must send, computed from the scenario alone.
+
+    Over the default range 0:1 every distinct has_answer among the ranked results selects its own set.
+    """
+    scenario = load_scenario(scenario_path)
+    ranks = compares = 0
+    for pages in scenario.questions.values():
+        usable = [p for p in pages[:5] if sentences.split(p.snippet)]
+        ranked = {(p.title, p.url, tuple(sentences.split(p.snippet))) for p in usable}
+        ranks += len(ranked)
+        compares += len({p.has_answer for p in usable})
+    return len(scenario.questions), ranks, compares
+
+
+def record_ten(tmp_path: Path, standin_for, capsys) -> tuple[Path, object, str]:
+    server = standin_for(TEN_SCENARIO)
+    run_dir = tmp_path / "run"
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), *FAST], env=env_for(server)) == 0
+    return run_dir, server, capsys.readouterr().out
+
+
+def test_records_every_response_and_reports_the_default_decisions(tmp_path, standin_for, capsys) -> None:
+    run_dir, server, out = record_ten(tmp_path, standin_for, capsys)
+    searches, ranks, compares = expected_requests(TEN_SCENARIO)
+    assert server.count("/search") == searches == 10
+    assert server.count("/v1/decisions", "rank") == ranks
+    assert server.count("/v1/decisions", "compare") == compares  # one per distinct qualified set
+    assert len(list((run_dir / "responses").rglob("*.json"))) == searches + ranks + compares
+
+    record = json.loads((run_dir / "run.json").read_text())
+    assert record["complete"] is True and record["evidence"] == "synthetic" and record["errors"] == []
+    assert record["requests"]["sent"] == searches + ranks + compares
+    assert record["config"]["base_url_host"] == "127.0.0.1" and record["config"]["has_answer_range"] == [0.0, 1.0]
+    assert record["questions_file"]["path"].endswith("questions/ten.yaml") and len(record["questions"]) == 10
+    assert record["input_tokens"] > 0
+
+    assert out.startswith("SYNTHETIC evidence")
+    assert '"Hubble was launched April 24, 1990, aboard Space Shuttle Discovery."' in out  # 0.99742 beats 0.99716
+    assert "Closest (has_answer 0.241, below cutoff):" in out
+    table = out[out.index("Outcome    | Count"):]
+    assert "correct    |     6" in table and "wrong      |     1" in table
+    assert "missed     |     0" in table and "no-answer  |     3" in table
+
+
+def test_a_rerun_sends_nothing_and_leaves_the_run_byte_identical(tmp_path, standin_for, capsys) -> None:
+    run_dir, _, first = record_ten(tmp_path, standin_for, capsys)
+    before = run_files(run_dir)
+    other = standin_for(TEN_SCENARIO)  # another port and another API key: cache keys depend on neither
+    env = {"PERPLEXITY_API_KEY": "another-key", "PERPLEXITY_BASE_URL": other.base_url}
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir)], env=env) == 0
+    assert other.count("/search") + other.count("/v1/decisions") == 0
+    assert run_files(run_dir) == before
+    assert capsys.readouterr().out == first
+
+
+def test_files_are_private_and_the_key_is_nowhere(tmp_path, standin_for, capsys) -> None:
+    run_dir, _, out = record_ten(tmp_path, standin_for, capsys)
+    for path in [run_dir, *run_dir.rglob("*")]:
+        assert stat.S_IMODE(path.stat().st_mode) == (0o700 if path.is_dir() else 0o600), path
+        if path.is_file():
+            assert KEY.encode() not in path.read_bytes()
+    assert KEY not in out
+
+
+def test_no_key_stops_before_any_request(tmp_path, standin_for, capsys) -> None:
+    server = standin_for(TEN_SCENARIO)
+    env = {"PERPLEXITY_BASE_URL": server.base_url}
+    assert main([str(TEN_QUESTIONS), "--run", str(tmp_path / "run")], env=env) == 2
+    assert "PERPLEXITY_API_KEY is not set" in capsys.readouterr().err
+    assert server.count("/search") == 0 and not (tmp_path / "run").exists()
+
+
+def test_offline_never_connects_and_lists_what_is_missing(tmp_path, standin_for, capsys) -> None:
+    run_dir, server, _ = record_ten(tmp_path, standin_for, capsys)
+
+    def no_network(request: httpx.Request) -> httpx.Response:
+        raise AssertionError("--offline opened a connection")
+
+    offline = [str(TEN_QUESTIONS), "--run", str(run_dir), "--offline"]
+    assert main(offline, env={}, transport=httpx.MockTransport(no_network)) == 0
+    entries = sorted((run_dir / "responses").rglob("*.json"))
+    entries[0].unlink()
+    entries[1].unlink()
+    before = run_files(run_dir)
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), "--offline"], env=env_for(server)) == 2
+    err = capsys.readouterr().err
+    assert "--offline: 2 question(s) need responses" in err or "--offline: 1 question(s) need responses" in err
+    assert "missing the" in err
+    assert run_files(run_dir) == before
+
+
+def test_an_interrupted_run_resumes_sending_only_what_is_missing(tmp_path, standin_for, capsys) -> None:
+    served = []
+    lock = threading.Lock()
+
+    def fail_after_twenty(path: str, body: dict) -> Reply | None:
+        with lock:
+            served.append(body)
+            if len(served) > 20:
+                return Reply(503, b'{"error": "overloaded"}', (("Content-Type", "application/json"),))
+        return None
+
+    broken = standin_for(TEN_SCENARIO, fault=fail_after_twenty)
+    run_dir = tmp_path / "run"
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), *FAST], env=env_for(broken)) == 2
+    record = json.loads((run_dir / "run.json").read_text())
+    assert record["complete"] is False and record["errors"]
+    saved = {p.stem for p in (run_dir / "responses").rglob("*.json")}
+    assert len(saved) == 20
+    assert "could not be completed; rerun" in capsys.readouterr().err
+
+    healthy = standin_for(TEN_SCENARIO)
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), *FAST], env=env_for(healthy)) == 0
+    from quotefinder.contract import ApiRequest
+    resent = {ApiRequest(path, body).key for path, body in healthy.requests}
+    assert not resent & saved  # nothing that had succeeded was sent again
+    searches, ranks, compares = expected_requests(TEN_SCENARIO)
+    assert len(saved) + len(resent) == searches + ranks + compares
+    assert json.loads((run_dir / "run.json").read_text())["complete"] is True
+
+
+def test_an_edited_question_set_reuses_identical_requests(tmp_path, standin_for, capsys) -> None:
+    run_dir, _, _ = record_ten(tmp_path, standin_for, capsys)
+    text = TEN_QUESTIONS.read_text()
+    edited = text.replace("    expect: no-answer\n", "    expect: answer\n", 1) + (
+        "  - id: extra\n    question: What is the extra question?\n    expect: answer\n")
+    path = write_questions(tmp_path / "ten.yaml", edited)
+    extra = write_scenario(tmp_path / "extra.json", {"What is the extra question?": [
+        page("Extra", "https://extra.example", "The extra question has an answer right here.", answers=0.9)]})
+    scenario = load_scenario(TEN_SCENARIO)
+    scenario.questions.update(load_scenario(extra).questions)
+    server = standin_for(scenario)
+    assert main([str(path), "--run", str(run_dir), *FAST], env=env_for(server)) == 0
+    assert "1 added ('What is the extra question?'); 1 relabelled" in capsys.readouterr().err
+    assert server.count("/search") == 1 and server.count("/v1/decisions") == 2
+    record = json.loads((run_dir / "run.json").read_text())
+    assert record["questions_file"]["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert len(record["questions"]) == 11
+
+
+def test_a_refused_key_stops_the_run_at_once(tmp_path, standin_for, capsys) -> None:
+    server = standin_for(TEN_SCENARIO, key="the-right-key")
+    assert main([str(TEN_QUESTIONS), "--run", str(tmp_path / "run"), *FAST], env=env_for(server)) == 2
+    err = capsys.readouterr().err
+    assert "PERPLEXITY_API_KEY was refused" in err and KEY not in err
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["complete"] is False
+
+
+def test_live_responses_never_enter_a_synthetic_run(tmp_path, standin_for, capsys) -> None:
+    run_dir, server, _ = record_ten(tmp_path, standin_for, capsys)
+    path = write_questions(tmp_path / "more.yaml", TEN_QUESTIONS.read_text() + (
+        "  - {id: new, question: A brand new question?, expect: no-answer}\n"))
+    before = run_files(run_dir)
+
+    def live(request: httpx.Request) -> httpx.Response:  # a real API sets no evidence header
+        return httpx.Response(200, json={"results": []})
+
+    env = {"PERPLEXITY_API_KEY": KEY, "PERPLEXITY_BASE_URL": "https://api.example"}
+    assert main([str(path), "--run", str(run_dir), *FAST], env=env, transport=httpx.MockTransport(live)) == 2
+    assert "live and synthetic evidence never mix" in capsys.readouterr().err
+    after = run_files(run_dir)
+    assert {k for k in after if k.startswith("responses")} == {k for k in before if k.startswith("responses")}
+
+
+def test_the_committed_demo_replays_from_a_clean_checkout_without_a_key(tmp_path, monkeypatch, capsys) -> None:
+    shutil.copytree(ROOT / "runs" / "ten", tmp_path / "runs" / "ten")
+    shutil.copytree(ROOT / "questions", tmp_path / "questions")
+    monkeypatch.chdir(tmp_path)
+    before = run_files(tmp_path / "runs" / "ten")
+    assert main(["questions/ten.yaml"], env={}) == 0
+    assert run_files(tmp_path / "runs" / "ten") == before
+    out = capsys.readouterr().out
+    assert out.startswith("SYNTHETIC evidence") and "(synthetic)" in out
+
+
+@pytest.mark.parametrize("args", [["--has-answer-range", "0.5:0.2"], ["--concurrency", "0"], ["--rate", "-1"]])
+def test_bad_options_exit_2_with_a_message(args, capsys) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main([str(TEN_QUESTIONS), *args], env={})
+    assert caught.value.code == 2 and "error:" in capsys.readouterr().err
+
+
+def test_a_bad_question_file_exits_2_naming_it(tmp_path, capsys) -> None:
+    path = write_questions(tmp_path / "bad.yaml", "questions:\n  - question: Why?\n    expect: perhaps\n")
+    assert main([str(path), "--run", str(tmp_path / "run")], env={}) == 2
+    assert f"{path}, line 3" in capsys.readouterr().err

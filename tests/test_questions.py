@@ -1,0 +1,103 @@
+"""Question files: strict loading with errors that name the line, and the judging rules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import TEN_QUESTIONS, write_questions
+
+from quotefinder.errors import QuestionFileError
+from quotefinder.questions import Outcome, Question, derive_id, load_questions
+
+
+def test_the_committed_ten_questions_load() -> None:
+    loaded = load_questions(TEN_QUESTIONS)
+    assert len(loaded.questions) == 10 and len(loaded.sha256) == 64
+    assert [q.expect for q in loaded.questions].count("no-answer") == 4
+
+
+def test_ids_are_derived_when_absent(tmp_path: Path) -> None:
+    path = write_questions(tmp_path / "q.yaml", """\
+        questions:
+          - question: How deep is the Mariana Trench?
+            expect: answer
+    """)
+    [question] = load_questions(path).questions
+    assert question.id == "how-deep-is-the-mariana-trench" and question.line == 2
+    assert derive_id("?!") and derive_id("?!") != derive_id("¿¡")
+
+
+BAD = {
+    "empty": ("", "is empty"),
+    "not a mapping": ("- question: x\n", "the file must be a mapping"),
+    "no questions key": ("items: []\n", "unknown key `items`"),
+    "not a list": ("questions: {question: x}\n", "line 1: `questions:` must be a list"),
+    "empty list": ("questions: []\n", "`questions:` is empty"),
+    "entry not a mapping": ("questions:\n  - just text\n", "line 2: question 1 must be a mapping"),
+    "missing question": ("questions:\n  - expect: answer\n", "line 2: question 1 has no `question:` text"),
+    "empty question": ("questions:\n  - question: '  '\n    expect: answer\n", "question 1's `question` is empty"),
+    "question not text": ("questions:\n  - question: 42\n    expect: answer\n", "must be text"),
+    "no expect": ("questions:\n  - question: Why?\n", "has no `expect:`"),
+    "bad expect": ("questions:\n  - question: Why?\n    expect: maybe\n",
+                   "line 3: question 1 ('Why?') has `expect: maybe`"),
+    "expect yes/no boolean": ("questions:\n  - question: Why?\n    expect: no\n", "must be text"),
+    "typo key": ("questions:\n  - question: Why?\n    expect: answer\n    acept: [x]\n", "unknown key `acept`"),
+    "accept not a list": ("questions:\n  - question: Why?\n    expect: answer\n    accept: '206'\n",
+                          "must be a list of regexes"),
+    "bad regex": ("questions:\n  - question: Why?\n    expect: answer\n    accept: ['(206']\n",
+                  "line 4: question 1 ('Why?') has an invalid regex"),
+    "accept on no-answer": ("questions:\n  - question: Why?\n    expect: no-answer\n    accept: [x]\n",
+                            "can never apply"),
+    "duplicate key": ("questions:\n  - question: Why?\n    question: How?\n    expect: answer\n", "appears twice"),
+    "duplicate id": ("questions:\n  - {id: a, question: Why?, expect: answer}\n"
+                     "  - {id: a, question: How?, expect: answer}\n", "line 3: duplicate id 'a', first used on line 2"),
+    "duplicate derived id": ("questions:\n  - {question: Why?, expect: answer}\n"
+                             "  - {question: Why?, expect: no-answer}\n", "duplicate id"),
+    "id not text": ("questions:\n  - {id: [1], question: Why?, expect: answer}\n", "`id` must be text"),
+    "yaml syntax": ("questions:\n  - question: [unclosed\n", "not valid YAML"),
+    "two documents": ("questions: []\n---\nquestions: []\n", "not valid YAML"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_files_get_an_error_naming_the_file_and_the_problem(tmp_path: Path, case: str) -> None:
+    text, message = BAD[case]
+    path = tmp_path / "bad.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(QuestionFileError) as caught:
+        load_questions(path)
+    assert str(path) in str(caught.value)
+    assert message in str(caught.value)
+
+
+def test_duplicate_questions_with_explicit_ids_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "q.yaml"
+    path.write_text("questions:\n  - {id: a, question: Why?, expect: answer}\n"
+                    "  - {id: b, question: Why?, expect: no-answer}\n", encoding="utf-8")
+    with pytest.raises(QuestionFileError, match="duplicate question 'Why\\?'"):
+        load_questions(path)
+
+
+def test_unreadable_files(tmp_path: Path) -> None:
+    with pytest.raises(QuestionFileError, match="no such file"):
+        load_questions(tmp_path / "missing.yaml")
+    with pytest.raises(QuestionFileError, match="is a directory"):
+        load_questions(tmp_path)
+    latin = tmp_path / "latin.yaml"
+    latin.write_bytes("questions:\n  - question: Caf\u00e9?\n".encode("latin-1"))
+    with pytest.raises(QuestionFileError, match="line 2: not UTF-8"):
+        load_questions(latin)
+
+
+def test_judging_rules() -> None:
+    answer = Question("a", "How many?", "answer", (r"\b206\b",))
+    unjudged = Question("u", "How many?", "answer")
+    none = Question("n", "How many?", "no-answer")
+    assert answer.judge("There are 206 bones.") is Outcome.CORRECT
+    assert answer.judge("There are 2060 bones.") is Outcome.WRONG
+    assert answer.judge(None) is Outcome.MISSED
+    assert unjudged.judge("Anything at all.") is Outcome.UNJUDGED
+    assert none.judge("Anything at all.") is Outcome.WRONG
+    assert none.judge(None) is Outcome.NO_ANSWER
+    assert Question("c", "q", "answer", ("ABC",)).judge("abc") is Outcome.CORRECT  # case-insensitive
