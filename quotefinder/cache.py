@@ -58,13 +58,18 @@ def private_dir(path: Path) -> None:
 
 
 def write_private(path: Path, data: bytes) -> None:
-    """Write `data` to `path` atomically: a 0600 temporary file, fsync, rename, fsync the directory.
+    """`write_atomic` for files only their owner may read (0600)."""
+    write_atomic(path, data, 0o600)
+
+
+def write_atomic(path: Path, data: bytes, mode: int) -> None:
+    """Write `data` to `path` atomically: a temporary file, fsync, rename, fsync the directory.
 
     On any failure (a full disk, say) the temporary file is removed and `path` is untouched.
     """
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
         try:
             view = memoryview(data)
             while view:

@@ -55,6 +55,7 @@ class ApiRequest:
     path: str
     body: dict[str, Any]
     repeat: int = 0
+    label: str = ""  # words for messages; not part of the identity
 
     @cached_property
     def key(self) -> str:
@@ -94,7 +95,7 @@ class Rank:
 def search_request(question: str, repeat: int = 0) -> ApiRequest:
     """The Search API request: the question, five results, 2,048 tokens of text per page."""
     body = {"query": question, "max_results": MAX_RESULTS, "max_tokens_per_page": MAX_TOKENS_PER_PAGE}
-    return ApiRequest(SEARCH_PATH, body, repeat)
+    return ApiRequest(SEARCH_PATH, body, repeat, "the search")
 
 
 def numbered(sentences: Sequence[str]) -> dict[str, str]:
@@ -102,7 +103,9 @@ def numbered(sentences: Sequence[str]) -> dict[str, str]:
     return {str(n): text for n, text in enumerate(sentences, start=1)}
 
 
-def rank_request(question: str, result: Result, sentences: Sequence[str], repeat: int = 0) -> ApiRequest:
+def rank_request(
+    question: str, result: Result, sentences: Sequence[str], repeat: int = 0, label: str = ""
+) -> ApiRequest:
     """One result's request: which numbered sentence answers (`best`), and does any (`has_answer`)."""
     options = numbered(sentences)
     state = {"question": question, "source": {"title": result.title, "url": result.url}, "sentences": options}
@@ -110,10 +113,10 @@ def rank_request(question: str, result: Result, sentences: Sequence[str], repeat
         "best": {"type": "choice", "instructions": RANK_INSTRUCTIONS, "criteria": options},
         "has_answer": {"type": "noul", "instructions": HAS_ANSWER_INSTRUCTIONS, "criteria": HAS_ANSWER_CRITERIA},
     }
-    return ApiRequest(DECISIONS_PATH, {"model": MODEL, "state": state, "questions": questions}, repeat)
+    return ApiRequest(DECISIONS_PATH, {"model": MODEL, "state": state, "questions": questions}, repeat, label)
 
 
-def compare_request(question: str, sentences: Sequence[str], repeat: int = 0) -> ApiRequest:
+def compare_request(question: str, sentences: Sequence[str], repeat: int = 0, label: str = "") -> ApiRequest:
     """The candidates side by side, one yes/no `answers_n` per candidate, in the given order."""
     state = {"question": question, "candidates": numbered(sentences)}
     questions = {
@@ -124,7 +127,7 @@ def compare_request(question: str, sentences: Sequence[str], repeat: int = 0) ->
         }
         for n in range(1, len(sentences) + 1)
     }
-    return ApiRequest(DECISIONS_PATH, {"model": MODEL, "state": state, "questions": questions}, repeat)
+    return ApiRequest(DECISIONS_PATH, {"model": MODEL, "state": state, "questions": questions}, repeat, label)
 
 
 def is_rank(request: ApiRequest) -> bool:

@@ -99,7 +99,11 @@ def steps(question: str, coverage: Coverage, cutoffs: Cutoffs | None = None, rep
     trace = Trace(question, repeat, [len(s) for s in split], [], requests=1)
 
     ranked = [n for n, found in enumerate(split, start=1) if len(found) >= cutoffs.min_sentences]
-    rank_requests = {n: contract.rank_request(question, results[n - 1], split[n - 1], repeat) for n in ranked}
+    rank_requests = {
+        n: contract.rank_request(question, results[n - 1], split[n - 1], repeat,
+                                 f"the rank request for result {n} ({results[n - 1].url})")
+        for n in ranked
+    }
     unique = _unique(rank_requests.values())
     if not unique:
         return trace
@@ -119,7 +123,11 @@ def steps(question: str, coverage: Coverage, cutoffs: Cutoffs | None = None, rep
     sets = coverage.sets(trace.candidates)
     if not sets:
         return trace
-    compare_requests = [contract.compare_request(question, [c.sentence for c in chosen], repeat) for chosen in sets]
+    compare_requests = [
+        contract.compare_request(question, [c.sentence for c in chosen], repeat,
+                                 f"the compare request for results {', '.join(str(n) for n in set_key(chosen))}")
+        for chosen in sets
+    ]
     compared = yield compare_requests
     trace.requests += len(compare_requests)
     for chosen, request, data in zip(sets, compare_requests, compared, strict=True):

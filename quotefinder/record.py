@@ -62,11 +62,7 @@ class Tally:
 
 def describe(request: ApiRequest) -> str:
     """A request in words, for lists of what is missing."""
-    if request.path == contract.SEARCH_PATH:
-        return "the search"
-    if contract.is_rank(request):
-        return f"the rank request for {request.body['state']['source']['url']}"
-    return f"the compare request for {len(request.body['questions'])} candidate(s)"
+    return request.label or f"a request to {request.path}"
 
 
 class Recorder:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,7 +16,9 @@ from quotefinder.standin import Scenario, StandIn, load_scenario
 ROOT = Path(__file__).resolve().parent.parent
 TEN_QUESTIONS = ROOT / "questions" / "ten.yaml"
 TEN_SCENARIO = ROOT / "scenarios" / "ten.yaml"
-KEY = "test-key-3f9c1a7e5b"  # a fake key; tests assert it never reaches a file or a message
+KEY = "test-key-3f9c1a7e5b"
+HOSTILE = ("See [click](http://evil.example) ![x](http://evil.example/p.png) <img src=x onerror=alert(1)> "
+           "| a `tick` \n**bold**")  # a fake key; tests assert it never reaches a file or a message
 
 
 def page(title: str, url: str, snippet: str, *, choice: int | str = 1, has_answer: float = 0.9,
@@ -53,6 +56,11 @@ def standin_for() -> Iterator[Callable[..., StandIn]]:
         server.stop()
 
 
+def outside_code_spans(markdown: str) -> str:
+    """What a Markdown renderer would parse: the text with every code span removed."""
+    return re.sub(r"(`+)(.+?)\1", "", markdown)
+
+
 def env_for(server: StandIn) -> dict[str, str]:
     return {"PERPLEXITY_API_KEY": KEY, "PERPLEXITY_BASE_URL": server.base_url}
 
@@ -60,3 +68,11 @@ def env_for(server: StandIn) -> dict[str, str]:
 def run_files(run_dir: Path) -> dict[str, bytes]:
     """Every file of a run, by relative path, for before/after comparisons."""
     return {str(p.relative_to(run_dir)): p.read_bytes() for p in sorted(run_dir.rglob("*")) if p.is_file()}
+
+
+def record(run_dir: Path, questions: Path, server: StandIn, *options: str) -> int:
+    """Record `questions` into `run_dir` from the stand-in with eval.py (no rate limit, no retries)."""
+    from quotefinder.evalcmd import main
+
+    return main([str(questions), "--run", str(run_dir), "--rate", "0", "--retries", "0", *options],
+                env=env_for(server))

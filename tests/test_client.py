@@ -7,8 +7,8 @@ import json
 
 import httpx
 import pytest
-from conftest import KEY
 
+from conftest import KEY
 from quotefinder import contract
 from quotefinder.client import ApiClient, RateLimiter, RetryPolicy, check_base_url
 from quotefinder.errors import ApiError, AuthError, InsecureEndpoint, TransientError

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import KEY, ROOT, TEN_QUESTIONS, TEN_SCENARIO, env_for, page, run_files, write_questions, write_scenario
 
+from conftest import KEY, ROOT, TEN_QUESTIONS, TEN_SCENARIO, env_for, page, run_files, write_questions, write_scenario
 from quotefinder import sentences
 from quotefinder.evalcmd import main
 from quotefinder.standin import Reply, load_scenario

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import page, write_scenario
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import page, write_scenario
 from quotefinder import contract
 from quotefinder.decision import Candidate, decide, qualified, set_key
 from quotefinder.pipeline import Coverage, Trace, replay, steps

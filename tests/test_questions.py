@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import TEN_QUESTIONS, write_questions
 
+from conftest import TEN_QUESTIONS, write_questions
 from quotefinder.errors import QuestionFileError
 from quotefinder.questions import Outcome, Question, derive_id, load_questions
 

@@ -1,0 +1,222 @@
+"""`sweep.py` end to end: offline replay of recorded runs, the reports, the CI gate, and its refusals."""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+import re
+import shutil
+import socket
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import (
+    HOSTILE,
+    ROOT,
+    TEN_QUESTIONS,
+    outside_code_spans,
+    page,
+    record,
+    run_files,
+    write_questions,
+    write_scenario,
+)
+from quotefinder.grid import parse_axis, slow_fill
+from quotefinder.questions import OUTCOMES
+from quotefinder.replay import replay_run
+from quotefinder.sweepcmd import main
+
+COUNTS = ["correct", "wrong", "missed", "no_answer", "unjudged"]
+
+
+@pytest.fixture
+def no_network(monkeypatch):
+    """Any attempt to open a socket fails the test: the sweep must work offline."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("sweep.py tried to open a network connection")
+
+    monkeypatch.setattr(socket, "socket", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+
+
+@pytest.fixture
+def ten(tmp_path: Path) -> Path:
+    """A copy of the committed demo run with its question file, laid out as in the repository."""
+    shutil.copytree(ROOT / "runs" / "ten", tmp_path / "runs" / "ten")
+    shutil.copytree(ROOT / "questions", tmp_path / "questions")
+    return tmp_path / "runs" / "ten"
+
+
+def read_grid(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_the_demo_run_sweeps_offline_with_no_key(ten: Path, tmp_path: Path, no_network, capsys) -> None:
+    out = tmp_path / "report"
+    assert main([str(ten), "--out", str(out)]) == 0
+    rows = read_grid(out / "grid.csv")
+    assert len(rows) == 21 * 21 and list(rows[0])[:7] == ["has_answer_cutoff", "answer_cutoff", *COUNTS]
+    default = next(r for r in rows if float(r["has_answer_cutoff"]) == 0.3 and float(r["answer_cutoff"]) == 0.6)
+    assert [int(default[c]) for c in COUNTS] == [6, 1, 0, 3, 0]  # the recipe's published outcome at its defaults
+    assert all(r["evidence"] == "synthetic" for r in rows)
+    summary = (out / "summary.md").read_text()
+    assert summary.startswith("# Cutoff sweep: `ten` (SYNTHETIC evidence)")
+    assert "score = correct + no-answer - 2 x wrong" in summary
+    for name in ("heatmap-correct.png", "heatmap-wrong.png", "along-answer-cutoff.png", "flips.png"):
+        assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f"]({name})" in summary
+    assert "synthetic evidence" in capsys.readouterr().out
+
+
+def test_reports_are_deterministic(ten: Path, tmp_path: Path) -> None:
+    assert main([str(ten), "--out", str(tmp_path / "a")]) == 0
+    assert main([str(ten), "--out", str(tmp_path / "b")]) == 0
+    assert run_files(tmp_path / "a") == run_files(tmp_path / "b")
+
+
+def test_the_grid_equals_a_slow_replay_through_decide(ten: Path, tmp_path: Path) -> None:
+    axis = parse_axis("0:1:0.05", "--x")
+    replayed = replay_run(ten, axis.values.tolist())
+    assert main([str(ten), "--out", str(tmp_path / "r"), "--no-plots"]) == 0
+    rows = read_grid(tmp_path / "r" / "grid.csv")
+    slow = slow_fill(replayed.items, axis.values, axis.values)
+    fast = np.array([[int(r[c]) for c in COUNTS] for r in rows]).reshape(slow.shape)
+    assert [o.value for o in OUTCOMES] == COUNTS and np.array_equal(fast, slow)
+    assert not list((tmp_path / "r").glob("*.png"))
+
+
+def random_scenario(rng: random.Random, n: int) -> dict[str, list[dict]]:
+    grid = [k / 20 for k in range(21)]
+
+    def p() -> float:
+        return rng.choice([rng.choice(grid), rng.random(), 0.3, 0.6])
+
+    questions = {}
+    for q in range(n):
+        pages = []
+        for r in range(rng.randint(0, 5)):
+            snippet = rng.choice([
+                f"Short. ... Tiny. Question {q} page {r}",
+                f"Page {r} of question {q} says the answer is {r}. It also says more about the topic {q}.",
+            ])
+            pages.append(page(f"Q{q} page {r}", f"https://q{q}-{r}.example", snippet, choice=rng.randint(1, 2),
+                              has_answer=p(), answers=p()))
+        questions[f"Randomized question number {q}?"] = pages
+    return questions
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_randomized_runs_through_the_stand_in_match_the_slow_reference(seed, tmp_path, standin_for) -> None:
+    rng = random.Random(seed)
+    scenario = random_scenario(rng, 12)
+    server = standin_for(write_scenario(tmp_path / "s.json", scenario, jitter=0.03))
+    lines = ["questions:"]
+    for n, text in enumerate(scenario):
+        expect = "answer" if n % 3 else "no-answer"
+        accept = f"\n    accept: ['answer is {n % 4}']" if expect == "answer" and n % 5 else ""
+        lines.append(f"  - question: {text!r}\n    expect: {expect}{accept}")
+    questions = write_questions(tmp_path / "q.yaml", "\n".join(lines) + "\n")
+    assert record(tmp_path / "run", questions, server) == 0
+    assert main([str(tmp_path / "run"), "--out", str(tmp_path / "r"), "--no-plots", "--has-answer", "0:1:0.1"]) == 0
+    h, a = parse_axis("0:1:0.1", "--x").values, parse_axis("0:1:0.05", "--x").values
+    slow = slow_fill(replay_run(tmp_path / "run", h.tolist()).items, h, a)
+    rows = read_grid(tmp_path / "r" / "grid.csv")
+    assert np.array_equal(np.array([[int(r[c]) for c in COUNTS] for r in rows]).reshape(slow.shape), slow)
+
+
+def test_judgement_uses_the_question_file_as_it_is_now(ten: Path, tmp_path: Path, no_network) -> None:
+    path = ten.parent.parent / "questions" / "ten.yaml"
+    path.write_text(path.read_text().replace("accept: ['\\b206\\b']", "accept: ['\\b207\\b']"))
+    assert main([str(ten), "--out", str(tmp_path / "r"), "--no-plots", "--at", "0.3,0.6", "--max-wrong", "1"]) == 1
+    assert "wrong 2 <= 1 BROKEN" in (tmp_path / "r" / "summary.md").read_text()
+    other = write_questions(tmp_path / "other.yaml", path.read_text().replace("'\\b207\\b'", "'\\b206\\b'"))
+    assert main([str(ten), "--questions", str(other), "--out", str(tmp_path / "s"), "--no-plots",
+                 "--at", "0.3,0.6", "--max-wrong", "1", "--min-correct", "6"]) == 0
+
+
+def test_the_gate_exit_codes(ten: Path, tmp_path: Path, capsys) -> None:
+    out = ["--out", str(tmp_path / "r"), "--no-plots"]
+    assert main([str(ten), *out, "--at", "0.3,0.6", "--max-wrong", "1", "--min-correct", "6"]) == 0
+    assert main([str(ten), *out, "--at", "0.3,0.6", "--max-wrong", "0"]) == 1
+    assert "FAIL at (0.3, 0.6): wrong 1 <= 0 BROKEN" in capsys.readouterr().out
+    assert main([str(ten), *out, "--at", "0.3,0.9", "--max-wrong", "0", "--min-correct", "6"]) == 0
+    assert main([str(ten), *out, "--at", "0.3,1.0", "--min-correct", "1"]) == 1
+    assert main([str(ten), *out, "--at", "1.5,0.6", "--max-wrong", "0"]) == 2
+    assert main([str(ten), *out, "--max-wrong", "0"]) == 2
+    assert main([str(tmp_path / "nowhere"), *out]) == 2
+    assert "not a run" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("spec", ["0:1:0.3", "0:1:0", "0:2:0.5", "x"])
+def test_bad_grids_exit_2(ten: Path, tmp_path: Path, spec: str, capsys) -> None:
+    assert main([str(ten), "--has-answer", spec, "--out", str(tmp_path / "r")]) == 2
+    assert "--has-answer" in capsys.readouterr().err and not (tmp_path / "r").exists()
+
+
+def test_a_missing_compare_set_is_an_error_never_a_guess(tmp_path: Path, standin_for, capsys) -> None:
+    text = "The answer sits in this sentence right here. And another sentence for the page."
+    scenario = {"Where is the answer?": [page("A", "https://a.example", text, has_answer=0.9, answers=0.9),
+                                         page("B", "https://b.example", text + " More.", has_answer=0.5, answers=0.8)]}
+    server = standin_for(write_scenario(tmp_path / "s.json", scenario))
+    questions = write_questions(tmp_path / "q.yaml", "questions:\n  - {id: where, question: Where is the answer?, "
+                                                      "expect: answer, accept: [answer]}\n")
+    assert record(tmp_path / "run", questions, server, "--has-answer-range", "0.6:1") == 0  # sets (1) and (1, 2)
+    assert main([str(tmp_path / "run"), "--out", str(tmp_path / "r"), "--has-answer", "0.6:1:0.1"]) == 0
+    assert main([str(tmp_path / "run"), "--out", str(tmp_path / "r"), "--has-answer", "0:0.5:0.1"]) == 0
+    run = tmp_path / "run"
+    for entry in (run / "responses").rglob("*.json"):
+        body = json.loads(entry.read_text())
+        if "candidates" in body["request"].get("state", {}) and len(body["request"]["state"]["candidates"]) == 2:
+            entry.unlink()  # as if the range had never covered HAS_ANSWER_CUTOFF <= 0.5
+    assert main([str(run), "--out", str(tmp_path / "r2"), "--has-answer", "0:0.5:0.1"]) == 2
+    err = capsys.readouterr().err
+    assert "where: the run does not hold the compare request for results 1, 2" in err
+    assert "--has-answer-range 0:0.5" in err and not (tmp_path / "r2").exists()
+
+
+def test_an_incomplete_run_is_refused_unless_allowed(ten: Path, tmp_path: Path, capsys) -> None:
+    record_file = ten / "run.json"
+    data = json.loads(record_file.read_text())
+    data["complete"] = False
+    record_file.write_text(json.dumps(data))
+    victim = next(p for p in (ten / "responses").rglob("*.json") if '"/search"' in p.read_text()
+                  and "Eiffel" in p.read_text())
+    victim.unlink()
+    assert main([str(ten), "--out", str(tmp_path / "r")]) == 2
+    assert "marked incomplete" in capsys.readouterr().err
+    assert main([str(ten), "--out", str(tmp_path / "r"), "--allow-incomplete", "--no-plots"]) == 0
+    summary = (tmp_path / "r" / "summary.md").read_text()
+    assert summary.splitlines()[0].startswith("**Incomplete: 1 question(s) could not be replayed")
+    assert "`eiffel-rivets`" in summary.split("## Left out")[1]
+    assert sum(int(r["correct"]) + int(r["wrong"]) + int(r["missed"]) + int(r["no_answer"])
+               for r in read_grid(tmp_path / "r" / "grid.csv")[:1]) == 9
+
+
+def test_questions_missing_from_the_run_are_named(ten: Path, tmp_path: Path, capsys) -> None:
+    extra = write_questions(tmp_path / "q.yaml", TEN_QUESTIONS.read_text()
+                            + "  - {id: brand-new, question: Not recorded yet?, expect: no-answer}\n")
+    assert main([str(ten), "--questions", str(extra), "--out", str(tmp_path / "r")]) == 2
+    assert "'brand-new' (line" in capsys.readouterr().err
+
+
+def test_hostile_page_text_is_inert_in_every_report(tmp_path: Path, standin_for) -> None:
+    snippet = f"=cmd|' /C calc'!A0 is the answer to everything here. {HOSTILE}"
+    scenario = {"What is the answer?": [page("[Title](http://evil.example) <b>x</b> | y", "https://x.example/a_(b)",
+                                             snippet, choice=1, has_answer=0.9, answers=0.9)]}
+    server = standin_for(write_scenario(tmp_path / "s.json", scenario))
+    questions = write_questions(tmp_path / "q.yaml", "questions:\n  - {question: What is the answer?, expect: answer}")
+    assert record(tmp_path / "run", questions, server) == 0
+    assert main([str(tmp_path / "run"), "--out", str(tmp_path / "r")]) == 0
+    summary = (tmp_path / "r" / "summary.md").read_text()
+    assert "calc" in summary  # shown, for review ...
+    assert "evil" not in outside_code_spans(summary) and "<b>" not in outside_code_spans(summary)  # ... but inert
+    header = next(line for line in summary.splitlines() if line.startswith("| Question | Status"))
+    row = next(line for line in summary.splitlines() if line.startswith("| `what-is-the-answer` | unjudged"))
+    assert len(re.findall(r"(?<!\\)\|", row)) == len(re.findall(r"(?<!\\)\|", header))
+    with open(tmp_path / "r" / "questions.csv", newline="", encoding="utf-8") as handle:
+        [row] = list(csv.DictReader(handle))
+    assert row["default_quote"].startswith("'=cmd") and row["source_title"].startswith("[Title]")
