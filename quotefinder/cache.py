@@ -127,8 +127,10 @@ class ResponseCache:
         path = self.path(request)
         try:
             raw = path.read_bytes()
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             return None
+        except OSError as error:
+            raise CorruptEntry(path, f"cannot be read ({error.strerror or error})") from None
         entry = decode_entry(raw, path)
         if entry.get("key") != request.key or "response" not in entry:
             raise CorruptEntry(path, "the entry does not belong to this request")

@@ -10,6 +10,7 @@ import asyncio
 import os
 import signal
 import sys
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -21,11 +22,11 @@ from . import contract
 from .cache import ResponseCache
 from .client import DEFAULT_BASE_URL, ApiClient, RateLimiter, RetryPolicy, check_base_url
 from .decision import Cutoffs, decide
-from .errors import InputError, QuoteFinderError
+from .errors import InputError, QuoteFinderError, StorageError
 from .pipeline import Coverage
 from .questions import OUTCOMES, Outcome, QuestionSet, load_questions
 from .record import QuestionRun, Recorder
-from .rundir import locked, read_run, write_run
+from .rundir import locked, read_run, remove_temporaries, write_run
 from .textsafe import terminal
 
 EXIT_OK, EXIT_INCOMPLETE = 0, 2
@@ -43,26 +44,22 @@ def parse_range(text: str) -> tuple[float, float]:
     return lo, hi
 
 
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number >= 1")
-    return value
+def bounded(kind: type, minimum: float, what: str):
+    """An argparse type: a `kind` (int or float) that is at least `minimum` and not NaN."""
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        if value is None or not value >= minimum:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
+        return value
+
+    return parse
 
 
-def rate(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a rate >= 0 (0 means no limit)")
-    return value
-
-
+positive_int = bounded(int, 1, "a whole number >= 1")
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="eval.py",
@@ -82,14 +79,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("questions", type=Path, help="a questions YAML file (see questions/ten.yaml)")
     parser.add_argument("--run", type=Path, help="run directory (default: runs/<questions file stem>)")
     parser.add_argument("--offline", action="store_true", help="never connect; exit 2 listing any response missing")
-    parser.add_argument("--concurrency", type=positive_int, default=8, help="questions in flight at once (default 8)")
-    parser.add_argument("--rate", type=rate, default=10.0,
+    parser.add_argument("--concurrency", type=positive_int, default=8, metavar="N",
+                        help="questions in flight at once (default 8)")
+    parser.add_argument("--rate", type=bounded(float, 0, "a rate >= 0 (0 means no limit)"), default=10.0, metavar="R",
                         help="requests per second across all questions (default 10, the Decisions API limit; 0: none)")
     parser.add_argument("--has-answer-range", type=parse_range, default=(0.0, 1.0), metavar="LO:HI",
                         help="record the compare request of every qualified set a HAS_ANSWER_CUTOFF in LO..HI "
                         "selects, so sweeps over that range replay exact responses (default 0:1)")
-    parser.add_argument("--timeout", type=float, default=30.0, help="seconds per request attempt (default 30)")
-    parser.add_argument("--retries", type=int, default=4, help="retries of a transient failure (default 4)")
+    parser.add_argument("--timeout", type=bounded(float, 0.001, "a number of seconds > 0"), default=30.0,
+                        metavar="S", help="seconds per request attempt (default 30)")
+    parser.add_argument("--retries", type=bounded(int, 0, "a whole number >= 0"), default=4, metavar="N",
+                        help="retries of a transient failure (default 4)")
+    parser.add_argument("--backoff", type=bounded(float, 0, "a number of seconds >= 0"), default=1.0, metavar="S",
+                        help="first wait before a retry, doubling each time up to 30 s, unless the API sends "
+                        "Retry-After (default 1)")
     return parser
 
 
@@ -222,7 +225,8 @@ async def _record_interruptibly(recorder: Recorder, pending: list[QuestionRun], 
                             f"retries {t.retries}, errors {t.failed}")
 
     work = asyncio.create_task(recorder.record(pending, client, concurrency, done))
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    handled = threading.current_thread() is threading.main_thread()  # signals reach the main thread only
+    for sig in (signal.SIGINT, signal.SIGTERM) if handled else ():
         loop.add_signal_handler(sig, work.cancel)
     try:
         await work
@@ -230,7 +234,7 @@ async def _record_interruptibly(recorder: Recorder, pending: list[QuestionRun], 
     except asyncio.CancelledError:
         return False
     finally:
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        for sig in (signal.SIGINT, signal.SIGTERM) if handled else ():
             loop.remove_signal_handler(sig)
 
 
@@ -271,6 +275,7 @@ def evaluate(args: argparse.Namespace, env: dict[str, str], transport=None) -> i
     fatal = None
     with locked(run_dir):
         if pending:
+            remove_temporaries(run_dir)
             base_url = env.get("PERPLEXITY_BASE_URL") or DEFAULT_BASE_URL
             session.host = check_base_url(base_url).host
             session.finished = False
@@ -279,7 +284,12 @@ def evaluate(args: argparse.Namespace, env: dict[str, str], transport=None) -> i
                 session.finished = asyncio.run(_record(recorder, pending, args, base_url, key, transport))
             except QuoteFinderError as error:  # the key was refused, evidence would mix, or the disk is full
                 fatal = error
-        record = session.save()
+        try:
+            record = session.save()
+        except StorageError:
+            if fatal is not None:
+                print(f"eval.py: {fatal}", file=sys.stderr)  # the first cause, before the one it led to
+            raise
     if fatal:
         print(f"eval.py: {fatal}", file=sys.stderr)
         return EXIT_INCOMPLETE
@@ -295,7 +305,7 @@ def evaluate(args: argparse.Namespace, env: dict[str, str], transport=None) -> i
 async def _record(recorder: Recorder, pending: list[QuestionRun], args: argparse.Namespace, base_url: str,
                   key: str, transport) -> bool:
     limiter = RateLimiter(args.rate)
-    retry = RetryPolicy(retries=args.retries)
+    retry = RetryPolicy(retries=args.retries, base_s=args.backoff)
 
     def on_retry(error: Exception) -> None:
         recorder.tally.retries += 1
@@ -306,13 +316,22 @@ async def _record(recorder: Recorder, pending: list[QuestionRun], args: argparse
             return await _record_interruptibly(recorder, pending, client, args.concurrency, bar)
 
 
+def _terminate(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # SIGTERM outside the recording loop: stop like Ctrl+C
+
+
 def main(argv: list[str] | None = None, env: dict[str, str] | None = None, transport=None) -> int:
     args = build_parser().parse_args(argv)
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminate) if in_main else None
     try:
         return evaluate(args, dict(os.environ) if env is None else env, transport)
     except QuoteFinderError as error:
         print(f"eval.py: {error}", file=sys.stderr)
         return EXIT_INCOMPLETE
     except KeyboardInterrupt:
-        print("eval.py: interrupted before anything was sent; nothing changed", file=sys.stderr)
+        print("eval.py: interrupted; every response saved so far is kept, rerun to resume", file=sys.stderr)
         return EXIT_INCOMPLETE
+    finally:
+        if in_main:
+            signal.signal(signal.SIGTERM, previous)

@@ -25,6 +25,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from .errors import QuestionFileError
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
+MAX_QUESTION_CHARS = 2000
 EXPECTS = ("answer", "no-answer")
 KEYS = ("id", "question", "expect", "accept")
 _STR = "tag:yaml.org,2002:str"
@@ -129,6 +130,9 @@ class _Reader:
         text = self.text(fields["question"][1], f"question {number}'s `question`").strip()
         if not text:
             raise self.fail(fields["question"][1], f"question {number}'s `question` is empty")
+        if len(text) > MAX_QUESTION_CHARS:
+            raise self.fail(fields["question"][1], f"question {number} is {len(text):,} characters long; a search "
+                            f"query of more than {MAX_QUESTION_CHARS:,} is surely a pasting accident")
         label = f"question {number} ({text[:60]!r})"
         qid = self.text(fields["id"][1], f"{label}'s `id`").strip() if "id" in fields else derive_id(text)
         if not qid:

@@ -44,12 +44,30 @@ def read_run(run_dir: Path) -> dict[str, Any] | None:
     if not isinstance(record, dict) or record.get("format") != RUN_FORMAT:
         found = record.get("format") if isinstance(record, dict) else None
         raise RunDirError(f"{path}: run format {found!r}; this version reads {RUN_FORMAT!r}")
+    problem = _shape_problem(record)
+    if problem:
+        raise RunDirError(f"{path}: {problem}; restore it from version control or record into a new --run DIR")
     if record.get("cache_format") != CACHE_FORMAT:
         raise RunDirError(
             f"{path}: responses were saved in cache format {record.get('cache_format')!r}, this version reads "
             f"{CACHE_FORMAT!r}; record into a new --run DIR or use the version that wrote it"
         )
     return record
+
+
+def _shape_problem(record: dict[str, Any]) -> str:
+    """What is wrong with the fields other code reads ('' if nothing)."""
+    questions = record.get("questions", [])
+    if not isinstance(questions, list) or not all(
+            isinstance(q, dict) and isinstance(q.get("question"), str) for q in questions):
+        return "`questions` is not a list of recorded questions"
+    if not isinstance(record.get("config", {}), dict) or not isinstance(record.get("questions_file", {}), dict):
+        return "`config` and `questions_file` must be objects"
+    if record.get("evidence") not in (None, "live", "synthetic"):
+        return f"`evidence` is {record.get('evidence')!r}, not live or synthetic"
+    if not isinstance(record.get("complete", False), bool) or not isinstance(record.get("errors", []), list):
+        return "`complete` must be true or false and `errors` a list"
+    return ""
 
 
 def write_run(run_dir: Path, record: dict[str, Any], previous: dict[str, Any] | None) -> bool:
@@ -73,6 +91,19 @@ def _stable(record: dict[str, Any]) -> dict[str, Any]:
     for key in ("format", "code_version", "pipeline_version", "cache_format"):
         keep.pop(key, None)
     return keep
+
+
+def remove_temporaries(run_dir: Path) -> int:
+    """Delete temporary files a killed writer left behind (`.NAME.PID.tmp`); call only under `locked`.
+
+    They were never renamed into place, so nothing ever read them; this only tidies up.
+    """
+    removed = 0
+    for path in Path(run_dir).rglob(".*.tmp"):
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+            removed += 1
+    return removed
 
 
 @contextlib.contextmanager

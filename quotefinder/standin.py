@@ -35,8 +35,10 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import random
 import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -293,17 +295,81 @@ class FakeApi:
 
 
 
+@dataclass(frozen=True)
+class Faults:
+    """Misbehaviour to inject, all off by default. A share is the probability per request (seeded)."""
+
+    latency_s: float = 0.0  # added to every answer
+    rate_limit: float = 0.0  # requests per second let through (token bucket); the rest get 429 + Retry-After
+    burst: int = 0  # the bucket's size (default: a fifth of a second's worth, at least 1)
+    server_errors: float = 0.0  # answered 500, 502 or 503
+    drops: float = 0.0  # connection closed without an answer
+    stalls: float = 0.0  # answered only after `stall_s`, longer than a client's timeout
+    stall_s: float = 35.0
+    html: float = 0.0  # answered 200 with an HTML page
+    truncated: float = 0.0  # answered 200 with the JSON cut off mid-body and the connection closed
+    seed: int = 0
+
+    def draw(self, rng: random.Random) -> str:
+        """Which fault, if any ('' for none), this request meets."""
+        u = rng.random()
+        for name in ("server_errors", "drops", "stalls", "html", "truncated"):
+            u -= getattr(self, name)
+            if u < 0:
+                return name
+        return ""
+
+
+class TokenBucket:
+    """`rate` requests per second with bursts of `size`; thread-safe."""
+
+    def __init__(self, rate: float, size: int) -> None:
+        self.rate, self.size = rate, max(1, size or int(rate / 5))
+        self.tokens = float(self.size)
+        self.updated = time.monotonic()
+        self.lock = threading.Lock()
+
+    def take(self) -> bool:
+        with self.lock:
+            now = time.monotonic()
+            self.tokens = min(self.size, self.tokens + (now - self.updated) * self.rate)
+            self.updated = now
+            if self.tokens >= 1:
+                self.tokens -= 1
+                return True
+            return False
+
+
 class StandIn:
     """The HTTP server around a `FakeApi`. `start()` returns the base URL.
 
-    `fault`, for tests, sees each request first and may return a `Reply` to send instead.
+    `faults` injects misbehaviour (see `Faults`); `fault`, for tests, sees each request first and may
+    return a `Reply` to send instead.
     """
 
     def __init__(self, scenario: Scenario, *, key: str | None = None, host: str = "127.0.0.1", port: int = 0,
+                 faults: Faults = Faults(),
                  fault: Callable[[str, dict[str, Any]], Reply | None] | None = None) -> None:
         self.api = FakeApi(scenario, key)
+        self.faults = faults
         self.fault = fault
+        self.bucket = TokenBucket(faults.rate_limit, faults.burst) if faults.rate_limit > 0 else None
+        self._rng = random.Random(faults.seed)
+        self._rng_lock = threading.Lock()
+        self.injected: dict[str, int] = {}
         self._server = _Server((host, port), _handler_for(self))
+
+    def next_fault(self) -> str:
+        """The fault the next request meets: the rate limit first, then a seeded draw."""
+        if self.bucket is not None and not self.bucket.take():
+            name = "rate_limited"
+        else:
+            with self._rng_lock:
+                name = self.faults.draw(self._rng)
+        if name:
+            with self._rng_lock:
+                self.injected[name] = self.injected.get(name, 0) + 1
+        return name
 
     @property
     def base_url(self) -> str:
@@ -346,6 +412,11 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 1024  # the default 5 drops connections when many requests arrive at once
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that gave up (timed out, interrupted) is normal here; anything else is reported."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
 
 def _handler_for(standin: StandIn) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
@@ -354,16 +425,34 @@ def _handler_for(standin: StandIn) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:  # quiet: tests and demos read stdout
             pass
 
-        def _reply(self, reply: Reply) -> None:
+        def _reply(self, reply: Reply, cut: int | None = None) -> None:
+            """Send `reply`; with `cut`, only its first `cut` bytes (Content-Length still says all)."""
             self.send_response(reply.status)
             self.send_header("Content-Length", str(len(reply.body)))
             for name, value in (*SYNTHETIC_HEADERS.items(), *reply.headers):
                 self.send_header(name, value)
             self.end_headers()
-            self.wfile.write(reply.body)
+            self.wfile.write(reply.body if cut is None else reply.body[:cut])
 
         def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
             raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            faults, fault = standin.faults, standin.next_fault()
+            if faults.latency_s:
+                time.sleep(faults.latency_s)
+            if fault == "rate_limited":
+                self._reply(Reply(429, b'{"error": {"message": "rate limit exceeded"}}', (("Retry-After", "1"),)))
+                return
+            if fault == "server_errors":
+                status = (500, 502, 503)[standin.injected[fault] % 3]
+                self._reply(Reply(status, b'{"error": {"message": "internal error"}}'))
+                return
+            if fault == "drops":
+                self.close_connection = True
+                return
+            if fault == "html":
+                self._reply(Reply(200, b"<html><body>Please sign in to continue</body></html>",
+                                  (("Content-Type", "text/html"),)))
+                return
             if standin.fault is not None:
                 try:
                     parsed = json.loads(raw)
@@ -377,7 +466,14 @@ def _handler_for(standin: StandIn) -> type[BaseHTTPRequestHandler]:
             headers = [("Content-Type", "application/json")]
             if status == 200:
                 headers.append(("x-request-id", payload["id"]))
-            self._reply(Reply(status, json.dumps(payload).encode(), tuple(headers)))
+            reply = Reply(status, json.dumps(payload).encode(), tuple(headers))
+            if fault == "stalls":
+                time.sleep(faults.stall_s)
+            if fault == "truncated":
+                self._reply(reply, cut=len(reply.body) // 2)
+                self.close_connection = True
+                return
+            self._reply(reply)
 
     return Handler
 
@@ -389,9 +485,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 picks a free one)")
     parser.add_argument("--key", help="accept only this bearer key (default: any non-empty key)")
+    faults = parser.add_argument_group("faults (shares are probabilities per request, drawn with --seed)")
+    faults.add_argument("--latency", type=float, default=0.0, metavar="S", help="seconds added to every answer")
+    faults.add_argument("--rate-limit", type=float, default=0.0, metavar="R",
+                        help="requests per second let through; the rest get 429 with Retry-After: 1")
+    faults.add_argument("--burst", type=int, default=0, metavar="N", help="burst size of the rate limit")
+    faults.add_argument("--server-errors", type=float, default=0.0, metavar="P", help="share answered 500/502/503")
+    faults.add_argument("--drops", type=float, default=0.0, metavar="P", help="share of connections dropped")
+    faults.add_argument("--stalls", type=float, default=0.0, metavar="P",
+                        help="share answered only after --stall-seconds (longer than the client's timeout)")
+    faults.add_argument("--stall-seconds", type=float, default=35.0, metavar="S", help="default 35")
+    faults.add_argument("--html", type=float, default=0.0, metavar="P", help="share answered 200 with an HTML page")
+    faults.add_argument("--truncated", type=float, default=0.0, metavar="P",
+                        help="share answered 200 with the JSON cut off mid-body")
+    faults.add_argument("--seed", type=int, default=0, help="seed of the fault draws (default 0)")
     args = parser.parse_args(argv)
+    injected = Faults(args.latency, args.rate_limit, args.burst, args.server_errors, args.drops, args.stalls,
+                      args.stall_seconds, args.html, args.truncated, args.seed)
     try:
-        standin = StandIn(load_scenario(args.scenario), key=args.key, host=args.host, port=args.port)
+        standin = StandIn(load_scenario(args.scenario), key=args.key, host=args.host, port=args.port,
+                          faults=injected)
     except (ScenarioError, OSError) as error:
         print(f"standin: {error}", file=sys.stderr)
         return 2

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import stat
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from quotefinder import contract
 from quotefinder.cache import Received, ResponseCache, decode_entry, encode_entry
@@ -76,3 +79,21 @@ def test_an_entry_under_the_wrong_name_or_of_another_format_is_refused(tmp_path:
     old = encode_entry({**entry, "format": "quotefinder-cache/0"})
     with pytest.raises(CorruptEntry, match="cache format 'quotefinder-cache/0'"):
         decode_entry(old, "x")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=400))
+def test_the_reader_refuses_garbage_with_its_own_error(raw: bytes) -> None:
+    with contextlib.suppress(CorruptEntry):
+        decode_entry(raw, "fuzz")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_any_damage_to_a_real_entry_is_caught(data) -> None:
+    raw = encode_entry({"format": "quotefinder-cache/1", "key": "k", "response": {"answers": {"x": 0.5}}})
+    position = data.draw(st.integers(0, len(raw) - 1))
+    replacement = data.draw(st.integers(0, 255).filter(lambda b: b != raw[position]))
+    damaged = raw[:position] + bytes([replacement]) + raw[position + 1:]
+    with pytest.raises(CorruptEntry):
+        decode_entry(damaged, "fuzz")

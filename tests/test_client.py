@@ -131,3 +131,15 @@ def test_rate_limiter_spaces_starts_across_tasks() -> None:
     now[0] += 10.0  # long idle: no burst credit beyond the next slot
     asyncio.run(go())
     assert waits == [0.25, 0.5, 0.75]
+
+
+def test_redirects_are_not_followed_so_the_key_stays_with_the_base_url() -> None:
+    hosts = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        hosts.append(request.url.host)
+        return httpx.Response(307, headers={"Location": "https://elsewhere.example/search"})
+
+    with pytest.raises(ApiError, match="returned 307"):
+        send(handler)
+    assert hosts == ["api.example"]

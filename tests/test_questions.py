@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import TEN_QUESTIONS, write_questions
 from quotefinder.errors import QuestionFileError
@@ -101,3 +104,41 @@ def test_judging_rules() -> None:
     assert none.judge("Anything at all.") is Outcome.WRONG
     assert none.judge(None) is Outcome.NO_ANSWER
     assert Question("c", "q", "answer", ("ABC",)).judge("abc") is Outcome.CORRECT  # case-insensitive
+
+
+YAML_TOKENS = st.sampled_from([
+    "questions:", "\n", "  - ", "question: ", "expect: ", "answer", "no-answer", "accept: ", "id: ", "[", "]", "{", "}",
+    ",", "'", '"', "(", "\\", "*", "&a ", "*a", "!!binary ", "---", "#", ": ", "\t", "\x00", "é", "How many?", "42",
+])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(YAML_TOKENS, max_size=40).map("".join))
+def test_the_loader_never_fails_with_anything_but_its_own_error(tmp_path_factory, text: str) -> None:
+    path = tmp_path_factory.mktemp("fuzz") / "q.yaml"
+    path.write_text(text, encoding="utf-8")
+    try:
+        loaded = load_questions(path)
+    except QuestionFileError as error:
+        assert str(path) in str(error)
+    else:
+        assert loaded.questions and all(q.expect in ("answer", "no-answer") for q in loaded.questions)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.binary(max_size=300))
+def test_the_loader_survives_arbitrary_bytes(tmp_path_factory, raw: bytes) -> None:
+    path = tmp_path_factory.mktemp("fuzz") / "q.yaml"
+    path.write_bytes(raw)
+    with contextlib.suppress(QuestionFileError):
+        load_questions(path)
+
+
+def test_a_ten_megabyte_file_is_refused_quickly_and_clearly(tmp_path: Path) -> None:
+    path = tmp_path / "big.yaml"
+    path.write_text("questions:\n  - expect: answer\n    question: " + "a" * 10_000_000 + "\n", encoding="utf-8")
+    with pytest.raises(QuestionFileError, match="line 3: question 1 is 10,000,000 characters long"):
+        load_questions(path)
+    path.write_bytes(b"\xff" * 10_000_000)
+    with pytest.raises(QuestionFileError, match="not UTF-8"):
+        load_questions(path)

@@ -220,3 +220,14 @@ def test_hostile_page_text_is_inert_in_every_report(tmp_path: Path, standin_for)
     with open(tmp_path / "r" / "questions.csv", newline="", encoding="utf-8") as handle:
         [row] = list(csv.DictReader(handle))
     assert row["default_quote"].startswith("'=cmd") and row["source_title"].startswith("[Title]")
+
+
+def test_plots_draw_odd_text_literally(tmp_path: Path, standin_for) -> None:
+    text = "The price was $5 and then $7_{2} in the sale, said the page."
+    scenario = {"What did it cost?": [page("Price $ list", "https://p.example", text, has_answer=0.9, answers=0.9)]}
+    server = standin_for(write_scenario(tmp_path / "s.json", scenario))
+    questions = write_questions(tmp_path / "q.yaml", "questions:\n  - {id: 'odd-$\\frac$-id', question: What did it cost?, "
+                                                      "expect: answer, accept: ['\\$5']}\n")
+    assert record(tmp_path / "run", questions, server) == 0
+    assert main([str(tmp_path / "run"), "--out", str(tmp_path / "r")]) == 0
+    assert (tmp_path / "r" / "flips.png").stat().st_size > 1000
