@@ -15,13 +15,13 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import ipaddress
-import json
 import random
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import httpx
+import orjson
 
 from .cache import Received
 from .contract import ApiRequest
@@ -112,10 +112,6 @@ def _retry_after(response: httpx.Response) -> float | None:
     return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
-def _reject_constant(name: str) -> None:
-    raise ValueError(f"{name} is not JSON")
-
-
 def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
@@ -196,8 +192,8 @@ class ApiClient:
         if status != 200:
             raise ApiError(f"{where} returned {status}: {response.text[:300]}", status=status)
         try:
-            data = json.loads(response.content, parse_constant=_reject_constant)
-        except ValueError:
+            data = orjson.loads(response.content)  # strict JSON: NaN and Infinity are refused
+        except orjson.JSONDecodeError:
             kind = response.headers.get("content-type", "unknown content type")
             raise ApiError(f"{where} returned 200 with a body that is not JSON ({kind})", status=status) from None
         evidence = "synthetic" if response.headers.get(EVIDENCE_HEADER) == "synthetic" else "live"

@@ -70,7 +70,7 @@ def passes(value: Any, cutoff: Any) -> Any:
 
 def qualified(candidates: Sequence[Candidate], has_answer_cutoff: float) -> tuple[Candidate, ...]:
     """The candidates that go into the compare request, in result order."""
-    return tuple(c for c in candidates if passes(c.has_answer, has_answer_cutoff))
+    return tuple([c for c in candidates if passes(c.has_answer, has_answer_cutoff)])
 
 
 def set_key(candidates: Sequence[Candidate]) -> tuple[int, ...]:

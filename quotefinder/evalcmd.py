@@ -21,7 +21,7 @@ from tqdm import tqdm
 from . import contract
 from .cache import ResponseCache
 from .client import DEFAULT_BASE_URL, ApiClient, RateLimiter, RetryPolicy, check_base_url
-from .decision import Cutoffs, decide
+from .decision import Cutoffs
 from .errors import InputError, QuoteFinderError, StorageError
 from .pipeline import Coverage
 from .questions import OUTCOMES, Outcome, QuestionSet, load_questions
@@ -130,7 +130,7 @@ class Recording:
         """The run.json content for this invocation."""
         tally, cutoffs, items = self.recorder.tally, self.recorder.cutoffs, self.items
         errors = [{"id": i.question.id, "repeat": i.repeat, "error": i.error or f"missing {i.missing}"}
-                  for i in items if i.trace is None]
+                  for i in items if i.summary is None]
         record = {
             "evidence": self.recorder.evidence,
             "complete": self.finished and not errors,
@@ -152,8 +152,8 @@ class Recording:
             "started_at": self.started,
             "finished_at": _now(),
             "requests": tally.as_record(),
-            "responses": sum(i.trace.requests for i in items if i.trace),
-            "input_tokens": sum(i.trace.input_tokens for i in items if i.trace),
+            "responses": sum(i.summary.requests for i in items if i.summary),
+            "input_tokens": sum(i.summary.input_tokens for i in items if i.summary),
             "errors": errors,
         }
         if self.previous is not None and tally.sent == 0:
@@ -178,16 +178,16 @@ def show_decisions(items: list[QuestionRun], cutoffs: Cutoffs, evidence: str | N
     for n, item in enumerate(items, start=1):
         q = item.question
         print(f"[{n}/{len(items)}] {terminal(q.id)}: {terminal(q.question)}", file=out)
-        if item.trace is None:
+        if item.summary is None:
             print(f"  not run: {terminal(item.error or 'missing ' + str(item.missing))}\n", file=out)
             counts["error"] += 1
             continue
-        decision = decide(item.trace.candidates, item.trace.compares, cutoffs.has_answer, cutoffs.answer)
+        decision = item.summary.decision
         shown = decision.quote or decision.closest
         if decision.quote is not None:
             print(f"  Answer (answers {decision.quote.answers:.3f}):", file=out)
         else:
-            print(f"  No sentence in the top {item.trace.result_count} results answers this question.", file=out)
+            print(f"  No sentence in the top {item.summary.result_count} results answers this question.", file=out)
             if shown is not None:
                 basis = "answers" if shown.answers is not None else "has_answer"
                 value = shown.answers if shown.answers is not None else shown.candidate.has_answer
@@ -335,3 +335,7 @@ def main(argv: list[str] | None = None, env: dict[str, str] | None = None, trans
     finally:
         if in_main:
             signal.signal(signal.SIGTERM, previous)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

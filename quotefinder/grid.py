@@ -18,7 +18,7 @@ from decimal import Decimal, InvalidOperation
 
 import numpy as np
 
-from .decision import Decision, Scored, best, decide, passes, qualified, set_key
+from .decision import Decision, Scored, decide, passes
 from .errors import InputError
 from .pipeline import Trace
 from .questions import OUTCOMES, Outcome, Question
@@ -72,78 +72,97 @@ class Curve:
     """One question's decision over both cutoffs.
 
     `thresholds` are the distinct has_answer values, ascending; set j is `qualified(candidates,
-    thresholds[j])`, and `tops[j]` its top candidate with its compare probability (None when that
-    set was not needed, so not replayed). A HAS_ANSWER_CUTOFF above every threshold selects nothing.
+    thresholds[j])`, `tops[j]` its top candidate with its compare probability and `codes[j]` the
+    outcome code of quoting it (None and -1 when that set was not needed, so not replayed). A
+    HAS_ANSWER_CUTOFF above every threshold selects nothing; `unquoted` is the code of quoting nothing.
     """
 
     question: Question
     trace: Trace
     thresholds: np.ndarray
     tops: list[Scored | None]
+    codes: list[int]
+    unquoted: int
 
     @classmethod
     def of(cls, question: Question, trace: Trace) -> Curve:
-        thresholds = sorted({c.has_answer for c in trace.candidates})
-        tops: list[Scored | None] = []
-        for value in thresholds:
-            chosen = qualified(trace.candidates, value)
-            answers = trace.compares.get(set_key(chosen))
-            tops.append(best(chosen, answers) if answers is not None else None)
-        return cls(question, trace, np.array(thresholds, dtype=float), tops)
+        thresholds = [value for value, _ in trace.tops]
+        tops = [top for _, top in trace.tops]
+        codes = [CODE[question.judge(top.candidate.sentence)] if top else -1 for top in tops]
+        return cls(question, trace, np.array(thresholds, dtype=float), tops, codes, CODE[question.judge(None)])
 
-    def set_index(self, has_answer_cutoffs: np.ndarray) -> np.ndarray:
-        """For each cutoff, the index of its qualified set (len(thresholds): the empty set)."""
-        return np.searchsorted(self.thresholds, has_answer_cutoffs, side="left")
+    def set_index(self, has_answer_cutoff: float) -> int:
+        """The index of the qualified set a cutoff selects (len(thresholds): the empty set)."""
+        return int(np.searchsorted(self.thresholds, has_answer_cutoff, side="left"))
 
-    def rows(self, has_answer_cutoffs: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-        """Per HAS_ANSWER_CUTOFF: the top's compare probability (-inf: nothing to quote) and the
-        outcome code if it is quoted; then the outcome code of quoting nothing."""
-        probability = np.full(len(self.tops) + 1, -np.inf)
-        quoted = np.full(len(self.tops) + 1, -1)
-        for j, top in enumerate(self.tops):
-            if top is not None:
-                probability[j] = top.answers
-                quoted[j] = CODE[self.question.judge(top.candidate.sentence)]
-        index = self.set_index(has_answer_cutoffs)
-        needed = index < len(self.tops)
-        if np.any(quoted[index[needed]] < 0):
-            raise AssertionError(f"{self.question.id}: a qualified set on the grid was not replayed")
-        return probability[index], quoted[index], CODE[self.question.judge(None)]
 
-    def along_has_answer(self, has_answer_cutoffs: np.ndarray, answer_cutoff: float) -> list[Outcome]:
-        """The outcome at each HAS_ANSWER_CUTOFF, at one ANSWER_CUTOFF."""
-        probability, quoted, unquoted = self.rows(has_answer_cutoffs)
-        codes = np.where(passes(probability, answer_cutoff), quoted, unquoted)
-        return [OUTCOMES[code] for code in codes]
+@dataclass
+class Table:
+    """Every question's decision along HAS_ANSWER_CUTOFF, as arrays: row q, column h.
+
+    `probability[q, h]` is the compare probability of the top candidate of the set h selects (-inf
+    when it selects nothing), `quoted[q, h]` the outcome code of quoting it, `unquoted[q]` the code of
+    quoting nothing. At ANSWER_CUTOFF a the outcome is `quoted` where `passes(probability, a)`.
+    """
+
+    has_answer: np.ndarray
+    probability: np.ndarray
+    quoted: np.ndarray
+    unquoted: np.ndarray
+
+    @classmethod
+    def of(cls, curves: Sequence[Curve], has_answer: np.ndarray) -> Table:
+        """Built without a loop over cells: the set index of (q, h) is how many of q's thresholds are
+        below h, counted for all questions at once with one searchsorted and a cumulative sum."""
+        n_q, n_h = len(curves), len(has_answer)
+        sizes = np.array([len(c.tops) for c in curves], dtype=np.int64)
+        starts = np.cumsum(sizes + 1) - (sizes + 1)  # q's block: its sets, then a sentinel for "none"
+        probability = np.full(int((sizes + 1).sum()), -np.inf)
+        quoted = np.full(len(probability), -1, dtype=np.int64)
+        for curve, start in zip(curves, starts, strict=True):
+            for j, top in enumerate(curve.tops):
+                if top is not None:
+                    probability[start + j] = top.answers
+                    quoted[start + j] = curve.codes[j]
+        thresholds = np.concatenate([c.thresholds for c in curves]) if n_q else np.zeros(0)
+        owner = np.repeat(np.arange(n_q), sizes)
+        below = np.zeros((n_q, n_h + 1), dtype=np.int64)
+        np.add.at(below, (owner, np.searchsorted(has_answer, thresholds, side="right")), 1)
+        index = starts[:, None] + np.cumsum(below, axis=1)[:, :n_h]
+        if ((quoted[index] < 0) & (index - starts[:, None] < sizes[:, None])).any():
+            raise AssertionError("a qualified set on the grid was not replayed")
+        unquoted = np.array([c.unquoted for c in curves], dtype=np.int64)
+        return cls(has_answer, probability[index], quoted[index], unquoted)
+
+    def outcomes(self, answer_cutoff: float) -> np.ndarray:
+        """Outcome codes (Q, H) at one ANSWER_CUTOFF."""
+        return np.where(passes(self.probability, answer_cutoff), self.quoted, self.unquoted[:, None])
+
+    def counts(self, answer: np.ndarray) -> np.ndarray:
+        """Outcome counts, shape (H, len(answer), len(OUTCOMES)), in `OUTCOMES` order.
+
+        `answer` must be ascending. A question quotes at (h, a) when its top's probability p for the
+        set h selects satisfies p >= a, i.e. for the first `searchsorted(answer, p, 'right')` values of a.
+        """
+        n_h, n_a, n_k = len(self.has_answer), len(answer), len(OUTCOMES)
+        passed = np.searchsorted(answer, self.probability, side="right")  # (Q, H): how many a-values p passes
+        h_index = np.broadcast_to(np.arange(n_h), passed.shape)
+        unquoted = np.broadcast_to(self.unquoted[:, None], passed.shape)
+        shape = (n_h, n_a + 1, n_k)
+        quotes = passed > 0
+
+        def histogram(*index: np.ndarray) -> np.ndarray:
+            return np.bincount(np.ravel_multi_index(index, shape), minlength=int(np.prod(shape))).reshape(shape)
+
+        quote_hist = histogram(h_index[quotes], passed[quotes], self.quoted[quotes])
+        none_hist = histogram(h_index.ravel(), passed.ravel(), unquoted.ravel())
+        # quote at answer index i when i < passed: sum over passed in (i, n_a]; no quote when passed <= i.
+        return np.cumsum(quote_hist[:, ::-1], axis=1)[:, ::-1][:, 1:, :] + np.cumsum(none_hist, axis=1)[:, :n_a, :]
 
 
 def fill(curves: Sequence[Curve], has_answer: np.ndarray, answer: np.ndarray) -> np.ndarray:
-    """Outcome counts, shape (len(has_answer), len(answer), len(OUTCOMES)), in `OUTCOMES` order.
-
-    `answer` must be ascending. A question quotes at (h, a) when its top's probability p for the set
-    h selects satisfies p >= a, i.e. for the first `searchsorted(answer, p, 'right')` values of a.
-    """
-    n_h, n_a, n_k = len(has_answer), len(answer), len(OUTCOMES)
-    counts = np.zeros((n_h, n_a, n_k), dtype=np.int64)
-    if not curves:
-        return counts
-    rows = [curve.rows(has_answer) for curve in curves]
-    probability = np.stack([r[0] for r in rows])  # (Q, H)
-    quoted = np.stack([r[1] for r in rows])
-    unquoted = np.repeat(np.array([r[2] for r in rows])[:, None], n_h, axis=1)
-    passed = np.searchsorted(answer, probability, side="right")  # (Q, H): how many a-values p passes
-    h_index = np.broadcast_to(np.arange(n_h), passed.shape)
-    shape = (n_h, n_a + 1, n_k)
-    flat = np.ravel_multi_index
-
-    quote_hist = np.bincount(flat((h_index[passed > 0], passed[passed > 0], quoted[passed > 0]), shape).ravel(),
-                             minlength=np.prod(shape)).reshape(shape)
-    none_hist = np.bincount(flat((h_index.ravel(), passed.ravel(), unquoted.ravel()), shape),
-                            minlength=np.prod(shape)).reshape(shape)
-    # quote at answer index i when i < passed: sum over passed in (i, n_a]; no quote when passed <= i.
-    counts += np.cumsum(quote_hist[:, ::-1], axis=1)[:, ::-1][:, 1:, :]
-    counts += np.cumsum(none_hist, axis=1)[:, :n_a, :]
-    return counts
+    """Outcome counts over the grid, shape (H, A, len(OUTCOMES)): `Table.of(...).counts(answer)`."""
+    return Table.of(curves, has_answer).counts(answer)
 
 
 def at_point(items: Sequence[tuple[Question, Trace]], h: float, a: float) -> list[tuple[Decision, Outcome]]:

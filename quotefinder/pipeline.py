@@ -14,13 +14,15 @@ distinct qualified set that the `Coverage` asks for. Which candidate is quoted a
 from __future__ import annotations
 
 import asyncio
+import bisect
 from collections.abc import Awaitable, Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from . import contract, sentences
 from .contract import ApiRequest
-from .decision import Candidate, Cutoffs, qualified, set_key
+from .decision import Candidate, Cutoffs, Scored, best, qualified, set_key
 
 
 @dataclass(frozen=True)
@@ -28,31 +30,42 @@ class Coverage:
     """The HAS_ANSWER_CUTOFF values whose qualified sets need compare responses.
 
     `span` is an inclusive range (lo, hi) or None; `points` are single values (the default cutoff,
-    or a sweep's grid). Over a range, the qualified sets are nested and change only at distinct
-    has_answer values, so probing at `hi` and at every has_answer value inside the range finds
-    every set any value in the range selects.
+    or a sweep's grid). Qualified sets change only at distinct has_answer values, so a question needs
+    at most one compare response per distinct value, and only for the values some covered cutoff
+    selects (`thresholds`).
     """
 
     span: tuple[float, float] | None = (0.0, 1.0)
     points: tuple[float, ...] = ()
 
-    def probes(self, has_answers: Iterable[float]) -> list[float]:
-        """One HAS_ANSWER_CUTOFF value per qualified set this coverage can select (some repeated)."""
-        probes = set(self.points)
-        if self.span is not None:
-            lo, hi = self.span
-            probes.update((lo, hi))
-            probes.update(v for v in has_answers if lo <= v <= hi)
-        return sorted(probes)
+    @cached_property
+    def _sorted_points(self) -> list[float]:
+        return sorted(self.points)
+
+    def selects(self, lower: float, upper: float) -> bool:
+        """Whether some HAS_ANSWER_CUTOFF this coverage holds lies in (lower, upper]."""
+        if self.span is not None and self.span[0] <= upper and self.span[1] > lower:
+            return True
+        after = bisect.bisect_right(self._sorted_points, lower)
+        return after < len(self._sorted_points) and self._sorted_points[after] <= upper
+
+    def thresholds(self, has_answers: Iterable[float]) -> list[float]:
+        """The has_answer values whose qualified sets this coverage selects.
+
+        Every cutoff c in (v_prev, v], between two consecutive distinct has_answer values, selects
+        the same set as v itself: the candidates with has_answer >= v. So v is needed when a covered
+        cutoff lies in that interval.
+        """
+        needed, lower = [], float("-inf")
+        for value in sorted(set(has_answers)):
+            if self.selects(lower, value):
+                needed.append(value)
+            lower = value
+        return needed
 
     def sets(self, candidates: Sequence[Candidate]) -> list[tuple[Candidate, ...]]:
         """The distinct non-empty qualified sets, largest first."""
-        found: dict[tuple[int, ...], tuple[Candidate, ...]] = {}
-        for cutoff in self.probes(c.has_answer for c in candidates):
-            chosen = qualified(candidates, cutoff)
-            if chosen:
-                found.setdefault(set_key(chosen), chosen)
-        return sorted(found.values(), key=len, reverse=True)
+        return [qualified(candidates, value) for value in self.thresholds(c.has_answer for c in candidates)]
 
 
 @dataclass
@@ -76,6 +89,21 @@ class Trace:
     @property
     def result_count(self) -> int:
         return len(self.sentence_counts)
+
+    @cached_property
+    def tops(self) -> list[tuple[float, Scored | None]]:
+        """For each distinct has_answer value v, ascending: the top candidate of the set qualified at
+        v (`decision.best`), with its compare probability; None where that set was not replayed.
+
+        Every HAS_ANSWER_CUTOFF selects one of these sets (or none), so this is the question's whole
+        decision over both cutoffs. Cached, and computed where the trace is replayed.
+        """
+        found = []
+        for value in sorted({c.has_answer for c in self.candidates}):
+            chosen = qualified(self.candidates, value)
+            answers = self.compares.get(set_key(chosen))
+            found.append((value, best(chosen, answers) if answers is not None else None))
+        return found
 
 
 def _unique(requests: Iterable[ApiRequest]) -> list[ApiRequest]:
@@ -107,12 +135,12 @@ def steps(question: str, coverage: Coverage, cutoffs: Cutoffs | None = None, rep
     unique = _unique(rank_requests.values())
     if not unique:
         return trace
-    responses = dict(zip((r.key for r in unique), (yield unique), strict=True))
+    answered = yield unique
+    ranks = {request.key: contract.read_rank(request, data) for request, data in zip(unique, answered, strict=True)}
     trace.requests += len(unique)
-    for request in unique:
-        trace.input_tokens += contract.read_rank(request, responses[request.key]).input_tokens
+    trace.input_tokens += sum(rank.input_tokens for rank in ranks.values())
     for n, request in rank_requests.items():
-        rank = contract.read_rank(request, responses[request.key])
+        rank = ranks[request.key]
         result = results[n - 1]
         trace.candidates.append(Candidate(
             result=n, title=result.title, url=result.url, date=result.date, sentence_id=rank.sentence_id,

@@ -15,7 +15,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
@@ -23,6 +23,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .errors import QuestionFileError
+from .textsafe import is_unicode
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_QUESTION_CHARS = 2000
@@ -54,6 +55,12 @@ class Question:
     expect: str
     accept: tuple[str, ...] = ()
     line: int = 0
+    patterns: tuple[re.Pattern[str], ...] = field(default=(), init=False, compare=False, repr=False)
+    _verdicts: dict[str, Outcome] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        """Compile the accept patterns once (case-insensitive); `re.error` for an invalid one."""
+        object.__setattr__(self, "patterns", tuple(re.compile(p, re.IGNORECASE) for p in self.accept))
 
     def judge(self, quote: str | None) -> Outcome:
         """The outcome of quoting `quote` (None: the no-answer line) for this question."""
@@ -63,8 +70,12 @@ class Question:
             return Outcome.WRONG
         if not self.accept:
             return Outcome.UNJUDGED
-        matched = any(re.search(pattern, quote, re.IGNORECASE) for pattern in self.accept)
-        return Outcome.CORRECT if matched else Outcome.WRONG
+        verdict = self._verdicts.get(quote)
+        if verdict is None:  # a sweep judges the same few sentences many times; the regexes run once each
+            matched = any(pattern.search(quote) for pattern in self.patterns)
+            verdict = self._verdicts[quote] = Outcome.CORRECT if matched else Outcome.WRONG
+        return verdict
+
 
     def as_record(self) -> dict[str, object]:
         return {"id": self.id, "question": self.question, "expect": self.expect, "accept": list(self.accept)}
@@ -130,6 +141,8 @@ class _Reader:
         text = self.text(fields["question"][1], f"question {number}'s `question`").strip()
         if not text:
             raise self.fail(fields["question"][1], f"question {number}'s `question` is empty")
+        if not is_unicode(text):
+            raise self.fail(fields["question"][1], f"question {number} holds an escape that is not valid Unicode")
         if len(text) > MAX_QUESTION_CHARS:
             raise self.fail(fields["question"][1], f"question {number} is {len(text):,} characters long; a search "
                             f"query of more than {MAX_QUESTION_CHARS:,} is surely a pasting accident")
@@ -145,20 +158,25 @@ class _Reader:
         accept = self.patterns(fields["accept"][1], label) if "accept" in fields else ()
         if accept and expect == "no-answer":
             raise self.fail(fields["accept"][1], f"{label} expects no answer, so `accept` patterns can never apply")
-        return Question(qid, text, expect, accept, node.start_mark.line + 1)
+        try:
+            return Question(qid, text, expect, accept, node.start_mark.line + 1)
+        except re.error as error:
+            bad = next(item for item, p in zip(fields["accept"][1].value, accept, strict=True) if not _compiles(p))
+            raise self.fail(bad, f"{label} has an invalid regex {error.pattern!r}: {error}") from None
 
     def patterns(self, node: Node, label: str) -> tuple[str, ...]:
+        """The `accept` list as text; `Question` compiles it, and `question` reports a bad regex."""
         if not isinstance(node, SequenceNode):
             raise self.fail(node, f"{label}'s `accept` must be a list of regexes, e.g. accept: ['\\b206\\b']")
-        patterns = []
-        for item in node.value:
-            pattern = self.text(item, f"an `accept` pattern of {label}")
-            try:
-                re.compile(pattern, re.IGNORECASE)
-            except re.error as error:
-                raise self.fail(item, f"{label} has an invalid regex {pattern!r}: {error}") from None
-            patterns.append(pattern)
-        return tuple(patterns)
+        return tuple(self.text(item, f"an `accept` pattern of {label}") for item in node.value)
+
+
+def _compiles(pattern: str) -> bool:
+    try:
+        re.compile(pattern, re.IGNORECASE)
+    except re.error:
+        return False
+    return True
 
 
 def _decode(path: Path) -> tuple[bytes, str]:

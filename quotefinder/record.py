@@ -17,7 +17,7 @@ from . import contract, pipeline
 from .cache import ResponseCache
 from .client import ApiClient
 from .contract import ApiRequest
-from .decision import Cutoffs
+from .decision import Cutoffs, Decision, decide
 from .errors import (
     ApiError,
     AuthError,
@@ -34,13 +34,24 @@ from .questions import Question
 FATAL = (AuthError, EvidenceMixError, InsecureEndpoint, StorageError)
 
 
+@dataclass(frozen=True)
+class Summary:
+    """What a recording keeps of a finished question: its decision at the run's default cutoffs and
+    its counts. The trace itself is dropped, so memory does not grow with the responses recorded."""
+
+    decision: Decision
+    result_count: int
+    requests: int
+    input_tokens: int
+
+
 @dataclass
 class QuestionRun:
-    """One question (one repeat) of a recording: its trace, or why it has none."""
+    """One question (one repeat) of a recording: its summary, or why it has none."""
 
     question: Question
     repeat: int = 0
-    trace: Trace | None = None
+    summary: Summary | None = None
     error: str | None = None  # an execution error: the run is incomplete until a rerun fixes it
     missing: str | None = None  # replaying from the cache alone: the first response it lacks
 
@@ -78,6 +89,10 @@ class Recorder:
     def _flow(self, item: QuestionRun) -> pipeline.Steps:
         return pipeline.steps(item.question.question, self.coverage, self.cutoffs, item.repeat)
 
+    def _summarise(self, trace: Trace) -> Summary:
+        decision = decide(trace.candidates, trace.compares, self.cutoffs.has_answer, self.cutoffs.answer)
+        return Summary(decision, trace.result_count, trace.requests, trace.input_tokens)
+
     def _note_evidence(self, evidence: str) -> None:
         if self.evidence is None:
             self.evidence = evidence
@@ -90,7 +105,7 @@ class Recorder:
     # ---- pass 1: the cache alone ----------------------------------------------------------------
 
     def replay(self, item: QuestionRun) -> QuestionRun:
-        """Fill `item` from the cache alone: a trace, or what is missing, or why it cannot be used."""
+        """Fill `item` from the cache alone: a summary, or what is missing, or why it cannot be used."""
 
         def lookup(request: ApiRequest) -> Any:
             entry = self.cache.get(request)
@@ -101,7 +116,7 @@ class Recorder:
             return entry["response"]
 
         try:
-            item.trace = pipeline.replay(self._flow(item), lookup)
+            item.summary = self._summarise(pipeline.replay(self._flow(item), lookup))
         except MissingResponse as missing:
             item.missing = str(missing)
         except CorruptEntry as error:
@@ -147,26 +162,27 @@ class Recorder:
         A question whose requests fail gets `error` and the others go on; a refused key or mixed
         evidence stops everything. Finished items keep their results even if this is cancelled.
         """
-        gate = asyncio.Semaphore(concurrency)
+        pending = iter(items)  # shared by the workers: each takes the next question when it is free
 
-        async def one(item: QuestionRun) -> QuestionRun:
-            async with gate:
+        async def worker() -> None:
+            for item in pending:
                 item.missing = None
                 try:
-                    item.trace = await pipeline.record(self._flow(item), lambda r: self._fetch(client, r))
+                    trace = await pipeline.record(self._flow(item), lambda r: self._fetch(client, r))
+                    item.summary = self._summarise(trace)
                     item.error = None
                 except FATAL:
                     raise
                 except (ApiError, ContractError) as error:
                     self.tally.failed += 1
                     item.error = str(error)
-                return item
+                on_done(item)
 
-        tasks = [asyncio.create_task(one(item)) for item in items]
+        # A fixed set of workers, not a task per question: memory stays flat however many questions.
+        workers = [asyncio.create_task(worker()) for _ in range(concurrency)]
         try:
-            for finished in asyncio.as_completed(tasks):
-                on_done(await finished)
+            await asyncio.gather(*workers)
         finally:
-            for task in tasks:
+            for task in workers:
                 task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await asyncio.gather(*workers, return_exceptions=True)

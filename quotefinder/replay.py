@@ -9,7 +9,13 @@ never an approximation.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import multiprocessing
+import os
+import re
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +30,7 @@ from .questions import Question, QuestionSet, load_questions
 from .rundir import RUN_FILE, read_run
 
 SHOW = 10
+PARALLEL_FROM = 500  # questions; below this, starting processes costs more than it saves
 
 
 @dataclass
@@ -50,29 +57,98 @@ def open_run(run_dir: Path) -> dict[str, Any]:
 
 
 def judging_questions(run_dir: Path, record: dict[str, Any], path: Path | None) -> QuestionSet:
-    """The question file to judge with: `path`, or the one the run recorded (relative to the run)."""
+    """The question file to judge with: `path`, or the one the run recorded (relative to the run).
+
+    When the file's bytes are the ones the run recorded (same SHA-256), its questions are the ones
+    run.json already holds, parsed and checked when they were recorded; a 10,000-question YAML file
+    then costs a hash instead of a parse. Any edit makes it parse the file again.
+    """
     if path is None:
         recorded = record.get("questions_file", {}).get("path")
         if not recorded:
             raise RunDirError(f"{run_dir}/{RUN_FILE} names no question file; pass --questions FILE")
-        path = Path(run_dir) / recorded
+        path = Path(os.path.normpath(Path(run_dir) / recorded))
         if not path.exists():
             raise InputError(f"{path}: the question file this run was recorded from is gone; pass --questions FILE")
+    try:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        digest = None  # load_questions says what is wrong with it
+    if digest is not None and digest == record.get("questions_file", {}).get("sha256"):
+        with contextlib.suppress(KeyError, TypeError, ValueError, re.error):
+            return QuestionSet(path, digest, tuple(
+                Question(q["id"], q["question"], q["expect"], tuple(q["accept"])) for q in record["questions"]))
     return load_questions(path)
 
 
-def _lookup(cache: ResponseCache):
+def replay_texts(run_dir: Path, texts: Sequence[str], points: Sequence[float], min_sentences: int) -> list[Trace | str]:
+    """Each question's trace from the cache alone, or why it cannot be replayed."""
+    cache = ResponseCache(run_dir)
+
     def lookup(request: ApiRequest) -> Any:
         entry = cache.get(request)
         if entry is None:
             raise MissingResponse(request.label or request.path)
         return entry["response"]
 
-    return lookup
+    coverage, cutoffs = Coverage(span=None, points=tuple(points)), Cutoffs(min_sentences=min_sentences)
+    traces: list[Trace | str] = []
+    for text in texts:
+        try:
+            traces.append(pipeline.replay(pipeline.steps(text, coverage, cutoffs), lookup))
+        except MissingResponse as missing:
+            traces.append(f"the run does not hold {missing}")
+        except (CorruptEntry, ContractError) as error:
+            traces.append(str(error))
+    return traces
+
+
+def _replay_chunk(job: tuple[Path, Sequence[str], Sequence[float], int]) -> list[Trace | str]:
+    return replay_texts(*job)
+
+
+class Background:
+    """Replays a run's recorded questions in worker processes while the caller does other work.
+
+    Loading is reading and parsing files, which one Python process does on one core; with `jobs`
+    processes it starts at once, and `traces(texts)` collects it. With one job, or a run too small
+    to be worth starting processes for, nothing happens until `traces`, which then replays just the
+    texts asked for, in this process.
+    """
+
+    def __init__(self, run_dir: Path, recorded: Sequence[str], points: Sequence[float], min_sentences: int,
+                 jobs: int) -> None:
+        self.job = (run_dir, points, min_sentences)
+        self.pool: ProcessPoolExecutor | None = None
+        self.pending = None
+        if jobs > 1 and len(recorded) >= PARALLEL_FROM:
+            method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+            self.pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method))
+            size = -(-len(recorded) // (jobs * 16))  # many small chunks: no worker idles at the end
+            self.recorded = [recorded[i : i + size] for i in range(0, len(recorded), size)]
+            self.pending = self.pool.map(_replay_chunk, [(run_dir, chunk, points, min_sentences)
+                                                         for chunk in self.recorded])
+
+    def traces(self, texts: Sequence[str]) -> list[Trace | str]:
+        """Each text's trace, or why it cannot be replayed, in the order given."""
+        run_dir, points, min_sentences = self.job
+        if self.pending is None:
+            return replay_texts(run_dir, texts, points, min_sentences)
+        done: dict[str, Trace | str] = {}
+        for chunk, traces in zip(self.recorded, self.pending, strict=True):
+            done.update(zip(chunk, traces, strict=True))
+        return [done[text] for text in texts]
+
+    def __enter__(self) -> Background:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
 
 
 def replay_run(run_dir: Path, has_answer_points: Sequence[float], questions_path: Path | None = None,
-               allow_incomplete: bool = False) -> Replayed:
+               allow_incomplete: bool = False, jobs: int = 1) -> Replayed:
     """Replay every judged question from the run's cache for the given HAS_ANSWER_CUTOFF values.
 
     Raises `InputError` naming every question the run cannot replay, unless `allow_incomplete`, in which
@@ -86,27 +162,24 @@ def replay_run(run_dir: Path, has_answer_points: Sequence[float], questions_path
             f"{run_dir}: the run is marked incomplete ({len(record.get('errors', []))} question(s) failed); "
             "finish it with eval.py, or pass --allow-incomplete to sweep the questions that can be replayed"
         )
-    questions = judging_questions(run_dir, record, questions_path)
-    recorded = {q["question"] for q in record.get("questions", [])}
-    strangers = [q for q in questions.questions if q.question not in recorded]
-    if strangers:
-        names = ", ".join(f"{q.id!r} (line {q.line})" for q in strangers[:SHOW])
-        raise InputError(
-            f"{questions.path}: {len(strangers)} question(s) are not in the run {run_dir}: {names}. "
-            f"Record them with `python eval.py {questions.path} --run {run_dir}`"
-        )
-    coverage = Coverage(span=None, points=tuple(has_answer_points))
-    cutoffs = Cutoffs(min_sentences=record.get("config", {}).get("min_sentences", MIN_SENTENCES))
-    lookup = _lookup(ResponseCache(run_dir))
-    replayed = Replayed(run_dir, record, questions, [], unjudged_in_run=len(recorded - set(questions.by_text())))
+    recorded = [q["question"] for q in record.get("questions", [])]
+    min_sentences = record.get("config", {}).get("min_sentences", MIN_SENTENCES)
+    with Background(run_dir, recorded, has_answer_points, min_sentences, jobs) as background:
+        questions = judging_questions(run_dir, record, questions_path)  # while the workers replay
+        known = set(recorded)
+        strangers = [q for q in questions.questions if q.question not in known]
+        if strangers:
+            names = ", ".join(f"{q.id!r} (line {q.line})" for q in strangers[:SHOW])
+            raise InputError(
+                f"{questions.path}: {len(strangers)} question(s) are not in the run {run_dir}: {names}. "
+                f"Record them with `python eval.py {questions.path} --run {run_dir}`"
+            )
+        traces = background.traces([q.question for q in questions.questions])
+    replayed = Replayed(run_dir, record, questions, [], unjudged_in_run=len(known - set(questions.by_text())))
     problems: list[tuple[Question, str]] = []
-    for question in questions.questions:
-        try:
-            trace = pipeline.replay(pipeline.steps(question.question, coverage, cutoffs), lookup)
-        except MissingResponse as missing:
-            problems.append((question, f"the run does not hold {missing}"))
-        except (CorruptEntry, ContractError) as error:
-            problems.append((question, str(error)))
+    for question, trace in zip(questions.questions, traces, strict=True):
+        if isinstance(trace, str):
+            problems.append((question, trace))
         else:
             replayed.items.append((question, trace))
     if problems and not allow_incomplete:

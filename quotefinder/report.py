@@ -17,7 +17,7 @@ import pandas as pd
 
 from .cache import write_atomic
 from .decision import ANSWER_CUTOFF, HAS_ANSWER_CUTOFF, Decision
-from .grid import CODE, Axis, Choice, Curve, at_point, fill, recommend, score
+from .grid import CODE, Axis, Choice, Curve, Table, at_point, recommend, score
 from .questions import OUTCOMES, Outcome, Question
 from .replay import Replayed
 from .textsafe import csv_text, markdown_code
@@ -58,6 +58,7 @@ class Sweep:
     a_axis: Axis
     counts: np.ndarray  # (H, A, outcome)
     curves: list[Curve]
+    table: Table
     wrong_cost: float
     choice: Choice
     default: Point
@@ -74,14 +75,15 @@ class Sweep:
 def sweep(replayed: Replayed, h_axis: Axis, a_axis: Axis, wrong_cost: float) -> Sweep:
     """Fill the grid, choose the recommended cell, and judge the default and recommended points."""
     curves = [Curve.of(question, trace) for question, trace in replayed.items]
-    counts = fill(curves, h_axis.values, a_axis.values)
+    table = Table.of(curves, h_axis.values)
+    counts = table.counts(a_axis.values)
     config = replayed.record.get("config", {})
     default_h = config.get("has_answer_cutoff", HAS_ANSWER_CUTOFF)
     default_a = config.get("answer_cutoff", ANSWER_CUTOFF)
     choice = recommend(counts, h_axis.values, a_axis.values, wrong_cost, (default_h, default_a))
     best_h, best_a = h_axis.values[choice.h_index], a_axis.values[choice.a_index]
     return Sweep(
-        replayed, h_axis, a_axis, counts, curves, wrong_cost, choice,
+        replayed, h_axis, a_axis, counts, curves, table, wrong_cost, choice,
         Point("default", default_h, default_a, at_point(replayed.items, default_h, default_a)),
         Point("recommended", float(best_h), float(best_a), at_point(replayed.items, best_h, best_a)),
     )
@@ -111,35 +113,34 @@ def grid_frame(result: Sweep) -> pd.DataFrame:
     return frame
 
 
-def _spans(values: Sequence[str], outcomes: Sequence[Outcome]) -> str:
-    """'correct 0-0.95; missed 1': the outcome over consecutive cutoff values."""
+def _spans(values: Sequence[str], codes: np.ndarray) -> str:
+    """'correct 0-0.95; missed 1': the outcome (by code) over runs of consecutive cutoff values."""
+    ends = [*np.flatnonzero(codes[1:] != codes[:-1]), len(codes) - 1]
     parts, start = [], 0
-    for i in range(1, len(outcomes) + 1):
-        if i == len(outcomes) or outcomes[i] is not outcomes[start]:
-            span = values[start] if i - 1 == start else f"{values[start]}-{values[i - 1]}"
-            parts.append(f"{label(outcomes[start])} {span}")
-            start = i
+    for end in ends:
+        span = values[start] if end == start else f"{values[start]}-{values[end]}"
+        parts.append(f"{label(OUTCOMES[codes[start]])} {span}")
+        start = end + 1
     return "; ".join(parts)
 
 
 def _along_answer(curve: Curve, h: float) -> str:
     """Where the outcome changes along ANSWER_CUTOFF at one HAS_ANSWER_CUTOFF: the top's probability."""
-    index = int(curve.set_index(np.array([h]))[0])
-    none = label(curve.question.judge(None))
+    index = curve.set_index(h)
+    none = label(OUTCOMES[curve.unquoted])
     if index == len(curve.tops):
         return f"{none} at any ANSWER_CUTOFF (no candidate qualifies)"
-    top = curve.tops[index]
-    quoted = label(curve.question.judge(top.candidate.sentence))
-    return f"{quoted} up to {top.answers!r}; {none} above"
+    return f"{label(OUTCOMES[curve.codes[index]])} up to {curve.tops[index].answers!r}; {none} above"
 
 
 def questions_frame(result: Sweep) -> pd.DataFrame:
     """Per question: outcomes at the default and recommended points, the quote, where outcomes change."""
     rec = result.recommended
     h_text = [result.h_axis.text(i) for i in range(len(result.h_axis.decimals))]
+    along_h = result.table.outcomes(rec.a)
     rows = []
-    for (question, _), curve, (d_decision, d_outcome), (r_decision, r_outcome) in zip(
-            result.items, result.curves, result.default.judged, rec.judged, strict=True):
+    for (question, _), curve, codes, (d_decision, d_outcome), (r_decision, r_outcome) in zip(
+            result.items, result.curves, along_h, result.default.judged, rec.judged, strict=True):
         shown = r_decision.quote or r_decision.closest
         c = shown.candidate if shown else None
         rows.append({
@@ -156,7 +157,7 @@ def questions_frame(result: Sweep) -> pd.DataFrame:
             "source_url": csv_text(c.url if c else ""),
             "source_date": csv_text(c.date if c and c.date else ""),
             "along_answer_cutoff": _along_answer(curve, rec.h),
-            "along_has_answer_cutoff": _spans(h_text, curve.along_has_answer(result.h_axis.values, rec.a)),
+            "along_has_answer_cutoff": _spans(h_text, codes),
             "evidence": result.replayed.record.get("evidence") or "unknown",
         })
     return pd.DataFrame(rows)

@@ -28,25 +28,15 @@ _LEADING_MARKERS = re.compile(r"\s*(?:[#*>-]+\s+)*")
 _SENTENCE_END = re.compile(r"([.!?](?:\^\[[^\]]+\]\^)*)\s+(?=[A-Z0-9\"“(])")
 
 
-def _pieces(line: str) -> list[str]:
-    """The line cut at every sentence end, each piece keeping its punctuation and footnotes."""
-    pieces = []
-    start = 0
-    for end in _SENTENCE_END.finditer(line):
-        pieces.append(line[start : end.end(1)])
-        start = end.end()
-    pieces.append(line[start:])
-    return pieces
-
-
 def split(snippet: str) -> list[str]:
     """Return the snippet's sentences in page order, trimmed only at their edges."""
     kept: list[str] = []
     seen: set[str] = set()
     for line in snippet.replace("...", "\n").split("\n"):
-        line = line[_LEADING_MARKERS.match(line).end() :]
-        for piece in _pieces(line):
-            sentence = piece.strip()
+        parts = _SENTENCE_END.split(line[_LEADING_MARKERS.match(line).end() :])  # text, ending, ..., text
+        parts.append("")  # the last piece has no ending
+        for text, ending in zip(parts[::2], parts[1::2], strict=True):
+            sentence = (text + ending).strip()
             if MIN_CHARS <= len(sentence) <= MAX_CHARS and sentence not in seen:
                 seen.add(sentence)
                 kept.append(sentence)

@@ -251,7 +251,7 @@ class FakeApi:
         page = self._page(state.get("question"), state.get("source", {}).get("url"))
         keys = list(options)
         if page is None:
-            seed = canonical_json(state)
+            seed = canonical_json(state).decode()
             choice = keys[int(_unit(seed, "choice") * len(keys))]
             probability, confidence, has_answer = 0.5, 0.5, _unit(seed, "has_answer")
         else:
@@ -271,7 +271,7 @@ class FakeApi:
         question = state.get("question")
         candidates = state.get("candidates", {})
         pages = self.scenario.questions.get(question, [])
-        seed = canonical_json(body)
+        seed = canonical_json(body).decode()
         jitter = self.scenario.jitters.get(question, self.scenario.jitter)
         answers = {}
         for n, name in enumerate(names, start=1):
@@ -289,7 +289,7 @@ class FakeApi:
             answers = self.rank(state, questions["best"]["criteria"])
         else:
             answers = self.compare(state, list(questions), body)
-        tokens = len(canonical_json(body)) // 4
+        tokens = len(canonical_json(body).decode()) // 4
         return {"id": self.next_id(), "model": contract.MODEL, "answers": answers, "usage": {"input_tokens": tokens}}
 
 

@@ -6,17 +6,16 @@ plots, and a summary with a recommended pair of cutoffs. Never opens a network c
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from . import plots
 from .decision import HAS_ANSWER_CUTOFF
 from .errors import InputError, QuoteFinderError
 from .grid import Axis, at_point, parse_axis
-from .questions import Outcome
+from .questions import OUTCOMES, Outcome
 from .replay import open_run, replay_run
 from .report import Sweep, csv_bytes, grid_frame, label, questions_frame, summary_markdown, sweep, write_files
 from .textsafe import terminal
@@ -54,6 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "than a missed one)")
     parser.add_argument("--allow-incomplete", action="store_true",
                         help="sweep an incomplete run, leaving out (and listing) the questions it cannot replay")
+    parser.add_argument("--jobs", type=int, default=min(os.cpu_count() or 1, 8), metavar="N",
+                        help="processes that load the run (default: one per CPU, at most 8; 1 for a serial, "
+                        "debuggable replay)")
     parser.add_argument("--at", metavar="H,A", help="check this pair of cutoffs against the bounds below")
     parser.add_argument("--max-wrong", type=int, metavar="N", help="with --at: exit 1 if more than N wrong quotes")
     parser.add_argument("--min-correct", type=int, metavar="N", help="with --at: exit 1 if fewer than N correct")
@@ -87,6 +89,7 @@ def gate(result: Sweep, at: tuple[float, float], max_wrong: int | None, min_corr
 
 def plot_all(result: Sweep, grid, out_dir: Path) -> list[tuple[str, str]]:
     """Write the PNGs; return (title, file name) for the summary."""
+    from . import plots  # matplotlib takes a quarter of a second to import: only when plotting
     synthetic = " (synthetic)" if result.replayed.synthetic else ""
     rec, default = result.recommended, result.default
     marks = {"default": (default.h, default.a), "recommended": (rec.h, rec.a)}
@@ -116,13 +119,13 @@ def flip_frame(result: Sweep) -> pd.DataFrame:
     """Per question, at the recommended HAS_ANSWER_CUTOFF: where along ANSWER_CUTOFF its outcome flips."""
     rows = []
     for curve in result.curves:
-        index = int(curve.set_index(np.array([result.recommended.h]))[0])
+        index = curve.set_index(result.recommended.h)
         top = curve.tops[index] if index < len(curve.tops) else None
         rows.append({
             "id": curve.question.id,
             "flip": top.answers if top else float("nan"),
-            "quoted": curve.question.judge(top.candidate.sentence).value if top else "",
-            "unquoted": curve.question.judge(None).value,
+            "quoted": OUTCOMES[curve.codes[index]].value if top else "",
+            "unquoted": OUTCOMES[curve.unquoted].value,
         })
     return pd.DataFrame(rows, columns=["id", "flip", "quoted", "unquoted"])
 
@@ -139,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
     points = {*h_axis.values.tolist(), config.get("has_answer_cutoff", HAS_ANSWER_CUTOFF)}
     if at is not None:
         points.add(at[0])
-    replayed = replay_run(args.run, sorted(points), args.questions, args.allow_incomplete)
+    replayed = replay_run(args.run, sorted(points), args.questions, args.allow_incomplete, max(1, args.jobs))
     result = sweep(replayed, h_axis, a_axis, args.wrong_cost)
     holds, gate_line = gate(result, at, args.max_wrong, args.min_correct) if at else (True, "")
 
@@ -183,3 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as error:
         print(f"sweep.py: cannot write the report ({error.strerror or error}: {error.filename})", file=sys.stderr)
         return EXIT_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())

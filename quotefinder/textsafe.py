@@ -50,3 +50,14 @@ def csv_text(text: str | None) -> str:
     if text is None:
         return ""
     return f"'{text}" if text.startswith(_FORMULA_START) else text
+
+
+def is_unicode(text: str) -> bool:
+    """Whether `text` is valid Unicode (no lone surrogate, which JSON escapes can smuggle in)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

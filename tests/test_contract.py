@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from quotefinder import contract
 from quotefinder.contract import ApiRequest, Result
@@ -137,3 +140,25 @@ def test_read_search_keeps_four_fields_and_allows_missing_or_null_dates() -> Non
 def test_read_search_rejects_broken_results(item: dict, message: str) -> None:
     with pytest.raises(ContractError, match=message.replace("`", ".")):
         contract.read_search({"results": [item]})
+
+
+BODY_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(BODY_VALUES)
+def test_canonical_json_is_the_standard_librarys_sorted_compact_utf8(value: object) -> None:
+    try:
+        expected = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    except UnicodeEncodeError:  # a lone surrogate: not valid text, refused before it can become a request
+        return
+    assert contract.canonical_json(value) == expected
+
+
+def test_text_that_is_not_valid_unicode_breaks_the_contract() -> None:
+    with pytest.raises(ContractError, match="lone surrogate"):
+        contract.read_search({"results": [{"title": "A", "url": "https://a.example", "snippet": "bad \udc00 text"}]})

@@ -99,17 +99,17 @@ def test_compare_responses_differ_between_sets_and_each_set_keeps_its_own(tmp_pa
 PROBABILITY = st.floats(0, 1) | st.sampled_from([0.0, 0.3, 0.5, 1.0])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(st.lists(PROBABILITY, max_size=6), PROBABILITY, PROBABILITY, st.lists(PROBABILITY, max_size=3))
-def test_coverage_finds_the_set_of_every_cutoff_in_its_range(has_answers: list[float], a: float, b: float,
-                                                              points: list[float]) -> None:
+def test_coverage_finds_exactly_the_sets_its_cutoffs_select(has_answers: list[float], a: float, b: float,
+                                                             points: list[float]) -> None:
     lo, hi = min(a, b), max(a, b)
     candidates = [Candidate(n, "", "", None, 1, f"s{n}", 0.5, 0.5, h) for n, h in enumerate(has_answers, 1)]
-    found = {set_key(chosen) for chosen in Coverage((lo, hi), tuple(points)).sets(candidates)}
+    found = [set_key(chosen) for chosen in Coverage((lo, hi), tuple(points)).sets(candidates)]
+    # The slow reference: sets change only at has_answer values, so probing the range's ends, the
+    # points and every has_answer value inside the range meets every set the coverage can select.
     probes = [lo, hi, *points, *(v for v in has_answers if lo <= v <= hi)]
-    probes += [lo + (hi - lo) * k / 50 for k in range(51)]
-    for cutoff in probes:
-        if lo <= cutoff <= hi or cutoff in points:
-            chosen = set_key(qualified(candidates, cutoff))
-            assert not chosen or chosen in found
-    assert len(found) <= len(set(has_answers))
+    expected = {set_key(qualified(candidates, cutoff)) for cutoff in probes} - {()}
+    assert len(found) == len(set(found)) and set(found) == expected
+    for cutoff in [min(hi, lo + (hi - lo) * k / 50) for k in range(51)]:
+        assert set_key(qualified(candidates, cutoff)) in expected | {()}

@@ -226,8 +226,8 @@ def test_plots_draw_odd_text_literally(tmp_path: Path, standin_for) -> None:
     text = "The price was $5 and then $7_{2} in the sale, said the page."
     scenario = {"What did it cost?": [page("Price $ list", "https://p.example", text, has_answer=0.9, answers=0.9)]}
     server = standin_for(write_scenario(tmp_path / "s.json", scenario))
-    questions = write_questions(tmp_path / "q.yaml", "questions:\n  - {id: 'odd-$\\frac$-id', question: What did it cost?, "
-                                                      "expect: answer, accept: ['\\$5']}\n")
+    entry = "{id: 'odd-$\\frac$-id', question: What did it cost?, expect: answer, accept: ['\\$5']}"
+    questions = write_questions(tmp_path / "q.yaml", f"questions:\n  - {entry}\n")
     assert record(tmp_path / "run", questions, server) == 0
     assert main([str(tmp_path / "run"), "--out", str(tmp_path / "r")]) == 0
     assert (tmp_path / "r" / "flips.png").stat().st_size > 1000
