@@ -37,7 +37,8 @@ MAX_RETRY_AFTER_S = 120.0
 class RetryPolicy:
     """Bounded retries: `retries` more attempts, waiting base * 2**n seconds (capped), with jitter.
 
-    A `Retry-After` header replaces the computed wait (capped at two minutes).
+    A `Retry-After` header sets the least wait (capped at two minutes); up to a quarter more is added
+    at random, so requests refused together do not all come back in the same instant.
     """
 
     retries: int = 4
@@ -46,7 +47,7 @@ class RetryPolicy:
 
     def wait(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
-            return min(retry_after, MAX_RETRY_AFTER_S)
+            return min(retry_after, MAX_RETRY_AFTER_S) * random.uniform(1.0, 1.25)
         return min(self.cap_s, self.base_s * 2**attempt) * random.uniform(0.5, 1.0)
 
 
