@@ -24,8 +24,9 @@ from .client import DEFAULT_BASE_URL, ApiClient, RateLimiter, RetryPolicy, check
 from .decision import Cutoffs
 from .errors import InputError, QuoteFinderError, StorageError
 from .pipeline import Coverage
-from .questions import OUTCOMES, Outcome, QuestionSet, load_questions
+from .questions import OUTCOMES, QuestionSet, load_questions
 from .record import QuestionRun, Recorder
+from .replay import repeats_of
 from .rundir import locked, read_run, remove_temporaries, write_run
 from .textsafe import terminal
 
@@ -86,6 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--has-answer-range", type=parse_range, default=(0.0, 1.0), metavar="LO:HI",
                         help="record the compare request of every qualified set a HAS_ANSWER_CUTOFF in LO..HI "
                         "selects, so sweeps over that range replay exact responses (default 0:1)")
+    parser.add_argument("--repeats", type=positive_int, metavar="N",
+                        help="independent observations of every request (default: as many as the run holds, "
+                        "or 1); raising it sends only the new repeats")
     parser.add_argument("--timeout", type=bounded(float, 0.001, "a number of seconds > 0"), default=30.0,
                         metavar="S", help="seconds per request attempt (default 30)")
     parser.add_argument("--retries", type=bounded(int, 0, "a whole number >= 0"), default=4, metavar="N",
@@ -156,6 +160,9 @@ class Recording:
             "input_tokens": sum(i.summary.input_tokens for i in items if i.summary),
             "errors": errors,
         }
+        repeats = max((item.repeat for item in items), default=0) + 1
+        if repeats > 1:  # absent means 1: runs recorded before repeats existed stay byte-identical
+            record["config"]["repeats"] = repeats
         if self.previous is not None and tally.sent == 0:
             for key in ("started_at", "finished_at", "requests"):
                 record[key] = self.previous.get(key, record[key])
@@ -169,45 +176,70 @@ class Recording:
         return record
 
 
-def show_decisions(items: list[QuestionRun], cutoffs: Cutoffs, evidence: str | None, out=None) -> Counter:
-    """Print each question's decision at the given cutoffs, then the Outcome | Count table."""
+def show_decisions(items: list[QuestionRun], cutoffs: Cutoffs, evidence: str | None, out=None) -> list[Counter]:
+    """Print each question's decision at the recorder's cutoffs (the first repeat's in full, the others'
+    outcomes on one line), then the Outcome | Count table; return each repeat's counts."""
     out = out or sys.stdout
     if evidence == "synthetic":
         print("SYNTHETIC evidence: recorded against the stand-in API, not the real one.\n", file=out)
-    counts: Counter = Counter()
-    for n, item in enumerate(items, start=1):
-        q = item.question
-        print(f"[{n}/{len(items)}] {terminal(q.id)}: {terminal(q.question)}", file=out)
-        if item.summary is None:
-            print(f"  not run: {terminal(item.error or 'missing ' + str(item.missing))}\n", file=out)
-            counts["error"] += 1
-            continue
-        decision = item.summary.decision
-        shown = decision.quote or decision.closest
-        if decision.quote is not None:
-            print(f"  Answer (answers {decision.quote.answers:.3f}):", file=out)
-        else:
-            print(f"  No sentence in the top {item.summary.result_count} results answers this question.", file=out)
-            if shown is not None:
-                basis = "answers" if shown.answers is not None else "has_answer"
-                value = shown.answers if shown.answers is not None else shown.candidate.has_answer
-                print(f"  Closest ({basis} {value:.3f}, below cutoff):", file=out)
-        if shown is not None:
-            c = shown.candidate
-            source = ", ".join(part for part in (c.title, c.url, c.date) if part)
-            print(f'  "{terminal(c.sentence)}"\n  {terminal(source)}', file=out)
-        outcome = q.judge(decision.quote.candidate.sentence if decision.quote else None)
-        counts[outcome] += 1
-        print(f"  -> {outcome.value.replace('_', '-')}\n", file=out)
+    by_question: dict[str, list[QuestionRun]] = {}
+    for item in items:
+        by_question.setdefault(item.question.question, []).append(item)
+    repeats = max(item.repeat for item in items) + 1 if items else 1
+    counts = [Counter() for _ in range(repeats)]
+    for n, group in enumerate(by_question.values(), start=1):
+        group.sort(key=lambda item: item.repeat)
+        q = group[0].question
+        print(f"[{n}/{len(by_question)}] {terminal(q.id)}: {terminal(q.question)}", file=out)
+        outcomes = []
+        for item in group:
+            outcome = _outcome(item)
+            counts[item.repeat][outcome] += 1
+            outcomes.append(outcome)
+        _show_one(group[0], out)
+        if repeats > 1:
+            print(f"  repeats: {', '.join(o.replace('_', '-') for o in outcomes)}", file=out)
+        print(f"  -> {outcomes[0].replace('_', '-')}\n", file=out)
     label = " (synthetic)" if evidence == "synthetic" else ""
-    print(f"At HAS_ANSWER_CUTOFF {cutoffs.has_answer:g}, ANSWER_CUTOFF {cutoffs.answer:g}{label}:\n", file=out)
+    print(f"At HAS_ANSWER_CUTOFF {cutoffs.has_answer:g}, ANSWER_CUTOFF {cutoffs.answer:g}{label}"
+          f"{f', over {repeats} repeats' if repeats > 1 else ''}:\n", file=out)
     print("Outcome    | Count\n-----------|------", file=out)
-    for outcome in OUTCOMES:
-        if outcome is not Outcome.UNJUDGED or counts[outcome]:
-            print(f"{outcome.value.replace('_', '-'):<10} | {counts[outcome]:>5}", file=out)
-    if counts["error"]:
-        print(f"{'not run':<10} | {counts['error']:>5}", file=out)
+    for outcome in [*(o.value for o in OUTCOMES), "not run"]:
+        values = [c[outcome] for c in counts]
+        if outcome in ("unjudged", "not run") and not any(values):
+            continue
+        low, high, mean = min(values), max(values), sum(values) / len(values)
+        shown = f"{low:>5}" if low == high else f"{mean:>5.4g} ({low}-{high})"
+        print(f"{outcome.replace('_', '-'):<10} | {shown}", file=out)
     return counts
+
+
+def _outcome(item: QuestionRun) -> str:
+    if item.summary is None:
+        return "not run"
+    decision = item.summary.decision
+    return item.question.judge(decision.quote.candidate.sentence if decision.quote else None).value
+
+
+def _show_one(item: QuestionRun, out) -> None:
+    """The quote (or the no-answer line and the closest candidate) with its source, or why none."""
+    if item.summary is None:
+        print(f"  not run: {terminal(item.error or 'missing ' + str(item.missing))}", file=out)
+        return
+    decision = item.summary.decision
+    shown = decision.quote or decision.closest
+    if decision.quote is not None:
+        print(f"  Answer (answers {decision.quote.answers:.3f}):", file=out)
+    else:
+        print(f"  No sentence in the top {item.summary.result_count} results answers this question.", file=out)
+        if shown is not None:
+            basis = "answers" if shown.answers is not None else "has_answer"
+            value = shown.answers if shown.answers is not None else shown.candidate.has_answer
+            print(f"  Closest ({basis} {value:.3f}, below cutoff):", file=out)
+    if shown is not None:
+        c = shown.candidate
+        source = ", ".join(part for part in (c.title, c.url, c.date) if part)
+        print(f'  "{terminal(c.sentence)}"\n  {terminal(source)}', file=out)
 
 
 async def _record_interruptibly(recorder: Recorder, pending: list[QuestionRun], client: ApiClient,
@@ -264,7 +296,9 @@ def evaluate(args: argparse.Namespace, env: dict[str, str], transport=None) -> i
     cutoffs = Cutoffs()
     coverage = Coverage(span=args.has_answer_range, points=(cutoffs.has_answer,))
     recorder = Recorder(ResponseCache(run_dir), coverage, cutoffs, previous and previous.get("evidence"))
-    items = [recorder.replay(QuestionRun(q)) for q in questions.questions]
+    repeats = args.repeats or (repeats_of(previous) if previous else 1)
+    # repeat by repeat, so that a repeat's requests reach the API after the first repeat's
+    items = [recorder.replay(QuestionRun(q, r)) for r in range(repeats) for q in questions.questions]
     pending = [item for item in items if item.missing is not None]
     key = env.get("PERPLEXITY_API_KEY", "")
     if pending and (reason := refusal(pending, run_dir, args.offline, key)):

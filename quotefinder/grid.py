@@ -229,14 +229,25 @@ class Choice:
 
 def recommend(counts: np.ndarray, has_answer: np.ndarray, answer: np.ndarray, wrong_cost: float,
               default: tuple[float, float]) -> Choice:
+    """The recommended cell for outcome counts (H, A, outcomes): `recommend_scores` of their scores."""
+    return recommend_scores(score(counts, wrong_cost), has_answer, answer, default)
+
+
+def recommend_scores(scores: np.ndarray, has_answer: np.ndarray, answer: np.ndarray,
+                     default: tuple[float, float]) -> Choice:
     """The best-scoring cell deepest inside its region of equal score; then the one nearest the default
-    point; then the lowest HAS_ANSWER_CUTOFF, then the lowest ANSWER_CUTOFF."""
-    scores = score(counts, wrong_cost)
+    point; then the lowest HAS_ANSWER_CUTOFF, then the lowest ANSWER_CUTOFF.
+
+    Scores are compared to 9 decimals: means over repeats and weighted sums are floats, and two cells
+    with the same true score must not differ by a rounding error.
+    """
+    scores = np.round(scores, 9)
     top = scores.max()
     region = scores == top
     depths = depth(region)
     h_grid, a_grid = np.meshgrid(has_answer, answer, indexing="ij")
     distance = np.hypot(h_grid - default[0], a_grid - default[1])
-    cells = [(-depths[i, j], distance[i, j], i, j) for i, j in zip(*np.nonzero(region), strict=True)]
-    _, _, i, j = min(cells)
+    deepest = depths == depths[region].max()
+    candidates = np.flatnonzero((region & deepest).ravel())
+    i, j = np.unravel_index(candidates[np.argmin(distance.ravel()[candidates])], scores.shape)
     return Choice(int(i), int(j), float(top), float(depths[i, j]), int(region.sum()))

@@ -39,21 +39,30 @@ def _label(outcome: str) -> str:
     return outcome.replace("_", "-")
 
 
-def heatmap(grid: pd.DataFrame, outcome: str, path: Path, marks: Mapping[str, tuple[float, float]], title: str) -> None:
-    """Counts of `outcome` over HAS_ANSWER_CUTOFF (rows) x ANSWER_CUTOFF (columns), with marked points."""
-    table = grid.pivot(index="has_answer_cutoff", columns="answer_cutoff", values=outcome)
+def heatmap(grid: pd.DataFrame, column: str, path: Path, marks: Mapping[str, tuple[float, float]], title: str,
+            legend: str) -> None:
+    """`column` over HAS_ANSWER_CUTOFF (rows) x ANSWER_CUTOFF (columns), with marked points.
+
+    Cividis keeps its order in greyscale; on a small grid every cell also shows its value.
+    """
+    table = grid.pivot(index="has_answer_cutoff", columns="answer_cutoff", values=column)
     h, a = table.index.to_numpy(), table.columns.to_numpy()
+    values = table.to_numpy(dtype=float)
+    whole = bool(np.all(values == np.round(values)))
     with plt.rc_context(RC):
         fig, ax = plt.subplots(figsize=(6.4, 5.2))
-        image = ax.pcolormesh(_edges(a), _edges(h), table.to_numpy(), cmap="cividis", shading="flat")
-        fig.colorbar(image, ax=ax, label=f"{_label(outcome)} questions", ticks=MaxNLocator(integer=True))
+        image = ax.pcolormesh(_edges(a), _edges(h), values, cmap="cividis", shading="flat")
+        fig.colorbar(image, ax=ax, label=legend, ticks=MaxNLocator(integer=whole))
         if table.size <= 500:
-            high = table.to_numpy().max()
+            middle = (values.max() + values.min()) / 2
             for i, hv in enumerate(h):
                 for j, av in enumerate(a):
-                    value = table.iat[i, j]
-                    ax.text(av, hv, str(value), ha="center", va="center", fontsize=6,
-                            color="black" if value > high / 2 else "white")
+                    value = values[i, j]
+                    if not whole and value == 0:
+                        continue  # shares: the few cells that matter stand out from a field of blanks
+                    text = f"{value:.0f}" if whole else f"{value:.2f}".rstrip("0").rstrip(".")
+                    ax.text(av, hv, text, ha="center", va="center", fontsize=6,
+                            color="black" if value > middle else "white")
         for name, (mh, ma) in marks.items():
             marker, face = MARKS.get(name, ("P", "white"))
             ax.plot([ma], [mh], marker=marker, markersize=13, markerfacecolor=face, markeredgecolor="red",

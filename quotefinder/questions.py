@@ -15,6 +15,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -55,25 +56,32 @@ class Question:
     expect: str
     accept: tuple[str, ...] = ()
     line: int = 0
+    verdicts: Mapping[str, Outcome] = field(default_factory=dict, compare=False, repr=False)  # a human's, by quote
     patterns: tuple[re.Pattern[str], ...] = field(default=(), init=False, compare=False, repr=False)
-    _verdicts: dict[str, Outcome] = field(default_factory=dict, compare=False, repr=False)
+    _memo: dict[str, Outcome] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         """Compile the accept patterns once (case-insensitive); `re.error` for an invalid one."""
         object.__setattr__(self, "patterns", tuple(re.compile(p, re.IGNORECASE) for p in self.accept))
 
     def judge(self, quote: str | None) -> Outcome:
-        """The outcome of quoting `quote` (None: the no-answer line) for this question."""
+        """The outcome of quoting `quote` (None: the no-answer line) for this question.
+
+        On an answer question a human verdict on that exact sentence decides; then the accept
+        patterns; with neither, the quote is unjudged. Any quote on a no-answer question is wrong.
+        """
         if quote is None:
             return Outcome.MISSED if self.expect == "answer" else Outcome.NO_ANSWER
         if self.expect == "no-answer":
             return Outcome.WRONG
+        if quote in self.verdicts:
+            return self.verdicts[quote]
         if not self.accept:
             return Outcome.UNJUDGED
-        verdict = self._verdicts.get(quote)
+        verdict = self._memo.get(quote)
         if verdict is None:  # a sweep judges the same few sentences many times; the regexes run once each
             matched = any(pattern.search(quote) for pattern in self.patterns)
-            verdict = self._verdicts[quote] = Outcome.CORRECT if matched else Outcome.WRONG
+            verdict = self._memo[quote] = Outcome.CORRECT if matched else Outcome.WRONG
         return verdict
 
 
@@ -104,8 +112,8 @@ def derive_id(text: str) -> str:
     return slug or hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-class _Reader:
-    """Walks the composed YAML nodes so every error can name its line."""
+class Reader:
+    """Walks composed YAML nodes so every error can name its file and line (questions and verdicts)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -197,28 +205,39 @@ def _decode(path: Path) -> tuple[bytes, str]:
         raise QuestionFileError(f"{path}, line {line}: not UTF-8 text; save the file as UTF-8") from None
 
 
-def load_questions(path: Path | str) -> QuestionSet:
-    """Read and check a questions file; `QuestionFileError` names the line and the fix."""
-    path = Path(path)
+def compose(path: Path) -> tuple[bytes, Node | None]:
+    """The file's bytes and its YAML node tree (None when empty); `QuestionFileError` otherwise."""
     raw, text = _decode(path)
-    reader = _Reader(path)
     try:
-        root = yaml.compose(text, Loader=_Loader)
+        return raw, yaml.compose(text, Loader=_Loader)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f"{path}, line {mark.line + 1}" if mark is not None else str(path)
         problem = getattr(error, "problem", None) or str(error)
         raise QuestionFileError(f"{where}: not valid YAML ({problem})") from None
+
+
+def top_list(reader: Reader, root: Node, name: str, example: str) -> SequenceNode:
+    """The file's one top-level key `name`, a non-empty list."""
+    fields = reader.mapping(root, "the file", (name,))
+    if name not in fields:
+        raise reader.fail(root, f"has no `{name}:` list")
+    items = fields[name][1]
+    if not isinstance(items, SequenceNode):
+        raise reader.fail(items, f"`{name}:` must be a list, each item starting with `- {example}:`")
+    if not items.value:
+        raise reader.fail(items, f"`{name}:` is empty")
+    return items
+
+
+def load_questions(path: Path | str) -> QuestionSet:
+    """Read and check a questions file; `QuestionFileError` names the line and the fix."""
+    path = Path(path)
+    raw, root = compose(path)
     if root is None:
         raise QuestionFileError(f"{path}: is empty; it needs a `questions:` list (see questions/ten.yaml)")
-    fields = reader.mapping(root, "the file", ("questions",))
-    if "questions" not in fields:
-        raise reader.fail(root, "has no `questions:` list")
-    items = fields["questions"][1]
-    if not isinstance(items, SequenceNode):
-        raise reader.fail(items, "`questions:` must be a list of questions, each starting with `- question:`")
-    if not items.value:
-        raise reader.fail(items, "`questions:` is empty")
+    reader = Reader(path)
+    items = top_list(reader, root, "questions", "question")
     loaded = [reader.question(node, n) for n, node in enumerate(items.value, start=1)]
     for attribute in ("id", "question"):
         first: dict[str, Question] = {}

@@ -28,25 +28,47 @@ from .errors import ContractError, CorruptEntry, InputError, MissingResponse, Ru
 from .pipeline import Coverage, Trace
 from .questions import Question, QuestionSet, load_questions
 from .rundir import RUN_FILE, read_run
+from .verdicts import load_verdicts, verdicts_path, with_verdicts
 
 SHOW = 10
 PARALLEL_FROM = 500  # questions; below this, starting processes costs more than it saves
 
 
+Pair = tuple[str, int]  # a question's text and a repeat index
+
+
 @dataclass
 class Replayed:
-    """A run ready to sweep: the judged questions with their traces, and what was left out."""
+    """A run ready to sweep: the judged questions with their traces, and what was left out.
+
+    `runs[r]` lists (question, trace) for repeat r; every repeat lists the same questions in the same
+    order (a question missing any repeat is left out). `items` is the first repeat.
+    """
 
     run_dir: Path
     record: dict[str, Any]
     questions: QuestionSet
-    items: list[tuple[Question, Trace]]
+    runs: list[list[tuple[Question, Trace]]]
     excluded: list[tuple[Question, str]] = field(default_factory=list)  # replay failed (--allow-incomplete)
     unjudged_in_run: int = 0  # recorded questions the question file does not list
 
     @property
+    def items(self) -> list[tuple[Question, Trace]]:
+        return self.runs[0]
+
+    @property
+    def questions_swept(self) -> list[Question]:
+        return [question for question, _ in self.runs[0]]
+
+    @property
     def synthetic(self) -> bool:
         return self.record.get("evidence") == "synthetic"
+
+
+def repeats_of(record: dict[str, Any]) -> int:
+    """How many independent observations per request the run holds (1 for runs made before repeats)."""
+    repeats = record.get("config", {}).get("repeats", 1)
+    return repeats if isinstance(repeats, int) and repeats >= 1 else 1
 
 
 def open_run(run_dir: Path) -> dict[str, Any]:
@@ -61,7 +83,8 @@ def judging_questions(run_dir: Path, record: dict[str, Any], path: Path | None) 
 
     When the file's bytes are the ones the run recorded (same SHA-256), its questions are the ones
     run.json already holds, parsed and checked when they were recorded; a 10,000-question YAML file
-    then costs a hash instead of a parse. Any edit makes it parse the file again.
+    then costs a hash instead of a parse. Any edit makes it parse the file again. The verdicts beside
+    the file (`ten.verdicts.yaml` for `ten.yaml`) are attached to the questions they judge.
     """
     if path is None:
         recorded = record.get("questions_file", {}).get("path")
@@ -74,15 +97,18 @@ def judging_questions(run_dir: Path, record: dict[str, Any], path: Path | None) 
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError:
         digest = None  # load_questions says what is wrong with it
+    questions = None
     if digest is not None and digest == record.get("questions_file", {}).get("sha256"):
         with contextlib.suppress(KeyError, TypeError, ValueError, re.error):
-            return QuestionSet(path, digest, tuple(
+            questions = QuestionSet(path, digest, tuple(
                 Question(q["id"], q["question"], q["expect"], tuple(q["accept"])) for q in record["questions"]))
-    return load_questions(path)
+    questions = questions or load_questions(path)
+    return with_verdicts(questions, load_verdicts(verdicts_path(questions.path)))
 
 
-def replay_texts(run_dir: Path, texts: Sequence[str], points: Sequence[float], min_sentences: int) -> list[Trace | str]:
-    """Each question's trace from the cache alone, or why it cannot be replayed."""
+def replay_pairs(run_dir: Path, pairs: Sequence[Pair], points: Sequence[float], min_sentences: int
+                 ) -> list[Trace | str]:
+    """Each (question, repeat)'s trace from the cache alone, or why it cannot be replayed."""
     cache = ResponseCache(run_dir)
 
     def lookup(request: ApiRequest) -> Any:
@@ -93,30 +119,30 @@ def replay_texts(run_dir: Path, texts: Sequence[str], points: Sequence[float], m
 
     coverage, cutoffs = Coverage(span=None, points=tuple(points)), Cutoffs(min_sentences=min_sentences)
     traces: list[Trace | str] = []
-    for text in texts:
+    for text, repeat in pairs:
         try:
-            traces.append(pipeline.replay(pipeline.steps(text, coverage, cutoffs), lookup))
+            traces.append(pipeline.replay(pipeline.steps(text, coverage, cutoffs, repeat), lookup))
         except MissingResponse as missing:
-            traces.append(f"the run does not hold {missing}")
+            traces.append(f"the run does not hold {missing}" + (f" (repeat {repeat})" if repeat else ""))
         except (CorruptEntry, ContractError) as error:
             traces.append(str(error))
     return traces
 
 
-def _replay_chunk(job: tuple[Path, Sequence[str], Sequence[float], int]) -> list[Trace | str]:
-    return replay_texts(*job)
+def _replay_chunk(job: tuple[Path, Sequence[Pair], Sequence[float], int]) -> list[Trace | str]:
+    return replay_pairs(*job)
 
 
 class Background:
     """Replays a run's recorded questions in worker processes while the caller does other work.
 
     Loading is reading and parsing files, which one Python process does on one core; with `jobs`
-    processes it starts at once, and `traces(texts)` collects it. With one job, or a run too small
+    processes it starts at once, and `traces(pairs)` collects it. With one job, or a run too small
     to be worth starting processes for, nothing happens until `traces`, which then replays just the
-    texts asked for, in this process.
+    pairs asked for, in this process.
     """
 
-    def __init__(self, run_dir: Path, recorded: Sequence[str], points: Sequence[float], min_sentences: int,
+    def __init__(self, run_dir: Path, recorded: Sequence[Pair], points: Sequence[float], min_sentences: int,
                  jobs: int) -> None:
         self.job = (run_dir, points, min_sentences)
         self.pool: ProcessPoolExecutor | None = None
@@ -129,15 +155,15 @@ class Background:
             self.pending = self.pool.map(_replay_chunk, [(run_dir, chunk, points, min_sentences)
                                                          for chunk in self.recorded])
 
-    def traces(self, texts: Sequence[str]) -> list[Trace | str]:
-        """Each text's trace, or why it cannot be replayed, in the order given."""
+    def traces(self, pairs: Sequence[Pair]) -> list[Trace | str]:
+        """Each pair's trace, or why it cannot be replayed, in the order given."""
         run_dir, points, min_sentences = self.job
         if self.pending is None:
-            return replay_texts(run_dir, texts, points, min_sentences)
-        done: dict[str, Trace | str] = {}
+            return replay_pairs(run_dir, pairs, points, min_sentences)
+        done: dict[Pair, Trace | str] = {}
         for chunk, traces in zip(self.recorded, self.pending, strict=True):
             done.update(zip(chunk, traces, strict=True))
-        return [done[text] for text in texts]
+        return [done[pair] for pair in pairs]
 
     def __enter__(self) -> Background:
         return self
@@ -164,7 +190,9 @@ def replay_run(run_dir: Path, has_answer_points: Sequence[float], questions_path
         )
     recorded = [q["question"] for q in record.get("questions", [])]
     min_sentences = record.get("config", {}).get("min_sentences", MIN_SENTENCES)
-    with Background(run_dir, recorded, has_answer_points, min_sentences, jobs) as background:
+    repeats = range(repeats_of(record))
+    pairs = [(text, r) for text in recorded for r in repeats]
+    with Background(run_dir, pairs, has_answer_points, min_sentences, jobs) as background:
         questions = judging_questions(run_dir, record, questions_path)  # while the workers replay
         known = set(recorded)
         strangers = [q for q in questions.questions if q.question not in known]
@@ -174,14 +202,18 @@ def replay_run(run_dir: Path, has_answer_points: Sequence[float], questions_path
                 f"{questions.path}: {len(strangers)} question(s) are not in the run {run_dir}: {names}. "
                 f"Record them with `python eval.py {questions.path} --run {run_dir}`"
             )
-        traces = background.traces([q.question for q in questions.questions])
-    replayed = Replayed(run_dir, record, questions, [], unjudged_in_run=len(known - set(questions.by_text())))
+        traces = background.traces([(q.question, r) for q in questions.questions for r in repeats])
+    replayed = Replayed(run_dir, record, questions, [[] for _ in repeats],
+                        unjudged_in_run=len(known - set(questions.by_text())))
     problems: list[tuple[Question, str]] = []
-    for question, trace in zip(questions.questions, traces, strict=True):
-        if isinstance(trace, str):
-            problems.append((question, trace))
-        else:
-            replayed.items.append((question, trace))
+    for n, question in enumerate(questions.questions):
+        observed = traces[n * len(repeats) : (n + 1) * len(repeats)]
+        failed = next((trace for trace in observed if isinstance(trace, str)), None)
+        if failed is not None:
+            problems.append((question, failed))
+            continue
+        for run, trace in zip(replayed.runs, observed, strict=True):
+            run.append((question, trace))
     if problems and not allow_incomplete:
         lines = "\n".join(f"  {q.id}: {why}" for q, why in problems[:SHOW])
         more = f"\n  ... and {len(problems) - SHOW} more" if len(problems) > SHOW else ""

@@ -12,6 +12,8 @@ recording knows its evidence is synthetic whatever host served it.
 Scenario format (YAML or JSON):
 
     jitter: 0.004            # optional: compare probabilities move by up to this with the candidate set
+    repeat_jitter: 0.02      # optional: an identical request asked again gets answers moved by up to this
+                             # (the first time, none): what repeats of a recording observe
     questions:
       - question: How many bones are in the adult human body?
         jitter: 0                # optional: this question's own jitter
@@ -98,6 +100,7 @@ class Scenario:
     questions: dict[str, list[Page]] = field(default_factory=dict)
     jitter: float = 0.0
     jitters: dict[str, float] = field(default_factory=dict)  # per-question overrides
+    repeat_jitter: float = 0.0  # how much an identical request's answers move when it is asked again
 
 
 def _number(value: Any, where: str, default: float | None = None) -> float:
@@ -119,7 +122,8 @@ def load_scenario(path: Path | str) -> Scenario:
         raise ScenarioError(f"{path}: cannot be read as a scenario ({error})") from None
     if not isinstance(data, dict) or not isinstance(data.get("questions"), list):
         raise ScenarioError(f"{path}: needs a `questions:` list")
-    scenario = Scenario(jitter=_number(data.get("jitter", 0.0), f"{path}: jitter"))
+    scenario = Scenario(jitter=_number(data.get("jitter", 0.0), f"{path}: jitter"),
+                        repeat_jitter=_number(data.get("repeat_jitter", 0.0), f"{path}: repeat_jitter"))
     for qn, item in enumerate(data["questions"], start=1):
         if not isinstance(item, dict) or not isinstance(item.get("question"), str):
             raise ScenarioError(f"{path}: question {qn} needs `question:` text")
@@ -194,6 +198,7 @@ class FakeApi:
         self.requests: list[tuple[str, dict[str, Any]]] = []
         self._lock = threading.Lock()
         self._counter = 0
+        self._seen: dict[str, int] = {}
 
     def respond(self, path: str, raw: bytes, key: str) -> tuple[int, dict[str, Any]]:
         """Answer one POST the way the real API would, 401 and 400 included."""
@@ -247,7 +252,13 @@ class FakeApi:
     def _page(self, question: str, url: str) -> Page | None:
         return next((p for p in self.scenario.questions.get(question, []) if p.url == url), None)
 
-    def rank(self, state: dict[str, Any], options: dict[str, str]) -> dict[str, Any]:
+    def _again(self, seed: str, what: object, occurrence: int) -> float:
+        """Noise for the `occurrence`-th identical request (none for the first): repeats differ a little."""
+        if not occurrence or not self.scenario.repeat_jitter:
+            return 0.0
+        return self.scenario.repeat_jitter * (2 * _unit(seed, what, "again", occurrence) - 1)
+
+    def rank(self, state: dict[str, Any], options: dict[str, str], occurrence: int = 0) -> dict[str, Any]:
         page = self._page(state.get("question"), state.get("source", {}).get("url"))
         keys = list(options)
         if page is None:
@@ -260,6 +271,8 @@ class FakeApi:
             else:
                 choice = next((k for k, text in options.items() if page.choice in text), keys[0])
             probability, confidence, has_answer = page.probability, page.confidence, page.has_answer
+            moved = has_answer + self._again(state["question"] + page.url, "has_answer", occurrence)
+            has_answer = min(1.0, max(0.0, round(moved, 6)))
         rest = (1.0 - probability) / (len(keys) - 1) if len(keys) > 1 else 0.0
         probabilities = {k: (probability if k == choice else round(rest, 6)) for k in keys}
         return {
@@ -267,7 +280,8 @@ class FakeApi:
             "has_answer": {"noul": has_answer},
         }
 
-    def compare(self, state: dict[str, Any], names: list[str], body: dict[str, Any]) -> dict[str, Any]:
+    def compare(self, state: dict[str, Any], names: list[str], body: dict[str, Any], occurrence: int = 0
+                ) -> dict[str, Any]:
         question = state.get("question")
         candidates = state.get("candidates", {})
         pages = self.scenario.questions.get(question, [])
@@ -278,17 +292,21 @@ class FakeApi:
             sentence = candidates.get(str(n), "")
             page = next((p for p in pages if sentence in p.split_sentences), None)
             base = page.answers if page is not None else _unit(question, sentence)
-            shift = jitter * (2 * _unit(seed, n) - 1)
+            shift = jitter * (2 * _unit(seed, n) - 1) + self._again(seed, n, occurrence)
             answers[name] = {"noul": min(1.0, max(0.0, round(base + shift, 6)))}
         return answers
 
     def decisions(self, body: dict[str, Any]) -> dict[str, Any]:
         _check_decisions(body)
         questions, state = body["questions"], body["state"]
+        text = canonical_json(body).decode()
+        with self._lock:
+            occurrence = self._seen.get(text, 0)  # how often this exact request was answered before
+            self._seen[text] = occurrence + 1
         if "best" in questions and questions["best"]["type"] == "choice":
-            answers = self.rank(state, questions["best"]["criteria"])
+            answers = self.rank(state, questions["best"]["criteria"], occurrence)
         else:
-            answers = self.compare(state, list(questions), body)
+            answers = self.compare(state, list(questions), body, occurrence)
         tokens = len(canonical_json(body).decode()) // 4
         return {"id": self.next_id(), "model": contract.MODEL, "answers": answers, "usage": {"input_tokens": tokens}}
 

@@ -46,6 +46,8 @@ def standin_for() -> Iterator[Callable[..., StandIn]]:
 
     def start(scenario: Path | Scenario = TEN_SCENARIO, **options: Any) -> StandIn:
         loaded = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
+        if not isinstance(scenario, Scenario):
+            loaded.repeat_jitter = 0.0  # a request asked again gets the same answer, unless a test wants otherwise
         server = StandIn(loaded, **options)
         server.start()
         started.append(server)

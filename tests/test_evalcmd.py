@@ -207,3 +207,39 @@ def test_a_bad_question_file_exits_2_naming_it(tmp_path, capsys) -> None:
     path = write_questions(tmp_path / "bad.yaml", "questions:\n  - question: Why?\n    expect: perhaps\n")
     assert main([str(path), "--run", str(tmp_path / "run")], env={}) == 2
     assert f"{path}, line 3" in capsys.readouterr().err
+
+
+def test_repeats_are_independent_observations_and_extending_sends_only_the_new_ones(tmp_path, standin_for,
+                                                                                    capsys) -> None:
+    scenario = load_scenario(TEN_SCENARIO)
+    scenario.repeat_jitter = 0.05
+    server = standin_for(scenario)
+    run_dir = tmp_path / "run"
+    one_repeat = sum(expected_requests(TEN_SCENARIO))
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), *FAST, "--repeats", "2", "--concurrency", "1"],
+                env=env_for(server)) == 0
+    assert len(server.requests) >= 2 * one_repeat - 4  # a repeat's qualified sets may differ a little
+    record = json.loads((run_dir / "run.json").read_text())
+    assert record["config"]["repeats"] == 2
+    out = capsys.readouterr().out
+    assert "repeats: correct, correct" in out and "over 2 repeats" in out
+    entries = [json.loads(p.read_text()) for p in (run_dir / "responses").rglob("*.json")]
+    by_body: dict[str, list] = {}
+    for entry in entries:
+        if entry["endpoint"] == "/v1/decisions" and "best" in entry["request"]["questions"]:
+            by_body.setdefault(json.dumps(entry["request"], sort_keys=True), []).append(entry)
+    pairs = [found for found in by_body.values() if len(found) == 2]
+    assert pairs and all({e["repeat"] for e in found} == {0, 1} for found in pairs)
+    assert any(found[0]["response"]["answers"]["has_answer"] != found[1]["response"]["answers"]["has_answer"]
+               for found in pairs)  # the same request, observed twice, answered a little differently
+
+    saved_before, mark = {p.stem for p in (run_dir / "responses").rglob("*.json")}, len(server.requests)
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), *FAST, "--repeats", "3"], env=env_for(server)) == 0
+    sent = server.requests[mark:]
+    assert one_repeat - 4 <= len(sent) <= one_repeat + 4
+    from quotefinder.contract import ApiRequest
+    assert not {ApiRequest(path, body, 2).key for path, body in sent} & saved_before
+    assert json.loads((run_dir / "run.json").read_text())["config"]["repeats"] == 3
+    capsys.readouterr()
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), "--offline"], env={}) == 0  # keeps 3 repeats
+    assert "over 3 repeats" in capsys.readouterr().out

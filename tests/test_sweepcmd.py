@@ -25,7 +25,6 @@ from conftest import (
     write_scenario,
 )
 from quotefinder.grid import parse_axis, slow_fill
-from quotefinder.questions import OUTCOMES
 from quotefinder.replay import replay_run
 from quotefinder.sweepcmd import main
 
@@ -76,17 +75,6 @@ def test_reports_are_deterministic(ten: Path, tmp_path: Path) -> None:
     assert main([str(ten), "--out", str(tmp_path / "a")]) == 0
     assert main([str(ten), "--out", str(tmp_path / "b")]) == 0
     assert run_files(tmp_path / "a") == run_files(tmp_path / "b")
-
-
-def test_the_grid_equals_a_slow_replay_through_decide(ten: Path, tmp_path: Path) -> None:
-    axis = parse_axis("0:1:0.05", "--x")
-    replayed = replay_run(ten, axis.values.tolist())
-    assert main([str(ten), "--out", str(tmp_path / "r"), "--no-plots"]) == 0
-    rows = read_grid(tmp_path / "r" / "grid.csv")
-    slow = slow_fill(replayed.items, axis.values, axis.values)
-    fast = np.array([[int(r[c]) for c in COUNTS] for r in rows]).reshape(slow.shape)
-    assert [o.value for o in OUTCOMES] == COUNTS and np.array_equal(fast, slow)
-    assert not list((tmp_path / "r").glob("*.png"))
 
 
 def random_scenario(rng: random.Random, n: int) -> dict[str, list[dict]]:
@@ -142,7 +130,7 @@ def test_the_gate_exit_codes(ten: Path, tmp_path: Path, capsys) -> None:
     out = ["--out", str(tmp_path / "r"), "--no-plots"]
     assert main([str(ten), *out, "--at", "0.3,0.6", "--max-wrong", "1", "--min-correct", "6"]) == 0
     assert main([str(ten), *out, "--at", "0.3,0.6", "--max-wrong", "0"]) == 1
-    assert "FAIL at (0.3, 0.6): wrong 1 <= 0 BROKEN" in capsys.readouterr().out
+    assert "FAIL at (0.3, 0.6) (the worst of the repeats): wrong 1 <= 0 BROKEN" in capsys.readouterr().out
     assert main([str(ten), *out, "--at", "0.3,0.9", "--max-wrong", "0", "--min-correct", "6"]) == 0
     assert main([str(ten), *out, "--at", "0.3,1.0", "--min-correct", "1"]) == 1
     assert main([str(ten), *out, "--at", "1.5,0.6", "--max-wrong", "0"]) == 2
@@ -231,3 +219,51 @@ def test_plots_draw_odd_text_literally(tmp_path: Path, standin_for) -> None:
     assert record(tmp_path / "run", questions, server) == 0
     assert main([str(tmp_path / "run"), "--out", str(tmp_path / "r")]) == 0
     assert (tmp_path / "r" / "flips.png").stat().st_size > 1000
+
+
+def test_the_demo_runs_repeats_are_averaged_cell_by_cell(ten: Path, tmp_path: Path) -> None:
+    axis = parse_axis("0:1:0.05", "--x")
+    replayed = replay_run(ten, axis.values.tolist())
+    assert len(replayed.runs) == 3
+    assert main([str(ten), "--out", str(tmp_path / "r"), "--no-plots"]) == 0
+    rows = read_grid(tmp_path / "r" / "grid.csv")
+    slow = np.stack([slow_fill(run, axis.values, axis.values) for run in replayed.runs])
+    mean = np.array([[float(r[c]) for c in COUNTS] for r in rows]).reshape(slow.shape[1:])
+    assert np.allclose(mean, slow.mean(axis=0), atol=5e-5)
+    low = np.array([[int(r[f"{c}_min"]) for c in COUNTS] for r in rows]).reshape(slow.shape[1:])
+    assert np.array_equal(low, slow.min(axis=0))
+    assert not list((tmp_path / "r").glob("*.png"))
+
+
+def test_the_gate_holds_only_if_every_repeat_holds(tmp_path: Path) -> None:
+    from test_stats import random_repeats
+
+    from quotefinder.analysis import analyse
+    from quotefinder.grid import Axis
+    from quotefinder.questions import QuestionSet
+    from quotefinder.replay import Replayed
+    from quotefinder.sweepcmd import gate
+
+    runs = random_repeats(5, questions=12, repeats=3)
+    questions = QuestionSet(tmp_path / "q.yaml", "0" * 64, tuple(q for q, _ in runs[0]))
+    axis = Axis("0:1:0.1", parse_axis("0:1:0.1", "--x").decimals)
+    result = analyse(Replayed(tmp_path, {"config": {}}, questions, runs), axis, axis, 2.0, resamples=0)
+    from quotefinder.grid import at_point
+    from quotefinder.questions import Outcome
+    wrong = [sum(1 for _, o in at_point(run, 0.3, 0.6) if o is Outcome.WRONG) for run in runs]
+    assert len(set(wrong)) > 1  # the repeats disagree, so the worst one must decide
+    assert gate(result, (0.3, 0.6), max(wrong), None)[0]
+    assert not gate(result, (0.3, 0.6), max(wrong) - 1, None)[0]
+    assert "the worst of the repeats" in gate(result, (0.3, 0.6), max(wrong), None)[1]
+
+
+def test_cross_validation_and_bootstrap_options_on_the_demo(ten: Path, tmp_path: Path, capsys) -> None:
+    assert main([str(ten), "--folds", "5", "--bootstrap", "200", "--seed", "7", "--no-plots",
+                 "--out", str(tmp_path / "r")]) == 0
+    summary = (tmp_path / "r" / "summary.md").read_text()
+    assert "Cross-validated (5 folds)" in summary and "Bootstrap (200 resamples" in summary
+    assert "cannot tell the recommended point from the default" in summary
+    assert main([str(ten), "--folds", "1", "--out", str(tmp_path / "r")]) == 2
+    assert main([str(ten), "--folds", "11", "--out", str(tmp_path / "r")]) == 2
+    assert main([str(ten), "--bootstrap", "0", "--no-plots", "--out", str(tmp_path / "s")]) == 0
+    assert "Bootstrap (" not in (tmp_path / "s" / "summary.md").read_text()

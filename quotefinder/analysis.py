@@ -1,0 +1,172 @@
+"""A sweep's analysis: the grid over every repeat, the recommended cell, the points worth reporting,
+and how sure the choice can be. Computing only; `report` writes it and `plots` draws it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .decision import ANSWER_CUTOFF, HAS_ANSWER_CUTOFF, Decision
+from .grid import CODE, Axis, Choice, Curve, Table, at_point, recommend_scores, score
+from .questions import OUTCOMES, Outcome, Question
+from .replay import Replayed
+from .stats import CrossValidation, ScoreModel, Stability, bootstrap, cross_validate, outcome_scores, wilson
+
+BOOTSTRAP = 1000
+BOOTSTRAP_BUDGET = 3e7  # question x repeat x HAS_ANSWER_CUTOFF entries x resamples, when not asked for
+
+
+@dataclass
+class Point:
+    """One pair of cutoffs with every question's decision and outcome there, per repeat."""
+
+    name: str
+    h: float
+    a: float
+    judged: list[list[tuple[Decision, Outcome]]]  # [repeat][question]
+    _counts: np.ndarray | None = field(default=None, init=False, repr=False)
+
+    def counts(self) -> np.ndarray:
+        """(repeats, outcomes): each repeat's counts, in `OUTCOMES` order."""
+        if self._counts is None:
+            self._counts = np.array([[sum(1 for _, o in run if o is outcome) for outcome in OUTCOMES]
+                                     for run in self.judged])
+        return self._counts
+
+    def mean(self, outcome: Outcome) -> float:
+        return float(self.counts()[:, CODE[outcome]].mean())
+
+    def low_high(self, outcome: Outcome) -> tuple[int, int]:
+        column = self.counts()[:, CODE[outcome]]
+        return int(column.min()), int(column.max())
+
+    def outcomes(self, index: int) -> list[Outcome]:
+        """Question `index`'s outcome in each repeat."""
+        return [run[index][1] for run in self.judged]
+
+    @property
+    def first(self) -> list[tuple[Decision, Outcome]]:
+        return self.judged[0]
+
+
+@dataclass(frozen=True)
+class Rate:
+    """A proportion at a point with its 95% Wilson interval (None when nothing was counted)."""
+
+    name: str
+    successes: int
+    trials: int
+    interval: tuple[float, float] | None
+
+
+@dataclass
+class Sweep:
+    """A filled grid over every repeat and what the summary says about it."""
+
+    replayed: Replayed
+    h_axis: Axis
+    a_axis: Axis
+    wrong_cost: float
+    per_repeat: np.ndarray  # (repeats, H, A, outcomes)
+    curves: list[Curve]  # the first repeat's, one per question
+    tables: list[Table]  # one per repeat
+    choice: Choice
+    default: Point
+    recommended: Point
+    stability: Stability | None = None
+    bootstrap_capped: bool = False  # fewer resamples than the default, to keep a large sweep quick
+    cross_validation: CrossValidation | None = None
+
+    @property
+    def counts(self) -> np.ndarray:
+        """(H, A, outcomes): mean over repeats."""
+        return self.per_repeat.mean(axis=0)
+
+    @property
+    def repeats(self) -> int:
+        return len(self.per_repeat)
+
+    @property
+    def items(self) -> list[tuple[Question, object]]:
+        return self.replayed.items
+
+    def score(self, point: Point) -> float:
+        return float(score(point.counts(), self.wrong_cost).mean())
+
+    def flaky(self) -> list[tuple[Question, list[Outcome]]]:
+        """Questions whose decision at the recommended point (the sentence quoted, or none) differs
+        between repeats, with their outcome in each repeat."""
+        found = []
+        for index, (question, _) in enumerate(self.items):
+            quotes = {run[index][0].quote.candidate.sentence if run[index][0].quote else None
+                      for run in self.recommended.judged}
+            if len(quotes) > 1:
+                found.append((question, self.recommended.outcomes(index)))
+        return found
+
+    def rates(self, point: Point) -> list[Rate]:
+        """Correct among answerable, wrong among quoted, no-answer among unanswerable (first repeat)."""
+        counts = point.counts()[0]
+        answerable = sum(1 for q, _ in self.items if q.expect == "answer")
+        quoted = int(counts[CODE[Outcome.CORRECT]] + counts[CODE[Outcome.WRONG]] + counts[CODE[Outcome.UNJUDGED]])
+        found = []
+        for name, successes, trials in (
+            ("correct among answerable questions", counts[CODE[Outcome.CORRECT]], answerable),
+            ("wrong among quotes", counts[CODE[Outcome.WRONG]], quoted),
+            ("no-answer among unanswerable questions", counts[CODE[Outcome.NO_ANSWER]], len(self.items) - answerable),
+        ):
+            found.append(Rate(name, int(successes), int(trials), wilson(successes, trials)))
+        return found
+
+
+def per_question_difference(recommended: Point, default: Point, wrong_cost: float) -> np.ndarray:
+    """Each question's score at the recommended point minus at the default, averaged over repeats."""
+    values = outcome_scores(wrong_cost)
+    difference = np.zeros(len(recommended.first))
+    for rec_run, def_run in zip(recommended.judged, default.judged, strict=True):
+        difference += [values[CODE[r]] - values[CODE[d]] for (_, r), (_, d) in zip(rec_run, def_run, strict=True)]
+    return difference / len(recommended.judged)
+
+
+def resamples_for(model: ScoreModel, repeats: int, asked: int | None) -> int:
+    """The bootstrap's size: as asked, or 1,000 unless the run is so large that fewer keep a sweep quick."""
+    if asked is not None:
+        return asked
+    entries = model.n_questions * repeats * model.n_h
+    return min(BOOTSTRAP, max(20, int(BOOTSTRAP_BUDGET / max(entries, 1))))
+
+
+def analyse(replayed: Replayed, h_axis: Axis, a_axis: Axis, wrong_cost: float, resamples: int | None = None,
+            folds: int = 0, seed: int = 0) -> Sweep:
+    """Fill the grid for every repeat, choose the recommended cell on the mean score, judge the default
+    and recommended points, and measure how stable the choice is (bootstrap; K-fold if `folds`)."""
+    h, a = h_axis.values, a_axis.values
+    tables, curves = [], []
+    for run in replayed.runs:
+        run_curves = [Curve.of(question, trace) for question, trace in run]
+        curves = curves or run_curves
+        tables.append(Table.of(run_curves, h))
+    per_repeat = np.stack([table.counts(a) for table in tables])
+    config = replayed.record.get("config", {})
+    default = (config.get("has_answer_cutoff", HAS_ANSWER_CUTOFF), config.get("answer_cutoff", ANSWER_CUTOFF))
+    model = ScoreModel(tables, a, wrong_cost)
+    full = model.grid(np.ones(model.n_questions))
+    choice = recommend_scores(full, h, a, default)
+    points = [(name, float(ph), float(pa)) for name, (ph, pa) in
+              (("default", default), ("recommended", (h[choice.h_index], a[choice.a_index])))]
+    default_point, recommended = (Point(name, ph, pa, [at_point(run, ph, pa) for run in replayed.runs])
+                                  for name, ph, pa in points)
+    result = Sweep(replayed, h_axis, a_axis, wrong_cost, per_repeat, curves, tables, choice, default_point, recommended)
+    count = resamples_for(model, len(tables), resamples)
+    if count > 0 and model.n_questions:
+        region = np.round(full, 9) == np.round(full, 9).max()
+        difference = per_question_difference(recommended, default_point, wrong_cost)
+        result.stability = bootstrap(model, h, a, default, (choice.h_index, choice.a_index), region, difference,
+                                     count, seed)
+        result.bootstrap_capped = resamples is None and count < BOOTSTRAP
+    if folds >= 2:
+        expect = [q.expect for q, _ in replayed.items]
+        result.cross_validation = cross_validate(model, tables, expect, folds, h, a, default, seed)
+    return result
