@@ -15,7 +15,7 @@ from .replay import Replayed
 from .stats import CrossValidation, ScoreModel, Stability, bootstrap, cross_validate, outcome_scores, wilson
 
 BOOTSTRAP = 1000
-BOOTSTRAP_BUDGET = 3e7  # question x repeat x HAS_ANSWER_CUTOFF entries x resamples, when not asked for
+BOOTSTRAP_BUDGET = 3e7  # work units (see `resamples_for`) x resamples, when the number is not asked for
 
 
 @dataclass
@@ -95,15 +95,15 @@ class Sweep:
     def score(self, point: Point) -> float:
         return float(score(point.counts(), self.wrong_cost).mean())
 
-    def flaky(self) -> list[tuple[Question, list[Outcome]]]:
+    def flaky(self) -> list[tuple[Question, list[Outcome], int]]:
         """Questions whose decision at the recommended point (the sentence quoted, or none) differs
-        between repeats, with their outcome in each repeat."""
+        between repeats: each with its outcome in every repeat and how many different decisions."""
         found = []
         for index, (question, _) in enumerate(self.items):
             quotes = {run[index][0].quote.candidate.sentence if run[index][0].quote else None
                       for run in self.recommended.judged}
             if len(quotes) > 1:
-                found.append((question, self.recommended.outcomes(index)))
+                found.append((question, self.recommended.outcomes(index), len(quotes)))
         return found
 
     def rates(self, point: Point) -> list[Rate]:
@@ -121,21 +121,26 @@ class Sweep:
         return found
 
 
-def per_question_difference(recommended: Point, default: Point, wrong_cost: float) -> np.ndarray:
-    """Each question's score at the recommended point minus at the default, averaged over repeats."""
+def default_cutoffs(record: dict) -> tuple[float, float]:
+    """The run's default (HAS_ANSWER_CUTOFF, ANSWER_CUTOFF): the recipe's unless run.json says otherwise."""
+    config = record.get("config", {})
+    return config.get("has_answer_cutoff", HAS_ANSWER_CUTOFF), config.get("answer_cutoff", ANSWER_CUTOFF)
+
+
+def per_question_scores(point: Point, wrong_cost: float) -> np.ndarray:
+    """Each question's contribution to the objective at a point, averaged over repeats."""
     values = outcome_scores(wrong_cost)
-    difference = np.zeros(len(recommended.first))
-    for rec_run, def_run in zip(recommended.judged, default.judged, strict=True):
-        difference += [values[CODE[r]] - values[CODE[d]] for (_, r), (_, d) in zip(rec_run, def_run, strict=True)]
-    return difference / len(recommended.judged)
+    return np.mean([[values[CODE[outcome]] for _, outcome in run] for run in point.judged], axis=0)
 
 
 def resamples_for(model: ScoreModel, repeats: int, asked: int | None) -> int:
-    """The bootstrap's size: as asked, or 1,000 unless the run is so large that fewer keep a sweep quick."""
+    """The bootstrap's size: as asked, or 1,000 unless the run or the grid is so large that fewer keep a
+    sweep quick. A resample costs a pass over question x repeat x HAS_ANSWER_CUTOFF entries, plus the
+    recommendation's erosion of the grid (cells x up to half the longer axis)."""
     if asked is not None:
         return asked
-    entries = model.n_questions * repeats * model.n_h
-    return min(BOOTSTRAP, max(20, int(BOOTSTRAP_BUDGET / max(entries, 1))))
+    work = model.n_questions * repeats * model.n_h + model.n_h * model.n_a * max(model.n_h, model.n_a) / 4
+    return min(BOOTSTRAP, max(20, int(BOOTSTRAP_BUDGET / max(work, 1))))
 
 
 def analyse(replayed: Replayed, h_axis: Axis, a_axis: Axis, wrong_cost: float, resamples: int | None = None,
@@ -149,8 +154,7 @@ def analyse(replayed: Replayed, h_axis: Axis, a_axis: Axis, wrong_cost: float, r
         curves = curves or run_curves
         tables.append(Table.of(run_curves, h))
     per_repeat = np.stack([table.counts(a) for table in tables])
-    config = replayed.record.get("config", {})
-    default = (config.get("has_answer_cutoff", HAS_ANSWER_CUTOFF), config.get("answer_cutoff", ANSWER_CUTOFF))
+    default = default_cutoffs(replayed.record)
     model = ScoreModel(tables, a, wrong_cost)
     full = model.grid(np.ones(model.n_questions))
     choice = recommend_scores(full, h, a, default)
@@ -162,9 +166,8 @@ def analyse(replayed: Replayed, h_axis: Axis, a_axis: Axis, wrong_cost: float, r
     count = resamples_for(model, len(tables), resamples)
     if count > 0 and model.n_questions:
         region = np.round(full, 9) == np.round(full, 9).max()
-        difference = per_question_difference(recommended, default_point, wrong_cost)
-        result.stability = bootstrap(model, h, a, default, (choice.h_index, choice.a_index), region, difference,
-                                     count, seed)
+        result.stability = bootstrap(model, h, a, default, (choice.h_index, choice.a_index), region,
+                                     per_question_scores(default_point, wrong_cost), count, seed)
         result.bootstrap_capped = resamples is None and count < BOOTSTRAP
     if folds >= 2:
         expect = [q.expect for q, _ in replayed.items]

@@ -108,8 +108,10 @@ def _retry_after(response: httpx.Response) -> float | None:
         pass
     try:
         when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
+    if when.tzinfo is None:  # "-0000" means UTC without saying so
+        when = when.replace(tzinfo=UTC)
     return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
@@ -191,7 +193,8 @@ class ApiClient:
         if status in RETRY_STATUSES:
             raise TransientError(f"{where} returned {status}", status=status, retry_after=_retry_after(response))
         if status != 200:
-            raise ApiError(f"{where} returned {status}: {response.text[:300]}", status=status)
+            body = response.text.replace(self._key, "[key]") if self._key else response.text
+            raise ApiError(f"{where} returned {status}: {body[:300]}", status=status)
         try:
             data = orjson.loads(response.content)  # strict JSON: NaN and Infinity are refused
         except orjson.JSONDecodeError:

@@ -8,7 +8,7 @@ said. Per question (and repeat) at the point:
 
     UNCHANGED   the same outcome
     NEW_WRONG   now a wrong quote, and it was not before
-    NEW_MISSED  now missed, and it was correct (or unjudged) before
+    NEW_MISSED  now missed, and it was correct before
     FIXED       better than before: a wrong quote gone, or a missed answer now correct
     REVIEW      a change to or from an unjudged quote: nobody has said whether it is better
 """
@@ -108,6 +108,12 @@ def compare(result: Sweep, baseline: Sweep, point: tuple[float, float]) -> Compa
         cautions.append(f"the runs hold {len(baseline.replayed.runs)} and {len(result.replayed.runs)} repeats; "
                         f"the first {repeats} are compared")
     base_index = {q.question: n for n, (q, _) in enumerate(baseline.replayed.items)}
+    unmatched = sorted({q.id for q, _ in result.replayed.items if q.question not in base_index}
+                       | {q.id for q, _ in baseline.replayed.items} - {q.id for q, _ in result.replayed.items})
+    if unmatched:
+        cautions.append(f"{len(unmatched)} question(s) could be replayed in only one of the runs and are not "
+                        f"compared ({', '.join(unmatched[:10])}{', ...' if len(unmatched) > 10 else ''}); the grid "
+                        "difference is over different question sets")
     rows = []
     for repeat in range(repeats):
         after = at_point(result.replayed.runs[repeat], *point)

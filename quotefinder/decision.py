@@ -1,7 +1,8 @@
 """The decision rule: which candidates are compared, and which one, if any, is quoted.
 
-This module is the only place the cutoffs are applied. The pipeline (recording) and the sweep
-(replay) both call it, so they cannot disagree about a cell.
+This module is the rule. The pipeline (recording) and every report of a single point call `decide`;
+the grid and the statistics apply the same `passes` in vectorised form (`searchsorted(..., "right")`
+for ``p >= a``, `searchsorted(..., "left")` for the sets) and are tested cell by cell against `decide`.
 
 Direction of both cutoffs: a probability passes a cutoff when ``probability >= cutoff``, so a value
 exactly on a cutoff passes it. Values are compared unrounded.

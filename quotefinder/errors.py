@@ -91,7 +91,3 @@ class InsecureEndpoint(ApiError):
 
 class MissingResponse(QuoteFinderError):
     """A replay needs a response that the run does not hold."""
-
-    def __init__(self, message: str, *, what: str = "") -> None:
-        super().__init__(message)
-        self.what = what

@@ -61,6 +61,8 @@ def bounded(kind: type, minimum: float, what: str):
 
 
 positive_int = bounded(int, 1, "a whole number >= 1")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="eval.py",
@@ -129,6 +131,10 @@ class Recording:
     started: str = field(default_factory=_now)
     host: str = ""
     finished: bool = True  # False when Ctrl+C or SIGTERM cut the recording short
+    original: dict | None = field(default=None, init=False)  # run.json as this invocation found it
+
+    def __post_init__(self) -> None:
+        self.original = self.previous
 
     def record(self) -> dict:
         """The run.json content for this invocation."""
@@ -151,7 +157,7 @@ class Recording:
                 "has_answer_cutoff": cutoffs.has_answer,
                 "answer_cutoff": cutoffs.answer,
                 "min_sentences": cutoffs.min_sentences,
-                "has_answer_range": list(self.span),
+                "has_answer_range": self.covered(),
             },
             "started_at": self.started,
             "finished_at": _now(),
@@ -167,6 +173,16 @@ class Recording:
             for key in ("started_at", "finished_at", "requests"):
                 record[key] = self.previous.get(key, record[key])
         return record
+
+    def covered(self) -> list[float]:
+        """The HAS_ANSWER_CUTOFF range whose compare responses the run holds: this invocation's, joined
+        with the last complete one's when the two overlap."""
+        lo, hi = self.span
+        before = (self.original or {}).get("config", {}).get("has_answer_range")
+        complete = (self.original or {}).get("complete") and isinstance(before, list) and len(before) == 2
+        if complete and before[0] <= hi and lo <= before[1]:
+            lo, hi = min(lo, before[0]), max(hi, before[1])
+        return [lo, hi]
 
     def save(self) -> dict:
         """Write run.json if anything changed since the last write; return what it holds now."""
@@ -274,7 +290,8 @@ def refusal(pending: list[QuestionRun], run_dir: Path, offline: bool, key: str) 
     """Why the missing responses cannot be fetched now ('' when they can)."""
     if offline:
         lines = [f"--offline: {len(pending)} question(s) need responses that {run_dir} does not hold:"]
-        lines += [f"  {terminal(item.question.id)}: missing {item.missing}" for item in pending[:SHOW_MISSING]]
+        lines += [f"  {terminal(item.question.id)}{f' (repeat {item.repeat})' if item.repeat else ''}: "
+                  f"missing {item.missing}" for item in pending[:SHOW_MISSING]]
         if len(pending) > SHOW_MISSING:
             lines.append(f"  ... and {len(pending) - SHOW_MISSING} more")
         return "\n".join(lines)
@@ -296,7 +313,10 @@ def evaluate(args: argparse.Namespace, env: dict[str, str], transport=None) -> i
     cutoffs = Cutoffs()
     coverage = Coverage(span=args.has_answer_range, points=(cutoffs.has_answer,))
     recorder = Recorder(ResponseCache(run_dir), coverage, cutoffs, previous and previous.get("evidence"))
-    repeats = args.repeats or (repeats_of(previous) if previous else 1)
+    held = repeats_of(previous) if previous else 1
+    repeats = max(args.repeats or held, held)
+    if args.repeats and args.repeats < held:
+        print(f"{run_dir} holds {held} repeats; all of them are kept and checked.", file=sys.stderr)
     # repeat by repeat, so that a repeat's requests reach the API after the first repeat's
     items = [recorder.replay(QuestionRun(q, r)) for r in range(repeats) for q in questions.questions]
     pending = [item for item in items if item.missing is not None]
@@ -328,6 +348,9 @@ def evaluate(args: argparse.Namespace, env: dict[str, str], transport=None) -> i
         print(f"eval.py: {fatal}", file=sys.stderr)
         return EXIT_INCOMPLETE
     show_decisions(items, cutoffs, recorder.evidence)
+    if recorder.tally.replaced:
+        print(f"{recorder.tally.replaced} saved response(s) failed their checksum (torn or edited) and were "
+              "requested again.", file=sys.stderr)
     if not session.finished:
         print("\nInterrupted: every response received so far is saved; rerun to resume.", file=sys.stderr)
     elif not record["complete"]:

@@ -59,11 +59,11 @@ def parse_axis(spec: str, option: str) -> Axis:
         raise InputError(f"{option} {spec!r}: STEP must be greater than 0")
     if not Decimal(0) <= start <= stop <= Decimal(1):
         raise InputError(f"{option} {spec!r}: need 0 <= START <= STOP <= 1")
+    if (stop - start) / step >= MAX_AXIS_VALUES:
+        raise InputError(f"{option} {spec!r}: more than {MAX_AXIS_VALUES} values; at most {MAX_AXIS_VALUES} per axis")
     count, remainder = divmod(stop - start, step)
     if remainder != 0:
         raise InputError(f"{option} {spec!r}: STEP {step} does not reach STOP {stop} exactly from START {start}")
-    if count + 1 > MAX_AXIS_VALUES:
-        raise InputError(f"{option} {spec!r}: {count + 1} values; at most {MAX_AXIS_VALUES} per axis")
     return Axis(spec, tuple(start + step * k for k in range(int(count) + 1)))
 
 
@@ -156,8 +156,14 @@ class Table:
 
         quote_hist = histogram(h_index[quotes], passed[quotes], self.quoted[quotes])
         none_hist = histogram(h_index.ravel(), passed.ravel(), unquoted.ravel())
-        # quote at answer index i when i < passed: sum over passed in (i, n_a]; no quote when passed <= i.
-        return np.cumsum(quote_hist[:, ::-1], axis=1)[:, ::-1][:, 1:, :] + np.cumsum(none_hist, axis=1)[:, :n_a, :]
+        # no quote at answer index i when passed <= i: the sum over passed in [0, i]
+        return quoted_sums(quote_hist) + np.cumsum(none_hist, axis=1)[:, :n_a]
+
+
+def quoted_sums(histogram: np.ndarray) -> np.ndarray:
+    """From a histogram over T, how many ANSWER_CUTOFF values a top's probability passes (axis 1, size
+    A + 1), the sum over T > i for every answer index i (size A): a top is quoted exactly where i < T."""
+    return np.cumsum(histogram[:, ::-1], axis=1)[:, ::-1][:, 1:]
 
 
 def fill(curves: Sequence[Curve], has_answer: np.ndarray, answer: np.ndarray) -> np.ndarray:
@@ -246,8 +252,10 @@ def recommend_scores(scores: np.ndarray, has_answer: np.ndarray, answer: np.ndar
     region = scores == top
     depths = depth(region)
     h_grid, a_grid = np.meshgrid(has_answer, answer, indexing="ij")
-    distance = np.hypot(h_grid - default[0], a_grid - default[1])
+    # squared distance rounded to 12 decimals: (0.1, 0.5) and (0.2, 0.4) are equally far from (0.3, 0.6)
+    # in decimals, and must stay equal in floats so that the lower HAS_ANSWER_CUTOFF wins the tie
+    distance = np.round((h_grid - default[0]) ** 2 + (a_grid - default[1]) ** 2, 12)
     deepest = depths == depths[region].max()
-    candidates = np.flatnonzero((region & deepest).ravel())
+    candidates = np.flatnonzero((region & deepest).ravel())  # row-major: lower h first, then lower a
     i, j = np.unravel_index(candidates[np.argmin(distance.ravel()[candidates])], scores.shape)
     return Choice(int(i), int(j), float(top), float(depths[i, j]), int(region.sum()))

@@ -96,7 +96,7 @@ class Trace:
         v (`decision.best`), with its compare probability; None where that set was not replayed.
 
         Every HAS_ANSWER_CUTOFF selects one of these sets (or none), so this is the question's whole
-        decision over both cutoffs. Cached, and computed where the trace is replayed.
+        decision over both cutoffs. Computed once, when first asked for.
         """
         found = []
         for value in sorted({c.has_answer for c in self.candidates}):

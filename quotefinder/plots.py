@@ -7,6 +7,7 @@ charts survive greyscale printing; PNG metadata is fixed so the same data gives 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -31,8 +32,14 @@ MAX_ROWS = 40
 
 
 def _save(fig: plt.Figure, path: Path) -> None:
-    fig.savefig(path, metadata={"Software": None}, bbox_inches="tight")
-    plt.close(fig)
+    """Save to a temporary file and rename it into place: a crash never leaves half a PNG."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        fig.savefig(temporary, format="png", metadata={"Software": None}, bbox_inches="tight")
+        os.replace(temporary, path)
+    finally:
+        plt.close(fig)
+        temporary.unlink(missing_ok=True)
 
 
 def _label(outcome: str) -> str:

@@ -84,7 +84,6 @@ class Question:
             verdict = self._memo[quote] = Outcome.CORRECT if matched else Outcome.WRONG
         return verdict
 
-
     def as_record(self) -> dict[str, object]:
         return {"id": self.id, "question": self.question, "expect": self.expect, "accept": list(self.accept)}
 

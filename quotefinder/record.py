@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from . import contract, pipeline
@@ -24,14 +24,13 @@ from .errors import (
     ContractError,
     CorruptEntry,
     EvidenceMixError,
-    InsecureEndpoint,
     MissingResponse,
     StorageError,
 )
 from .pipeline import Coverage, Trace
 from .questions import Question
 
-FATAL = (AuthError, EvidenceMixError, InsecureEndpoint, StorageError)
+FATAL = (AuthError, EvidenceMixError, StorageError)
 
 
 @dataclass(frozen=True)
@@ -65,7 +64,6 @@ class Tally:
     retries: int = 0
     failed: int = 0
     replaced: int = 0  # corrupt entries found and requested again
-    evidence: set[str] = field(default_factory=set)
 
     def as_record(self) -> dict[str, int]:
         return {"sent": self.sent, "from_cache": self.from_cache, "retries": self.retries, "failed": self.failed}
@@ -107,16 +105,20 @@ class Recorder:
     def replay(self, item: QuestionRun) -> QuestionRun:
         """Fill `item` from the cache alone: a summary, or what is missing, or why it cannot be used."""
 
+        served = 0
+
         def lookup(request: ApiRequest) -> Any:
+            nonlocal served
             entry = self.cache.get(request)
             if entry is None:
                 raise MissingResponse(describe(request))
             self._note_evidence(entry["evidence"])
-            self.tally.from_cache += 1
+            served += 1
             return entry["response"]
 
         try:
             item.summary = self._summarise(pipeline.replay(self._flow(item), lookup))
+            self.tally.from_cache += served  # a question still missing something counts them in pass 2
         except MissingResponse as missing:
             item.missing = str(missing)
         except CorruptEntry as error:
@@ -147,7 +149,6 @@ class Recorder:
                 "free some space or fix the permissions, then rerun: nothing already saved is lost"
             ) from None
         self.tally.sent += 1
-        self.tally.evidence.add(received.evidence)
         return received.data
 
     async def record(
@@ -165,17 +166,15 @@ class Recorder:
         pending = iter(items)  # shared by the workers: each takes the next question when it is free
 
         async def worker() -> None:
-            for item in pending:
-                item.missing = None
+            for item in pending:  # an item cut short by Ctrl+C keeps saying what it is missing
                 try:
                     trace = await pipeline.record(self._flow(item), lambda r: self._fetch(client, r))
-                    item.summary = self._summarise(trace)
-                    item.error = None
+                    item.summary, item.error, item.missing = self._summarise(trace), None, None
                 except FATAL:
                     raise
                 except (ApiError, ContractError) as error:
                     self.tally.failed += 1
-                    item.error = str(error)
+                    item.error, item.missing = str(error), None
                 on_done(item)
 
         # A fixed set of workers, not a task per question: memory stays flat however many questions.

@@ -90,7 +90,8 @@ def judging_questions(run_dir: Path, record: dict[str, Any], path: Path | None) 
         recorded = record.get("questions_file", {}).get("path")
         if not recorded:
             raise RunDirError(f"{run_dir}/{RUN_FILE} names no question file; pass --questions FILE")
-        path = Path(os.path.normpath(Path(run_dir) / recorded))
+        # recorded relative to the resolved run directory; shown relative to where we are
+        path = Path(os.path.relpath(os.path.normpath(Path(run_dir).resolve() / recorded)))
         if not path.exists():
             raise InputError(f"{path}: the question file this run was recorded from is gone; pass --questions FILE")
     try:
@@ -177,8 +178,8 @@ def replay_run(run_dir: Path, has_answer_points: Sequence[float], questions_path
                allow_incomplete: bool = False, jobs: int = 1) -> Replayed:
     """Replay every judged question from the run's cache for the given HAS_ANSWER_CUTOFF values.
 
-    Raises `InputError` naming every question the run cannot replay, unless `allow_incomplete`, in which
-    case those questions are left out and listed in `excluded`. A run marked incomplete is refused
+    Raises `InputError` naming the questions the run cannot replay (the first few, and how many), unless
+    `allow_incomplete`, in which case they are left out and listed in `excluded`. A run marked incomplete is refused
     unless `allow_incomplete`.
     """
     run_dir = Path(run_dir)

@@ -285,8 +285,10 @@ def _certainty(result: Sweep) -> list[str]:
             f"{stability.in_region:.0%}.")
         if stability.difference is not None:
             low, high = stability.difference
-            lines.append(f"The score gained over the default, with 95% bootstrap interval: "
-                         f"{_number(result.score(r) - result.score(d))} [{_number(low)}, {_number(high)}].")
+            lines.append(f"Score gained over the default: {_number(result.score(r) - result.score(d))} on these "
+                         f"questions, where the cutoffs were chosen. Chosen on each resample and scored on the "
+                         f"questions it left out, scaled to {len(result.items)} questions, the gain has the 95% "
+                         f"interval [{_number(round(low, 2))}, {_number(round(high, 2))}].")
         lines.append("")
     lines += [_verdict_in_words(result), ""]
     return lines
@@ -305,15 +307,16 @@ def _verdict_in_words(result: Sweep) -> str:
     if stability is None or stability.difference is None:
         return f"No bootstrap was run, so nothing here says whether {n} questions are enough to prefer it."
     if stability.difference[0] <= 0:
-        return (f"**With {n} questions this run cannot tell the recommended point from the default**: the "
-                "bootstrap's interval for the score gained includes zero. Treat the recommendation as a "
-                "hypothesis and check it on more questions before changing the cutoffs.")
+        return (f"**With {n} questions this run cannot tell the recommended point from the default**: chosen "
+                "on resamples and scored on the questions they left out, the gain's interval includes zero. "
+                "Treat the recommendation as a hypothesis and check it on more questions before changing "
+                "the cutoffs.")
     cv = result.cross_validation
     if cv is not None and float(score(cv.counts, result.wrong_cost)) <= result.score(d):
         return ("Chosen on these questions the recommended point looks better, but cross-validated it is not: "
                 "the gain may be fitted to this set. Add questions before changing the cutoffs.")
-    return (f"On {n} questions the recommended point's gain over the default holds up under resampling"
-            f"{' and cross-validation' if cv is not None else ''}.")
+    return (f"On {n} questions the recommended point's gain over the default holds on questions it was not "
+            f"chosen on (out of bag{' and cross-validated' if cv is not None else ''}).")
 
 
 def _flaky(result: Sweep) -> list[str]:
@@ -323,9 +326,10 @@ def _flaky(result: Sweep) -> list[str]:
     if not flaky:
         return [f"No question's decision at the recommended point changes between the {result.repeats} repeats.", ""]
     lines = ["## Flaky questions", "", f"Their decision at the recommended point (the sentence quoted, or none) "
-             f"changes between the {result.repeats} repeats; outcome in each repeat:",
-             "", "| Question | Outcomes |", "|---|---|"]
-    lines += [f"| {_md(q.id)} | {', '.join(label(o) for o in outcomes)} |" for q, outcomes in flaky[:LIST_AT_MOST]]
+             f"changes between the {result.repeats} repeats, whether or not the outcome does:",
+             "", "| Question | Outcome in each repeat | Different decisions |", "|---|---|---:|"]
+    lines += [f"| {_md(q.id)} | {', '.join(label(o) for o in outcomes)} | {kinds} |"
+              for q, outcomes, kinds in flaky[:LIST_AT_MOST]]
     return [*lines, *_more(len(flaky)), ""]
 
 
@@ -399,8 +403,19 @@ def _review(result: Sweep) -> list[str]:
 # ---- writing -------------------------------------------------------------------------------------
 
 
-def write_files(out_dir: Path, files: dict[str, bytes]) -> None:
-    """Write each file atomically (0644: reports are meant to be shared)."""
+REPORT_FILES = ("grid.csv", "questions.csv", "comparison.csv", "summary.md", "heatmap-*.png", "along-*.png",
+                "flips.png")
+
+
+def write_files(out_dir: Path, files: dict[str, bytes], plots: Sequence[str] = ()) -> None:
+    """Write each file atomically (0644: reports are meant to be shared), then remove report files an
+    earlier sweep left that this one did not make (a plot from before `--no-plots`, an old
+    comparison), so the directory shows one sweep."""
     out_dir.mkdir(parents=True, exist_ok=True)
     for name, data in files.items():
         write_atomic(out_dir / name, data, 0o644)
+    made = {*files, *plots}
+    for pattern in REPORT_FILES:
+        for path in out_dir.glob(pattern):
+            if path.name not in made:
+                path.unlink()

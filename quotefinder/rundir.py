@@ -61,8 +61,12 @@ def _shape_problem(record: dict[str, Any]) -> str:
     if not isinstance(questions, list) or not all(
             isinstance(q, dict) and isinstance(q.get("question"), str) for q in questions):
         return "`questions` is not a list of recorded questions"
-    if not isinstance(record.get("config", {}), dict) or not isinstance(record.get("questions_file", {}), dict):
+    config = record.get("config", {})
+    if not isinstance(config, dict) or not isinstance(record.get("questions_file", {}), dict):
         return "`config` and `questions_file` must be objects"
+    for key in ("has_answer_cutoff", "answer_cutoff", "min_sentences", "repeats"):
+        if key in config and (isinstance(config[key], bool) or not isinstance(config[key], int | float)):
+            return f"`config.{key}` is {config[key]!r}, not a number"
     if record.get("evidence") not in (None, "live", "synthetic"):
         return f"`evidence` is {record.get('evidence')!r}, not live or synthetic"
     if not isinstance(record.get("complete", False), bool) or not isinstance(record.get("errors", []), list):

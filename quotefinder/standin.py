@@ -311,8 +311,6 @@ class FakeApi:
         return {"id": self.next_id(), "model": contract.MODEL, "answers": answers, "usage": {"input_tokens": tokens}}
 
 
-
-
 @dataclass(frozen=True)
 class Faults:
     """Misbehaviour to inject, all off by default. A share is the probability per request (seeded)."""

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .grid import CODE, Table, recommend_scores
+from .grid import CODE, Table, quoted_sums, recommend_scores
 from .questions import OUTCOMES, Outcome
 
 Z95 = 1.959963984540054
@@ -54,12 +54,12 @@ class ScoreModel:
         first = tables[0]
         self.n_questions, self.n_h = first.probability.shape
         self.n_a = len(answer)
-        passed = np.stack([np.searchsorted(answer, t.probability, side="right") for t in tables])  # (R, Q, H)
+        self.passed = np.stack([np.searchsorted(answer, t.probability, side="right") for t in tables])  # (R, Q, H)
         quoted = np.stack([values[np.maximum(t.quoted, 0)] for t in tables])  # unused where nothing is quoted
         self.unquoted = values[first.unquoted]  # (Q,)
         self.delta = (quoted - self.unquoted[None, :, None]) / len(tables)
         h_index = np.arange(self.n_h)[None, None, :]
-        self.bins = (h_index * (self.n_a + 1) + passed).reshape(len(tables), -1)  # (R, Q*H)
+        self.bins = (h_index * (self.n_a + 1) + self.passed).reshape(len(tables), -1)  # (R, Q*H)
 
     def grid(self, weights: np.ndarray) -> np.ndarray:
         """The objective at every cell, shape (H, A), for questions weighted by `weights` (Q,)."""
@@ -69,8 +69,12 @@ class ScoreModel:
         for bins, values in zip(self.bins, weighted, strict=True):
             histogram += np.bincount(bins, weights=values, minlength=size)
         histogram = histogram.reshape(self.n_h, self.n_a + 1)
-        # quoted at answer index i when i < T: sum over T in (i, A]
-        return float(weights @ self.unquoted) + np.cumsum(histogram[:, ::-1], axis=1)[:, ::-1][:, 1:]
+        return float(weights @ self.unquoted) + quoted_sums(histogram)
+
+    def per_question(self, h_index: int, a_index: int) -> np.ndarray:
+        """Each question's contribution at one cell (Q,), averaged over repeats."""
+        quoted = a_index < self.passed[:, :, h_index]  # (R, Q)
+        return self.unquoted + (self.delta[:, :, h_index] * quoted).sum(axis=0)
 
 
 @dataclass(frozen=True)
@@ -81,17 +85,24 @@ class Stability:
     same_cell: float  # share of resamples whose recommended cell is the full set's
     in_region: float  # share whose recommended cell lies in the full set's region of best score
     frequency: np.ndarray  # (H, A): share of resamples recommending each cell
-    difference: tuple[float, float] | None  # 95% interval of (recommended - default) score, in points
+    # 95% interval of the score a resample's own choice gains over the default on the questions that
+    # resample left out (out of bag), scaled to the whole set: what choosing on this much data gains
+    difference: tuple[float, float] | None
 
 
 def bootstrap(model: ScoreModel, h: np.ndarray, a: np.ndarray, default: tuple[float, float],
-              chosen: tuple[int, int], region: np.ndarray, per_question_difference: np.ndarray,
+              chosen: tuple[int, int], region: np.ndarray, default_scores: np.ndarray,
               resamples: int, seed: int = 0) -> Stability:
-    """Resample the questions with replacement `resamples` times (seeded) and re-run the choice."""
+    """Resample the questions with replacement `resamples` times (seeded) and re-run the choice.
+
+    `default_scores` are each question's contributions at the default point. Each resample's own
+    choice is scored against them on the questions it left out, so the gain is not the optimism of
+    choosing and scoring on the same questions.
+    """
     rng = np.random.default_rng(seed)
     counts = np.zeros((len(h), len(a)))
     same = inside = 0
-    totals = []
+    gains = []
     n = model.n_questions
     for _ in range(resamples):
         weights = np.bincount(rng.integers(0, n, n), minlength=n).astype(float)
@@ -99,8 +110,11 @@ def bootstrap(model: ScoreModel, h: np.ndarray, a: np.ndarray, default: tuple[fl
         counts[pick.h_index, pick.a_index] += 1
         same += (pick.h_index, pick.a_index) == chosen
         inside += bool(region[pick.h_index, pick.a_index])
-        totals.append(float(weights @ per_question_difference))
-    interval = tuple(np.percentile(totals, [2.5, 97.5]).tolist()) if totals else None
+        left_out = weights == 0
+        if left_out.any():
+            gain = model.per_question(pick.h_index, pick.a_index) - default_scores
+            gains.append(float(gain[left_out].mean() * n))
+    interval = tuple(np.percentile(gains, [2.5, 97.5]).tolist()) if gains else None
     share = max(resamples, 1)
     return Stability(resamples, same / share, inside / share, counts / share, interval)
 

@@ -7,15 +7,15 @@ connection; needs no key.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from pathlib import Path
 
 import pandas as pd
 
-from .analysis import Sweep, analyse
+from .analysis import Sweep, analyse, default_cutoffs
 from .compare import Comparison, compare, require_comparable
-from .decision import HAS_ANSWER_CUTOFF
 from .errors import InputError, QuoteFinderError
 from .grid import Axis, at_point, parse_axis
 from .questions import OUTCOMES, Outcome
@@ -203,14 +203,15 @@ def run(args: argparse.Namespace) -> int:
     at = parse_point(args.at) if args.at else None
     if at is None and (args.max_wrong is not None or args.min_correct is not None):
         raise InputError("--max-wrong and --min-correct check a point: give it with --at H,A")
-    if not args.wrong_cost >= 0:
-        raise InputError(f"--wrong-cost {args.wrong_cost}: must be a number >= 0")
+    if not (math.isfinite(args.wrong_cost) and args.wrong_cost >= 0):
+        raise InputError(f"--wrong-cost {args.wrong_cost}: must be a finite number >= 0")
+    if args.seed < 0:
+        raise InputError(f"--seed {args.seed}: must be 0 or more")
     if args.bootstrap is not None and args.bootstrap < 0:
         raise InputError(f"--bootstrap {args.bootstrap}: must be 0 or more")
     if args.folds == 1 or args.folds < 0:
         raise InputError(f"--folds {args.folds}: cross-validation needs at least 2 folds")
-    config = open_run(args.run).get("config", {})
-    default = (config.get("has_answer_cutoff", HAS_ANSWER_CUTOFF), config.get("answer_cutoff", 0.6))
+    default = default_cutoffs(open_run(args.run))
     point = at or default
     points = sorted({*h_axis.values.tolist(), default[0], point[0]})
     jobs = max(1, args.jobs)
@@ -244,7 +245,7 @@ def run(args: argparse.Namespace) -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
     written = [] if args.no_plots else plot_all(result, grid, out_dir, comparison)
     files["summary.md"] = summary_markdown(result, written, gate_line, comparison).encode()
-    write_files(out_dir, files)
+    write_files(out_dir, files, [name for _, name in written])
     report(result, out_dir, gate_line, comparison)
     return EXIT_OK if holds and not (comparison and comparison.worse) else EXIT_WORSE
 
@@ -286,7 +287,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"sweep.py: {error}", file=sys.stderr)
         return EXIT_ERROR
     except OSError as error:
-        print(f"sweep.py: cannot write the report ({error.strerror or error}: {error.filename})", file=sys.stderr)
+        print(f"sweep.py: cannot read or write {error.filename or 'a file'} ({error.strerror or error})",
+              file=sys.stderr)
         return EXIT_ERROR
 
 

@@ -97,11 +97,12 @@ def with_verdicts(questions: QuestionSet, verdicts: Verdicts) -> QuestionSet:
 
 
 def review(pending: Iterable[tuple[Question, Scored]], path: Path, questions: QuestionSet,
-           ask: Callable[[str], str] = input, say: Callable[[str], None] = print) -> int:
+           ask: Callable[[str], str] | None = None, say: Callable[[str], None] = print) -> int:
     """Ask correct / wrong / skip for each (question, quote) in `pending`; save each answer at once.
 
     Returns how many verdicts were saved. 'q' or the end of input stops the review.
     """
+    ask = ask or input  # looked up now, so a test (or a caller) can replace it
     pending = list(pending)
     verdicts = load_verdicts(path)
     saved = 0
@@ -113,7 +114,7 @@ def review(pending: Iterable[tuple[Question, Scored]], path: Path, questions: Qu
         while True:
             try:
                 answer = ask("Does this sentence answer the question? [c]orrect / [w]rong / [s]kip / [q]uit: ")
-            except EOFError:
+            except (EOFError, KeyboardInterrupt):  # every answer given so far is already saved
                 answer = "q"
             answer = answer.strip().lower()[:1]
             if answer in ("c", "w", "s", "q"):

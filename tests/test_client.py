@@ -143,3 +143,22 @@ def test_redirects_are_not_followed_so_the_key_stays_with_the_base_url() -> None
     with pytest.raises(ApiError, match="returned 307"):
         send(handler)
     assert hosts == ["api.example"]
+
+
+def test_an_http_date_retry_after_without_a_zone_is_read_as_utc() -> None:
+    calls = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(1)
+        if len(calls) == 1:
+            return httpx.Response(503, headers={"Retry-After": "Wed, 21 Oct 2015 07:28:00 -0000"})
+        return httpx.Response(200, json={"results": []})
+
+    assert send(handler).status == 200 and len(calls) == 2
+
+
+def test_a_key_echoed_across_the_cut_of_a_long_error_body_is_still_blanked() -> None:
+    body = "x" * (300 - len(KEY) // 2) + KEY + " tail"
+    with pytest.raises(ApiError) as caught:
+        send(lambda r: httpx.Response(400, text=body))
+    assert KEY[: len(KEY) // 2] not in str(caught.value)

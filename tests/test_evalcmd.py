@@ -233,13 +233,25 @@ def test_repeats_are_independent_observations_and_extending_sends_only_the_new_o
     assert any(found[0]["response"]["answers"]["has_answer"] != found[1]["response"]["answers"]["has_answer"]
                for found in pairs)  # the same request, observed twice, answered a little differently
 
-    saved_before, mark = {p.stem for p in (run_dir / "responses").rglob("*.json")}, len(server.requests)
+    before, mark = run_files(run_dir), len(server.requests)
     assert main([str(TEN_QUESTIONS), "--run", str(run_dir), *FAST, "--repeats", "3"], env=env_for(server)) == 0
-    sent = server.requests[mark:]
-    assert one_repeat - 4 <= len(sent) <= one_repeat + 4
-    from quotefinder.contract import ApiRequest
-    assert not {ApiRequest(path, body, 2).key for path, body in sent} & saved_before
+    sent = len(server.requests) - mark
+    after = run_files(run_dir)
+    new = {name for name in after if name not in before}
+    assert all(after[name] == before[name] for name in before if name != "run.json")  # nothing saved was touched
+    assert {json.loads(after[name])["repeat"] for name in new if name != "run.json"} == {2}
+    assert len(new) == sent and one_repeat - 4 <= sent <= one_repeat + 4  # only the new repeat was sent
     assert json.loads((run_dir / "run.json").read_text())["config"]["repeats"] == 3
     capsys.readouterr()
     assert main([str(TEN_QUESTIONS), "--run", str(run_dir), "--offline"], env={}) == 0  # keeps 3 repeats
     assert "over 3 repeats" in capsys.readouterr().out
+
+
+def test_the_covered_range_joins_overlapping_recordings(tmp_path, standin_for, capsys) -> None:
+    server = standin_for(TEN_SCENARIO)
+    run_dir = tmp_path / "run"
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), *FAST, "--has-answer-range", "0.2:0.5"],
+                env=env_for(server)) == 0
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), *FAST, "--has-answer-range", "0.4:0.9"],
+                env=env_for(server)) == 0
+    assert json.loads((run_dir / "run.json").read_text())["config"]["has_answer_range"] == [0.2, 0.9]

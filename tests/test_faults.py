@@ -174,7 +174,9 @@ def test_an_interrupt_keeps_every_response_and_the_rerun_resumes(tmp_path, stand
     out, err = process.communicate(timeout=30)
     assert process.returncode == 2, err
     assert "rerun to resume" in err and KEY not in out + err
-    assert json.loads((run_dir / "run.json").read_text())["complete"] is False
+    record_ = json.loads((run_dir / "run.json").read_text())
+    assert record_["complete"] is False and record_["errors"]
+    assert all(e["error"].startswith("missing the") for e in record_["errors"])  # says what each still lacks
     kept = saved(run_dir)
     assert 10 <= len(kept) < TOTAL
     mark = len(server.requests)

@@ -39,6 +39,7 @@ def test_axis_values_are_the_floats_nearest_the_decimals() -> None:
     ("a:b:c", "START:STOP:STEP"),
     ("0:1:nan", "START:STOP:STEP"),
     ("0:1:0.0001", "at most 1001"),
+    ("0:1:1e-30", "at most 1001"),
 ])
 def test_bad_axes_are_refused(spec: str, message: str) -> None:
     with pytest.raises(InputError, match=message):
@@ -140,3 +141,13 @@ def test_wrong_cost_changes_the_objective() -> None:
     counts[1, 1, CODE[Outcome.NO_ANSWER]] = 4  # 4
     assert recommend(counts, axis, axis, 2.0, (0, 0)).h_index == 1
     assert recommend(counts, axis, axis, 0.5, (0, 0)).h_index == 0
+
+
+def test_equidistant_cells_go_to_the_lower_has_answer_cutoff_despite_float_rounding() -> None:
+    axis = parse_axis("0:1:0.1", "--x").values
+    scores = np.zeros((11, 11))
+    scores[1, 5] = scores[2, 4] = 5  # (0.1, 0.5) and (0.2, 0.4): both sqrt(0.08) from (0.3, 0.6) in decimals
+    choice = recommend(counts_from_scores(scores), axis, axis, 2.0, (0.3, 0.6))
+    assert (choice.h_index, choice.a_index) == (1, 5)
+    scores[1, 5], scores[1, 7] = 0, 5  # (0.1, 0.7) is as far as (0.2, 0.4) too, and lower still
+    assert (recommend(counts_from_scores(scores), axis, axis, 2.0, (0.3, 0.6)).h_index) == 1

@@ -24,7 +24,8 @@ def test_a_record_is_rewritten_only_when_something_but_times_changed(tmp_path: P
     assert write_run(tmp_path, {**record, "complete": False}, read_run(tmp_path))
 
 
-@pytest.mark.parametrize("content", ["", "{", "[]", '{"format": "other"}', "null"])
+@pytest.mark.parametrize("content", ["", "{", "[]", '{"format": "other"}', "null",
+                                     '{"format": "quotefinder-run/1", "config": {"min_sentences": "1"}}'])
 def test_what_is_not_a_run_record_is_refused(tmp_path: Path, content: str) -> None:
     (tmp_path / "run.json").write_text(content)
     with pytest.raises(RunDirError, match="run.json"):

@@ -10,7 +10,9 @@ import pytest
 from test_grid import random_item
 
 from quotefinder.analysis import analyse
+from quotefinder.decision import Candidate
 from quotefinder.grid import CODE, Axis, Curve, Table, at_point, parse_axis, recommend_scores
+from quotefinder.pipeline import Trace
 from quotefinder.questions import Question, QuestionSet
 from quotefinder.replay import Replayed
 from quotefinder.stats import ScoreModel, bootstrap, cross_validate, folds, outcome_scores, wilson
@@ -79,17 +81,25 @@ def test_bootstrap_equals_resampling_by_hand() -> None:
     full = model.grid(np.ones(9))
     choice = recommend_scores(full, h, a, default)
     region = np.round(full, 9) == np.round(full, 9).max()
-    got = bootstrap(model, h, a, default, (choice.h_index, choice.a_index), region, np.zeros(9), 40, seed=3)
+    values = outcome_scores(2.0)
+    at_default = np.mean([[values[CODE[o]] for _, o in at_point(run, *default)] for run in runs], axis=0)
+    got = bootstrap(model, h, a, default, (choice.h_index, choice.a_index), region, at_default, 40, seed=3)
 
     rng = np.random.default_rng(3)
-    expected = np.zeros((len(h), len(a)))
+    expected, gains = np.zeros((len(h), len(a))), []
     for _ in range(40):
         weights = np.bincount(rng.integers(0, 9, 9), minlength=9).astype(float)
         pick = recommend_scores(slow_scores(runs, weights, h, a, 2.0), h, a, default)
         expected[pick.h_index, pick.a_index] += 1
+        at_pick = np.mean([[values[CODE[o]] for _, o in at_point(run, h[pick.h_index], a[pick.a_index])]
+                           for run in runs], axis=0)
+        left_out = weights == 0
+        if left_out.any():
+            gains.append((at_pick - at_default)[left_out].mean() * 9)
     assert np.array_equal(got.frequency * 40, expected)
     assert got.same_cell == expected[choice.h_index, choice.a_index] / 40
     assert got.in_region == expected[region].sum() / 40
+    assert got.difference == pytest.approx(tuple(np.percentile(gains, [2.5, 97.5])))
 
 
 def test_bootstrap_is_seeded() -> None:
@@ -138,22 +148,26 @@ def test_analyse_averages_repeats_and_finds_flaky_questions(tmp_path: Path) -> N
     assert np.allclose(result.counts, np.mean(per_repeat, axis=0))
     h, a = result.recommended.h, result.recommended.a
     quotes = [[d.quote.candidate.sentence if d.quote else None for d, _ in at_point(run, h, a)] for run in runs]
-    flaky = {q.id for q, _ in result.flaky()}
+    flaky = {q.id for q, _, _ in result.flaky()}
     assert flaky == {runs[0][n][0].id for n in range(10) if len({found[n] for found in quotes}) > 1}
     assert flaky  # these random repeats do disagree somewhere
 
 
-def test_bootstrap_of_a_clear_winner_always_picks_it() -> None:
-    """Known value: when every question prefers the same single cell, every resample recommends it."""
-    rng = random.Random(0)
-    items = [random_item(rng, 0) for _ in range(1)]
-    question, trace = items[0]
-    runs = [[(question, trace)] * 6]
+def test_bootstrap_known_values_for_questions_that_all_agree() -> None:
+    """Six answer questions, each quoted correctly wherever has_answer 0.9 and compare 0.8 pass: every
+    resample sees the same best region, and each left-out question gains one point over a default
+    that scores zero, so the out-of-bag gain, scaled to six questions, is exactly 6."""
+    runs = [[]]
+    for n in range(6):
+        candidate = Candidate(1, "T", "u", None, 1, f"It is 206, says page {n}.", 0.9, 0.9, 0.9)
+        runs[0].append((Question(f"q{n}", f"q{n}?", "answer", ("206",)), Trace(f"q{n}?", 0, [1], [candidate],
+                                                                            {(1,): [0.8]})))
     model = model_of(runs)
     h = a = AXIS.values
     full = model.grid(np.ones(6))
     choice = recommend_scores(full, h, a, (0.3, 0.6))
+    assert full[choice.h_index, choice.a_index] == 6
     region = np.round(full, 9) == np.round(full, 9).max()
-    got = bootstrap(model, h, a, (0.3, 0.6), (choice.h_index, choice.a_index), region, np.ones(6), 100, seed=1)
+    got = bootstrap(model, h, a, (0.3, 0.6), (choice.h_index, choice.a_index), region, np.zeros(6), 100, seed=1)
     assert got.same_cell == 1.0 and got.in_region == 1.0 and got.frequency.sum() == pytest.approx(1.0)
-    assert got.difference == (6.0, 6.0)  # every resample holds six questions, each gaining one point
+    assert got.difference == (6.0, 6.0)

@@ -135,6 +135,8 @@ def test_the_gate_exit_codes(ten: Path, tmp_path: Path, capsys) -> None:
     assert main([str(ten), *out, "--at", "0.3,1.0", "--min-correct", "1"]) == 1
     assert main([str(ten), *out, "--at", "1.5,0.6", "--max-wrong", "0"]) == 2
     assert main([str(ten), *out, "--max-wrong", "0"]) == 2
+    assert main([str(ten), *out, "--wrong-cost", "inf"]) == 2
+    assert main([str(ten), *out, "--seed", "-1"]) == 2
     assert main([str(tmp_path / "nowhere"), *out]) == 2
     assert "not a run" in capsys.readouterr().err
 
@@ -211,6 +213,7 @@ def test_hostile_page_text_is_inert_in_every_report(tmp_path: Path, standin_for)
 
 
 def test_plots_draw_odd_text_literally(tmp_path: Path, standin_for) -> None:
+    """An id like `odd-$\\frac$-id` is invalid mathtext: drawn as math, matplotlib raises and no PNG is made."""
     text = "The price was $5 and then $7_{2} in the sale, said the page."
     scenario = {"What did it cost?": [page("Price $ list", "https://p.example", text, has_answer=0.9, answers=0.9)]}
     server = standin_for(write_scenario(tmp_path / "s.json", scenario))
@@ -267,3 +270,19 @@ def test_cross_validation_and_bootstrap_options_on_the_demo(ten: Path, tmp_path:
     assert main([str(ten), "--folds", "11", "--out", str(tmp_path / "r")]) == 2
     assert main([str(ten), "--bootstrap", "0", "--no-plots", "--out", str(tmp_path / "s")]) == 0
     assert "Bootstrap (" not in (tmp_path / "s" / "summary.md").read_text()
+
+
+def test_a_symlinked_run_directory_still_finds_its_question_file(ten: Path, tmp_path: Path) -> None:
+    link = tmp_path / "deep" / "er" / "link"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(ten)
+    assert main([str(link), "--no-plots", "--out", str(tmp_path / "r")]) == 0
+
+
+def test_a_rerun_leaves_only_this_sweeps_files(ten: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r"
+    assert main([str(ten), "--baseline", str(ten), "--out", str(out)]) == 0
+    assert (out / "comparison.csv").exists() and (out / "heatmap-score-change.png").exists()
+    (out / "notes.txt").write_text("mine")
+    assert main([str(ten), "--no-plots", "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["grid.csv", "notes.txt", "questions.csv", "summary.md"]

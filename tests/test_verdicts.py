@@ -94,6 +94,21 @@ def test_review_asks_for_every_unjudged_quote_on_the_grid_and_saves_each_answer(
     assert "0 unjudged quote(s) on the grid" in capsys.readouterr().out
 
 
+def test_ctrl_c_during_a_review_keeps_what_was_saved(tmp_path, standin_for, monkeypatch, capsys) -> None:
+    run, questions = unjudged_run(tmp_path, standin_for)
+    answers = iter(["w"])
+
+    def ask(prompt: str) -> str:
+        try:
+            return next(answers)
+        except StopIteration:
+            raise KeyboardInterrupt from None
+
+    monkeypatch.setattr("builtins.input", ask)
+    assert main([str(run), "--review", "--no-plots", "--out", str(tmp_path / "r")]) == 0
+    assert len(load_verdicts(verdicts_path(questions))) == 1
+
+
 def test_skip_quit_and_end_of_input_save_nothing_more(tmp_path, standin_for, monkeypatch, capsys) -> None:
     run, questions = unjudged_run(tmp_path, standin_for)
     monkeypatch.setattr("sys.stdin", io.StringIO("s\nq\n"))
