@@ -100,8 +100,7 @@ class Sweep:
         between repeats: each with its outcome in every repeat and how many different decisions."""
         found = []
         for index, (question, _) in enumerate(self.items):
-            quotes = {run[index][0].quote.candidate.sentence if run[index][0].quote else None
-                      for run in self.recommended.judged}
+            quotes = {run[index][0].sentence for run in self.recommended.judged}
             if len(quotes) > 1:
                 found.append((question, self.recommended.outcomes(index), len(quotes)))
         return found

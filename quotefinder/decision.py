@@ -63,6 +63,11 @@ class Decision:
     closest: Scored | None
     qualified: tuple[int, ...]
 
+    @property
+    def sentence(self) -> str | None:
+        """The quoted sentence, or None for the no-answer line: what judging looks at."""
+        return self.quote.candidate.sentence if self.quote else None
+
 
 def passes(value: Any, cutoff: Any) -> Any:
     """``value >= cutoff``: the one comparison behind both cutoffs. Works elementwise on numpy arrays."""

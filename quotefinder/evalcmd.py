@@ -131,10 +131,10 @@ class Recording:
     started: str = field(default_factory=_now)
     host: str = ""
     finished: bool = True  # False when Ctrl+C or SIGTERM cut the recording short
-    original: dict | None = field(default=None, init=False)  # run.json as this invocation found it
+    written: dict | None = field(default=None, init=False)  # what run.json holds now
 
     def __post_init__(self) -> None:
-        self.original = self.previous
+        self.written = self.previous  # `previous` stays run.json as this invocation found it
 
     def record(self) -> dict:
         """The run.json content for this invocation."""
@@ -178,8 +178,8 @@ class Recording:
         """The HAS_ANSWER_CUTOFF range whose compare responses the run holds: this invocation's, joined
         with the last complete one's when the two overlap."""
         lo, hi = self.span
-        before = (self.original or {}).get("config", {}).get("has_answer_range")
-        complete = (self.original or {}).get("complete") and isinstance(before, list) and len(before) == 2
+        before = (self.previous or {}).get("config", {}).get("has_answer_range")
+        complete = (self.previous or {}).get("complete") and isinstance(before, list) and len(before) == 2
         if complete and before[0] <= hi and lo <= before[1]:
             lo, hi = min(lo, before[0]), max(hi, before[1])
         return [lo, hi]
@@ -187,8 +187,8 @@ class Recording:
     def save(self) -> dict:
         """Write run.json if anything changed since the last write; return what it holds now."""
         record = self.record()
-        if write_run(self.run_dir, record, self.previous):
-            self.previous = record
+        if write_run(self.run_dir, record, self.written):
+            self.written = record
         return record
 
 
@@ -233,8 +233,7 @@ def show_decisions(items: list[QuestionRun], cutoffs: Cutoffs, evidence: str | N
 def _outcome(item: QuestionRun) -> str:
     if item.summary is None:
         return "not run"
-    decision = item.summary.decision
-    return item.question.judge(decision.quote.candidate.sentence if decision.quote else None).value
+    return item.question.judge(item.summary.decision.sentence).value
 
 
 def _show_one(item: QuestionRun, out) -> None:

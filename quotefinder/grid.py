@@ -176,7 +176,7 @@ def at_point(items: Sequence[tuple[Question, Trace]], h: float, a: float) -> lis
     judged = []
     for question, trace in items:
         decision = decide(trace.candidates, trace.compares, h, a)
-        judged.append((decision, question.judge(decision.quote.candidate.sentence if decision.quote else None)))
+        judged.append((decision, question.judge(decision.sentence)))
     return judged
 
 

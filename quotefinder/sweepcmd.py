@@ -16,6 +16,7 @@ import pandas as pd
 
 from .analysis import Sweep, analyse, default_cutoffs
 from .compare import Comparison, compare, require_comparable
+from .decision import passes
 from .errors import InputError, QuoteFinderError
 from .grid import Axis, at_point, parse_axis
 from .questions import OUTCOMES, Outcome
@@ -181,7 +182,9 @@ def unjudged_on_grid(result: Sweep) -> list:
     for run in result.replayed.runs:
         for question, trace in run:
             for _, top in trace.tops:
-                if top is None or top.answers < lowest or (question.question, top.candidate.sentence) in seen:
+                if top is None or not passes(top.answers, lowest):
+                    continue  # not quoted anywhere on the grid
+                if (question.question, top.candidate.sentence) in seen:
                     continue
                 seen.add((question.question, top.candidate.sentence))
                 if question.judge(top.candidate.sentence) is Outcome.UNJUDGED:
