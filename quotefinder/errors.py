@@ -2,8 +2,7 @@
 
     QuoteFinderError                 base; `str(error)` is the whole message, never holding the API key
     ├── InputError                   a file or an option is wrong: say which and what to do (exit 2)
-    │   ├── QuestionFileError        a questions YAML file
-    │   ├── ScenarioError            a stand-in scenario file
+    │   ├── QuestionFileError        a questions YAML file (or a verdicts file)
     │   └── RunDirError              a run directory that is missing, not a run, or of another version
     ├── CacheError                   a cache entry cannot be trusted, or cannot be saved
     │   ├── CorruptEntry             torn, edited, or of another format version
@@ -30,10 +29,6 @@ class InputError(QuoteFinderError):
 
 class QuestionFileError(InputError):
     """A questions YAML file is unreadable or breaks the schema."""
-
-
-class ScenarioError(InputError):
-    """A stand-in scenario file is unreadable or breaks its schema."""
 
 
 class RunDirError(InputError):

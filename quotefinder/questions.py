@@ -43,6 +43,11 @@ class Outcome(StrEnum):
     NO_ANSWER = "no_answer"  # no quote on a no-answer question
     UNJUDGED = "unjudged"  # a quote on an answer question without accept patterns: needs a human
 
+    @property
+    def label(self) -> str:
+        """The outcome as people read it: 'no-answer' (the value, 'no_answer', names CSV columns)."""
+        return self.value.replace("_", "-")
+
 
 OUTCOMES = tuple(Outcome)
 

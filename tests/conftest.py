@@ -1,17 +1,29 @@
-"""Shared fakes: the stand-in API on loopback, small question sets and scenarios written to tmp_path."""
+"""Shared fakes and slow references: the stand-in API on loopback, small question sets and scenarios
+written to tmp_path, random traces, and the obvious per-cell replay that the fast paths are held to."""
 
 from __future__ import annotations
 
 import json
+import random
 import re
+import shutil
+import socket
 import textwrap
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
-from quotefinder.standin import Scenario, StandIn, load_scenario
+from quotefinder.questions import OUTCOMES, Outcome, Question, QuestionSet
+from quotefinder.recipe import sentences
+from quotefinder.recipe.decision import Candidate, Decision, decide, qualified, set_key
+from quotefinder.recipe.pipeline import Trace
+from quotefinder.record.rundir import RunConfig, RunRecord
+from quotefinder.sweep.replay import Replayed
+from quotefinder.testing.standin import Scenario, StandIn, load_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 TEN_QUESTIONS = ROOT / "questions" / "ten.yaml"
@@ -58,6 +70,25 @@ def standin_for() -> Iterator[Callable[..., StandIn]]:
         server.stop()
 
 
+@pytest.fixture
+def no_network(monkeypatch):
+    """Any attempt to open a socket fails the test: the sweep must work offline."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("sweep.py tried to open a network connection")
+
+    monkeypatch.setattr(socket, "socket", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+
+
+@pytest.fixture
+def ten(tmp_path: Path) -> Path:
+    """A copy of the committed demo run with its question file, laid out as in the repository."""
+    shutil.copytree(ROOT / "runs" / "ten", tmp_path / "runs" / "ten")
+    shutil.copytree(ROOT / "questions", tmp_path / "questions")
+    return tmp_path / "runs" / "ten"
+
+
 def outside_code_spans(markdown: str) -> str:
     """What a Markdown renderer would parse: the text with every code span removed."""
     return re.sub(r"(`+)(.+?)\1", "", markdown)
@@ -78,3 +109,93 @@ def record(run_dir: Path, questions: Path, server: StandIn, *options: str) -> in
 
     return main([str(questions), "--run", str(run_dir), "--rate", "0", "--retries", "0", *options],
                 env=env_for(server))
+
+
+def expected_requests(scenario_path: Path) -> tuple[int, int, int]:
+    """(searches, rank requests, compare requests) the pipeline must send, computed from the scenario alone.
+
+    Over the default range 0:1 every distinct has_answer among the ranked results selects its own set.
+    """
+    scenario = load_scenario(scenario_path)
+    ranks = compares = 0
+    for pages in scenario.questions.values():
+        usable = [p for p in pages[:5] if sentences.split(p.snippet)]
+        ranked = {(p.title, p.url, tuple(sentences.split(p.snippet))) for p in usable}
+        ranks += len(ranked)
+        compares += len({p.has_answer for p in usable})
+    return len(scenario.questions), ranks, compares
+
+
+# ---- random traces and the slow reference ----------------------------------------------------------
+
+GRID = [float(Decimal(k) / 20) for k in range(21)]
+Item = tuple[Question, Trace]
+
+
+def probability(rng: random.Random) -> float:
+    """Often exactly a grid value or a repeat, sometimes anything in [0, 1]."""
+    return rng.choice([rng.choice(GRID), rng.choice([0.0, 0.3, 0.6, 1.0]), rng.random(), round(rng.random(), 2)])
+
+
+def random_item(rng: random.Random, n: int) -> Item:
+    """A question with 0-5 results (some without sentences), tied and on-grid probabilities, and compare
+    probabilities that differ between qualified sets."""
+    results = rng.randint(0, 5)
+    candidates = []
+    for r in range(1, results + 1):
+        if rng.random() < 0.2:
+            continue  # a result without usable sentences: no candidate
+        candidates.append(Candidate(r, f"T{r}", f"https://{r}.example", None, 1, f"q{n} sentence s{rng.randint(1, 3)}",
+                                    0.5, 0.5, probability(rng)))
+    trace = Trace(f"question {n}", 0, [1] * results, candidates)
+    for v in {c.has_answer for c in candidates}:
+        chosen = qualified(candidates, v)
+        trace.compares[set_key(chosen)] = [probability(rng) for _ in chosen]
+    expect = rng.choice(["answer", "answer", "no-answer"])
+    accept = () if expect == "no-answer" or rng.random() < 0.2 else (rf"\bs{rng.randint(1, 3)}\b",)
+    return Question(f"q{n}", f"question {n}", expect, accept), trace
+
+
+def decided(items: Sequence[Item], h: float, a: float) -> list[tuple[Decision, Outcome]]:
+    """Each question's decision and outcome at (h, a), straight from the pipeline's own `decide`."""
+    found = []
+    for question, trace in items:
+        decision = decide(trace.candidates, trace.compares, h, a)
+        found.append((decision, question.judge(decision.sentence)))
+    return found
+
+
+def slow_fill(items: Sequence[Item], has_answer: Sequence[float], answer: Sequence[float]) -> np.ndarray:
+    """The obvious reference for `grid.fill`: every cell, every question, `decide`."""
+    counts = np.zeros((len(has_answer), len(answer), len(OUTCOMES)), dtype=np.int64)
+    for i, h in enumerate(has_answer):
+        for j, a in enumerate(answer):
+            for _, outcome in decided(items, h, a):
+                counts[i, j, OUTCOMES.index(outcome)] += 1
+    return counts
+
+
+def replayed_of(runs: Sequence[Sequence[Item]], run_dir: Path = Path("run"), evidence: str | None = "synthetic",
+                config: RunConfig | None = None) -> Replayed:
+    """A `Replayed` of the same questions observed in each run (repeat), as if loaded from a run directory."""
+    questions = [q for q, _ in runs[0]]
+    record = RunRecord(questions=tuple(questions), config=config or RunConfig(), evidence=evidence, complete=True)
+    return Replayed(run_dir, record, QuestionSet(run_dir / "questions.yaml", "0" * 64, tuple(questions)),
+                    questions, [[t for _, t in run] for run in runs])
+
+
+def items_of(replayed: Replayed, repeat: int = 0) -> list[Item]:
+    """A replayed run's (question, trace) pairs in one repeat."""
+    return list(zip(replayed.questions, replayed.traces[repeat], strict=True))
+
+
+def random_repeats(seed: int, questions: int = 12, repeats: int = 3) -> list[list[Item]]:
+    """The same questions observed `repeats` times, with probabilities that differ between repeats."""
+    runs = []
+    for repeat in range(repeats):
+        rng = random.Random(seed * 100 + repeat)
+        run = [random_item(rng, n) for n in range(questions)]
+        if runs:  # the labels are the questions'; only the evidence differs between repeats
+            run = [(first[0], trace) for first, (_, trace) in zip(runs[0], run, strict=True)]
+        runs.append(run)
+    return runs

@@ -12,27 +12,22 @@ from pathlib import Path
 import httpx
 import pytest
 
-from conftest import KEY, ROOT, TEN_QUESTIONS, TEN_SCENARIO, env_for, page, run_files, write_questions, write_scenario
-from quotefinder import sentences
+from conftest import (
+    KEY,
+    ROOT,
+    TEN_QUESTIONS,
+    TEN_SCENARIO,
+    env_for,
+    expected_requests,
+    page,
+    run_files,
+    write_questions,
+    write_scenario,
+)
 from quotefinder.evalcmd import main
-from quotefinder.standin import Reply, load_scenario
+from quotefinder.testing.standin import Reply, load_scenario
 
 FAST = ["--rate", "0", "--retries", "0"]
-
-
-def expected_requests(scenario_path: Path) -> tuple[int, int, int]:
-    """(searches, rank requests, compare requests) the pipeline must send, computed from the scenario alone.
-
-    Over the default range 0:1 every distinct has_answer among the ranked results selects its own set.
-    """
-    scenario = load_scenario(scenario_path)
-    ranks = compares = 0
-    for pages in scenario.questions.values():
-        usable = [p for p in pages[:5] if sentences.split(p.snippet)]
-        ranked = {(p.title, p.url, tuple(sentences.split(p.snippet))) for p in usable}
-        ranks += len(ranked)
-        compares += len({p.has_answer for p in usable})
-    return len(scenario.questions), ranks, compares
 
 
 def record_ten(tmp_path: Path, standin_for, capsys) -> tuple[Path, object, str]:
@@ -134,7 +129,7 @@ def test_an_interrupted_run_resumes_sending_only_what_is_missing(tmp_path, stand
 
     healthy = standin_for(TEN_SCENARIO)
     assert main([str(TEN_QUESTIONS), "--run", str(run_dir), *FAST], env=env_for(healthy)) == 0
-    from quotefinder.contract import ApiRequest
+    from quotefinder.recipe.contract import ApiRequest
     resent = {ApiRequest(path, body).key for path, body in healthy.requests}
     assert not resent & saved  # nothing that had succeeded was sent again
     searches, ranks, compares = expected_requests(TEN_SCENARIO)
@@ -196,11 +191,12 @@ def test_the_committed_demo_replays_from_a_clean_checkout_without_a_key(tmp_path
     assert out.startswith("SYNTHETIC evidence") and "(synthetic)" in out
 
 
-@pytest.mark.parametrize("args", [["--has-answer-range", "0.5:0.2"], ["--concurrency", "0"], ["--rate", "-1"]])
+@pytest.mark.parametrize("args", [["--has-answer-range", "0.5:0.2"], ["--has-answer-range", "0:2"],
+                                  ["--has-answer-range", "x"], ["--concurrency", "0"], ["--concurrency", "-3"],
+                                  ["--rate", "-1"], ["--rate", "nan"], ["--timeout", "0"]])
 def test_bad_options_exit_2_with_a_message(args, capsys) -> None:
-    with pytest.raises(SystemExit) as caught:
-        main([str(TEN_QUESTIONS), *args], env={})
-    assert caught.value.code == 2 and "error:" in capsys.readouterr().err
+    assert main([str(TEN_QUESTIONS), *args], env={}) == 2
+    assert "error:" in capsys.readouterr().err
 
 
 def test_a_bad_question_file_exits_2_naming_it(tmp_path, capsys) -> None:
@@ -255,3 +251,22 @@ def test_the_covered_range_joins_overlapping_recordings(tmp_path, standin_for, c
     assert main([str(TEN_QUESTIONS), "--run", str(run_dir), *FAST, "--has-answer-range", "0.4:0.9"],
                 env=env_for(server)) == 0
     assert json.loads((run_dir / "run.json").read_text())["config"]["has_answer_range"] == [0.2, 0.9]
+
+
+def test_help_teaches_the_cutoffs_and_what_is_printed(capsys) -> None:
+    assert main(["--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "HAS_ANSWER_CUTOFF (default 0.3) compare results whose has_answer >= it" in text
+    assert "ANSWER_CUTOFF (default 0.6) quote when the top compare probability >= it" in text
+    assert "qualified set" in text and "a probability exactly on a cutoff passes it" in text
+    assert "decision at the recipe's default cutoffs (HAS_ANSWER_CUTOFF 0.3, ANSWER_CUTOFF 0.6)" in text
+    assert "--has-answer-range START:STOP" in text
+
+
+@pytest.mark.parametrize("spec", ["0.2:0.5", "0.2:0.5:0.05"])
+def test_the_covered_range_takes_a_sweeps_axis_too(tmp_path, standin_for, spec) -> None:
+    server = standin_for(TEN_SCENARIO)
+    run_dir = tmp_path / "run"
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), *FAST, "--has-answer-range", spec],
+                env=env_for(server)) == 0
+    assert json.loads((run_dir / "run.json").read_text())["config"]["has_answer_range"] == [0.2, 0.5]

@@ -5,49 +5,25 @@ from __future__ import annotations
 import csv
 import json
 import random
-import re
-import shutil
-import socket
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from conftest import (
-    HOSTILE,
-    ROOT,
     TEN_QUESTIONS,
-    outside_code_spans,
+    items_of,
     page,
     record,
-    run_files,
+    slow_fill,
     write_questions,
     write_scenario,
 )
-from quotefinder.grid import parse_axis, slow_fill
-from quotefinder.replay import replay_run
+from quotefinder.sweep.grid import parse_axis
+from quotefinder.sweep.replay import replay_run
 from quotefinder.sweepcmd import main
 
 COUNTS = ["correct", "wrong", "missed", "no_answer", "unjudged"]
-
-
-@pytest.fixture
-def no_network(monkeypatch):
-    """Any attempt to open a socket fails the test: the sweep must work offline."""
-
-    def refuse(*args, **kwargs):
-        raise AssertionError("sweep.py tried to open a network connection")
-
-    monkeypatch.setattr(socket, "socket", refuse)
-    monkeypatch.setattr(socket, "create_connection", refuse)
-
-
-@pytest.fixture
-def ten(tmp_path: Path) -> Path:
-    """A copy of the committed demo run with its question file, laid out as in the repository."""
-    shutil.copytree(ROOT / "runs" / "ten", tmp_path / "runs" / "ten")
-    shutil.copytree(ROOT / "questions", tmp_path / "questions")
-    return tmp_path / "runs" / "ten"
 
 
 def read_grid(path: Path) -> list[dict[str, str]]:
@@ -69,12 +45,6 @@ def test_the_demo_run_sweeps_offline_with_no_key(ten: Path, tmp_path: Path, no_n
     for name in ("heatmap-correct.png", "heatmap-wrong.png", "along-answer-cutoff.png", "flips.png"):
         assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f"]({name})" in summary
     assert "synthetic evidence" in capsys.readouterr().out
-
-
-def test_reports_are_deterministic(ten: Path, tmp_path: Path) -> None:
-    assert main([str(ten), "--out", str(tmp_path / "a")]) == 0
-    assert main([str(ten), "--out", str(tmp_path / "b")]) == 0
-    assert run_files(tmp_path / "a") == run_files(tmp_path / "b")
 
 
 def random_scenario(rng: random.Random, n: int) -> dict[str, list[dict]]:
@@ -111,7 +81,7 @@ def test_randomized_runs_through_the_stand_in_match_the_slow_reference(seed, tmp
     assert record(tmp_path / "run", questions, server) == 0
     assert main([str(tmp_path / "run"), "--out", str(tmp_path / "r"), "--no-plots", "--has-answer", "0:1:0.1"]) == 0
     h, a = parse_axis("0:1:0.1", "--x").values, parse_axis("0:1:0.05", "--x").values
-    slow = slow_fill(replay_run(tmp_path / "run", h.tolist()).items, h, a)
+    slow = slow_fill(items_of(replay_run(tmp_path / "run", h.tolist())), h, a)
     rows = read_grid(tmp_path / "r" / "grid.csv")
     assert np.array_equal(np.array([[int(r[c]) for c in COUNTS] for r in rows]).reshape(slow.shape), slow)
 
@@ -193,71 +163,18 @@ def test_questions_missing_from_the_run_are_named(ten: Path, tmp_path: Path, cap
     assert "'brand-new' (line" in capsys.readouterr().err
 
 
-def test_hostile_page_text_is_inert_in_every_report(tmp_path: Path, standin_for) -> None:
-    snippet = f"=cmd|' /C calc'!A0 is the answer to everything here. {HOSTILE}"
-    scenario = {"What is the answer?": [page("[Title](http://evil.example) <b>x</b> | y", "https://x.example/a_(b)",
-                                             snippet, choice=1, has_answer=0.9, answers=0.9)]}
-    server = standin_for(write_scenario(tmp_path / "s.json", scenario))
-    questions = write_questions(tmp_path / "q.yaml", "questions:\n  - {question: What is the answer?, expect: answer}")
-    assert record(tmp_path / "run", questions, server) == 0
-    assert main([str(tmp_path / "run"), "--out", str(tmp_path / "r")]) == 0
-    summary = (tmp_path / "r" / "summary.md").read_text()
-    assert "calc" in summary  # shown, for review ...
-    assert "evil" not in outside_code_spans(summary) and "<b>" not in outside_code_spans(summary)  # ... but inert
-    header = next(line for line in summary.splitlines() if line.startswith("| Question | Status"))
-    row = next(line for line in summary.splitlines() if line.startswith("| `what-is-the-answer` | unjudged"))
-    assert len(re.findall(r"(?<!\\)\|", row)) == len(re.findall(r"(?<!\\)\|", header))
-    with open(tmp_path / "r" / "questions.csv", newline="", encoding="utf-8") as handle:
-        [row] = list(csv.DictReader(handle))
-    assert row["default_quote"].startswith("'=cmd") and row["source_title"].startswith("[Title]")
-
-
-def test_plots_draw_odd_text_literally(tmp_path: Path, standin_for) -> None:
-    """An id like `odd-$\\frac$-id` is invalid mathtext: drawn as math, matplotlib raises and no PNG is made."""
-    text = "The price was $5 and then $7_{2} in the sale, said the page."
-    scenario = {"What did it cost?": [page("Price $ list", "https://p.example", text, has_answer=0.9, answers=0.9)]}
-    server = standin_for(write_scenario(tmp_path / "s.json", scenario))
-    entry = "{id: 'odd-$\\frac$-id', question: What did it cost?, expect: answer, accept: ['\\$5']}"
-    questions = write_questions(tmp_path / "q.yaml", f"questions:\n  - {entry}\n")
-    assert record(tmp_path / "run", questions, server) == 0
-    assert main([str(tmp_path / "run"), "--out", str(tmp_path / "r")]) == 0
-    assert (tmp_path / "r" / "flips.png").stat().st_size > 1000
-
-
 def test_the_demo_runs_repeats_are_averaged_cell_by_cell(ten: Path, tmp_path: Path) -> None:
     axis = parse_axis("0:1:0.05", "--x")
     replayed = replay_run(ten, axis.values.tolist())
-    assert len(replayed.runs) == 3
+    assert replayed.repeats == 3
     assert main([str(ten), "--out", str(tmp_path / "r"), "--no-plots"]) == 0
     rows = read_grid(tmp_path / "r" / "grid.csv")
-    slow = np.stack([slow_fill(run, axis.values, axis.values) for run in replayed.runs])
+    slow = np.stack([slow_fill(items_of(replayed, r), axis.values, axis.values) for r in range(3)])
     mean = np.array([[float(r[c]) for c in COUNTS] for r in rows]).reshape(slow.shape[1:])
     assert np.allclose(mean, slow.mean(axis=0), atol=5e-5)
     low = np.array([[int(r[f"{c}_min"]) for c in COUNTS] for r in rows]).reshape(slow.shape[1:])
     assert np.array_equal(low, slow.min(axis=0))
     assert not list((tmp_path / "r").glob("*.png"))
-
-
-def test_the_gate_holds_only_if_every_repeat_holds(tmp_path: Path) -> None:
-    from test_stats import random_repeats
-
-    from quotefinder.analysis import analyse
-    from quotefinder.grid import Axis
-    from quotefinder.questions import QuestionSet
-    from quotefinder.replay import Replayed
-    from quotefinder.sweepcmd import gate
-
-    runs = random_repeats(5, questions=12, repeats=3)
-    questions = QuestionSet(tmp_path / "q.yaml", "0" * 64, tuple(q for q, _ in runs[0]))
-    axis = Axis("0:1:0.1", parse_axis("0:1:0.1", "--x").decimals)
-    result = analyse(Replayed(tmp_path, {"config": {}}, questions, runs), axis, axis, 2.0, resamples=0)
-    from quotefinder.grid import at_point
-    from quotefinder.questions import Outcome
-    wrong = [sum(1 for _, o in at_point(run, 0.3, 0.6) if o is Outcome.WRONG) for run in runs]
-    assert len(set(wrong)) > 1  # the repeats disagree, so the worst one must decide
-    assert gate(result, (0.3, 0.6), max(wrong), None)[0]
-    assert not gate(result, (0.3, 0.6), max(wrong) - 1, None)[0]
-    assert "the worst of the repeats" in gate(result, (0.3, 0.6), max(wrong), None)[1]
 
 
 def test_cross_validation_and_bootstrap_options_on_the_demo(ten: Path, tmp_path: Path, capsys) -> None:
@@ -279,10 +196,33 @@ def test_a_symlinked_run_directory_still_finds_its_question_file(ten: Path, tmp_
     assert main([str(link), "--no-plots", "--out", str(tmp_path / "r")]) == 0
 
 
-def test_a_rerun_leaves_only_this_sweeps_files(ten: Path, tmp_path: Path) -> None:
-    out = tmp_path / "r"
-    assert main([str(ten), "--baseline", str(ten), "--out", str(out)]) == 0
-    assert (out / "comparison.csv").exists() and (out / "heatmap-score-change.png").exists()
-    (out / "notes.txt").write_text("mine")
-    assert main([str(ten), "--no-plots", "--out", str(out)]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["grid.csv", "notes.txt", "questions.csv", "summary.md"]
+def test_help_teaches_the_cutoffs_and_the_rule_behind_the_recommendation(capsys) -> None:
+    assert main(["--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "HAS_ANSWER_CUTOFF (default 0.3) compare results whose has_answer >= it" in text
+    assert "ANSWER_CUTOFF (default 0.6) quote when the top compare probability >= it" in text
+    assert "score = correct + no-answer - C x wrong" in text and "deepest inside that region" in text
+
+
+@pytest.mark.parametrize("args", [["--jobs", "0"], ["--jobs", "-3"], ["--bootstrap", "-1"], ["--folds", "1"],
+                                  ["--at", "0.3"], ["--max-wrong", "-1", "--at", "0.3,0.6"]])
+def test_bad_options_are_refused_not_silently_changed(ten: Path, tmp_path: Path, capsys, args) -> None:
+    assert main([str(ten), *args, "--out", str(tmp_path / "r")]) == 2
+    assert "error: argument" in capsys.readouterr().err and not (tmp_path / "r").exists()
+
+
+def test_an_out_that_is_a_file_is_a_clear_error(ten: Path, tmp_path: Path, capsys) -> None:
+    blocker = tmp_path / "report.txt"
+    blocker.write_text("mine")
+    assert main([str(ten), "--no-plots", "--out", str(blocker)]) == 2
+    err = capsys.readouterr().err
+    assert "is a file, not a report directory" in err and "File exists" not in err
+    assert blocker.read_text() == "mine"
+
+
+def test_a_question_file_given_as_the_run_says_what_to_give_instead(ten: Path, capsys) -> None:
+    questions = ten.parent.parent / "questions"
+    assert main([str(questions / "ten.yaml")]) == 2
+    assert main([str(questions)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("give the run directory eval.py recorded into") == 2 and "--run" not in err

@@ -1,0 +1,104 @@
+"""What the two command lines share: option types that refuse bad values with a clear message, the
+words that explain the cutoffs, and how an error or a SIGTERM reaches the user.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import math
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from decimal import Decimal, InvalidOperation
+from typing import Any, TypeVar
+
+from .errors import QuoteFinderError
+from .recipe.decision import ANSWER_CUTOFF, ANSWER_WORDS, HAS_ANSWER_CUTOFF, HAS_ANSWER_WORDS
+
+EXIT_OK, EXIT_WORSE, EXIT_ERROR = 0, 1, 2
+
+CUTOFFS_HELP = (
+    "the two cutoffs:\n"
+    f"  HAS_ANSWER_CUTOFF (default {HAS_ANSWER_CUTOFF:g})  {HAS_ANSWER_WORDS}: the results that pass it form the\n"
+    "                        qualified set, whose top sentences are compared in one more request\n"
+    f"  ANSWER_CUTOFF (default {ANSWER_CUTOFF:g})      {ANSWER_WORDS}; otherwise the answer is\n"
+    "                        'no result answers'\n"
+    "  a probability exactly on a cutoff passes it\n"
+)
+
+Number = TypeVar("Number", int, float)
+
+
+def bounded(kind: Callable[[str], Number], minimum: float, what: str, finite: bool = True
+            ) -> Callable[[str], Number]:
+    """An argparse type: a `kind` (int or float) of at least `minimum`; never NaN (nor infinite if `finite`)."""
+
+    def parse(text: str) -> Number:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if not value >= minimum or (finite and not math.isfinite(value)):
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
+        return value
+
+    return parse
+
+
+positive_int = bounded(int, 1, "a whole number >= 1")
+count = bounded(int, 0, "a whole number >= 0")
+
+
+def cutoff_range(text: str) -> tuple[float, float]:
+    """'START:STOP' (or a sweep axis 'START:STOP:STEP', whose step does not matter here) with
+    0 <= START <= STOP <= 1: every cutoff from START to STOP, both included."""
+    parts = text.split(":")
+    try:
+        if len(parts) not in (2, 3):
+            raise InvalidOperation
+        start, stop = Decimal(parts[0]), Decimal(parts[1])
+        if len(parts) == 3:
+            Decimal(parts[2])
+    except InvalidOperation:
+        raise argparse.ArgumentTypeError(f"{text!r} is not START:STOP, e.g. 0:1 or 0.2:0.5") from None
+    if not (start.is_finite() and stop.is_finite() and 0 <= start <= stop <= 1):
+        raise argparse.ArgumentTypeError(f"{text!r}: need 0 <= START <= STOP <= 1")
+    return float(start), float(stop)
+
+
+def point(text: str) -> tuple[float, float]:
+    """'H,A': a pair of cutoffs, each in [0, 1]."""
+    try:
+        h, a = (float(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: write HAS_ANSWER_CUTOFF,ANSWER_CUTOFF, e.g. 0.3,0.6") from None
+    if not (0 <= h <= 1 and 0 <= a <= 1):
+        raise argparse.ArgumentTypeError(f"{text!r}: both cutoffs must be in [0, 1]")
+    return h, a
+
+
+def report_error(prog: str, error: BaseException) -> None:
+    """Print `error` for the terminal, after the error that led to it if there was one."""
+    cause = error.__cause__
+    if isinstance(cause, QuoteFinderError):
+        print(f"{prog}: {cause}", file=sys.stderr)
+    print(f"{prog}: {error}", file=sys.stderr)
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt  # SIGTERM outside a recording loop: stop like Ctrl+C
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """Within the block, SIGTERM stops the process the way Ctrl+C does (in the main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -1,0 +1,234 @@
+"""The API contract: the request bodies the pipeline sends and what it reads from the responses.
+
+Plain data in, plain data out; no HTTP here (that is `client.py`). The bodies are the recipe's,
+field for field and word for word, because the probabilities a sweep tunes against only mean
+something for these exact prompts. Readers check everything the pipeline reads and raise
+`ContractError` otherwise, so that a malformed response is never cached and never becomes a
+silent "missed" in a table.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import orjson
+
+from ..errors import ContractError
+from ..textsafe import is_unicode
+
+KEY_VERSION = "quotefinder-request/1"
+SEARCH_PATH = "/search"
+DECISIONS_PATH = "/v1/decisions"
+MODEL = "pplx-decider-v1.1-27b"
+MAX_RESULTS = 5
+MAX_TOKENS_PER_PAGE = 2048
+
+RANK_INSTRUCTIONS = (
+    "Which numbered sentence most directly answers the question? "
+    "Prefer a sentence that states the answer itself over one that only mentions the topic."
+)
+HAS_ANSWER_INSTRUCTIONS = "Does at least one of the numbered sentences answer the question?"
+HAS_ANSWER_CRITERIA = {
+    "true": "At least one sentence states the answer or directly implies it, "
+    "so a reader could quote that sentence as the answer.",
+    "false": "The sentences discuss the topic but none states the answer, "
+    "or answering would need outside knowledge.",
+}
+ANSWERS_CRITERIA = {
+    "true": "The sentence contains the answer itself and can be quoted as the answer without adding anything.",
+    "false": "The sentence is about the topic but does not contain the answer, or only hints at it.",
+}
+
+
+def canonical_json(value: Any) -> bytes:
+    """One spelling per JSON value: keys sorted, no whitespace, UTF-8, nothing escaped that need not be.
+
+    For what request bodies hold (text, integers, booleans, null, lists, objects) these are exactly
+    the bytes of ``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    .encode()`` (a test holds the two together), produced by orjson because a replay computes one
+    for each of ~100,000 requests.
+    """
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+
+
+@dataclass(frozen=True, eq=False)
+class ApiRequest:
+    """One POST: the endpoint path, the JSON body exactly as sent, and the repeat index."""
+
+    path: str
+    body: dict[str, Any]
+    repeat: int = 0
+    label: str = ""  # words for messages; not part of the identity
+
+    @cached_property
+    def key(self) -> str:
+        """The request's identity: SHA-256 over a version, the path, the repeat and the canonical body.
+
+        The base URL, headers and the API key are not part of it, so a proxy or the stand-in
+        replays the same entries and a key never reaches the cache.
+        """
+        head = f"{KEY_VERSION}\n{self.path}\n{self.repeat}\n".encode()
+        return hashlib.sha256(head + canonical_json(self.body)).hexdigest()
+
+
+@dataclass(frozen=True)
+class Result:
+    """One search result. The snippet is the only text a quote may come from."""
+
+    title: str
+    url: str
+    snippet: str
+    date: str | None
+
+
+@dataclass(frozen=True)
+class Rank:
+    """What the pipeline reads from one rank response."""
+
+    sentence_id: int
+    choice_probability: float
+    confidence: float
+    has_answer: float
+    input_tokens: int
+
+
+# ---- Requests ---------------------------------------------------------------------------------
+
+
+def search_request(question: str, repeat: int = 0) -> ApiRequest:
+    """The Search API request: the question, five results, 2,048 tokens of text per page."""
+    body = {"query": question, "max_results": MAX_RESULTS, "max_tokens_per_page": MAX_TOKENS_PER_PAGE}
+    return ApiRequest(SEARCH_PATH, body, repeat, "the search")
+
+
+def numbered(sentences: Sequence[str]) -> dict[str, str]:
+    """Sentences keyed "1", "2", ... in page order: the choice options."""
+    return {str(n): text for n, text in enumerate(sentences, start=1)}
+
+
+def rank_request(
+    question: str, result: Result, sentences: Sequence[str], repeat: int = 0, label: str = ""
+) -> ApiRequest:
+    """One result's request: which numbered sentence answers (`best`), and does any (`has_answer`)."""
+    options = numbered(sentences)
+    state = {"question": question, "source": {"title": result.title, "url": result.url}, "sentences": options}
+    questions = {
+        "best": {"type": "choice", "instructions": RANK_INSTRUCTIONS, "criteria": options},
+        "has_answer": {"type": "noul", "instructions": HAS_ANSWER_INSTRUCTIONS, "criteria": HAS_ANSWER_CRITERIA},
+    }
+    return ApiRequest(DECISIONS_PATH, {"model": MODEL, "state": state, "questions": questions}, repeat, label)
+
+
+def compare_request(question: str, sentences: Sequence[str], repeat: int = 0, label: str = "") -> ApiRequest:
+    """The candidates side by side, one yes/no `answers_n` per candidate, in the given order."""
+    state = {"question": question, "candidates": numbered(sentences)}
+    questions = {
+        f"answers_{n}": {
+            "type": "noul",
+            "instructions": f"Does candidate {n} state the answer to the question?",
+            "criteria": ANSWERS_CRITERIA,
+        }
+        for n in range(1, len(sentences) + 1)
+    }
+    return ApiRequest(DECISIONS_PATH, {"model": MODEL, "state": state, "questions": questions}, repeat, label)
+
+
+def is_rank(request: ApiRequest) -> bool:
+    """Whether a Decisions request is a rank request (it asks `best`) rather than a compare."""
+    return request.path == DECISIONS_PATH and "best" in request.body["questions"]
+
+
+# ---- Responses ----------------------------------------------------------------------------------
+
+
+def _field(data: Any, name: str, where: str) -> Any:
+    if not isinstance(data, dict):
+        raise ContractError(f"{where} is not a JSON object")
+    if name not in data:
+        raise ContractError(f"{where} has no `{name}`")
+    return data[name]
+
+
+def _probability(value: Any, where: str) -> float:
+    """A probability: a finite number in [0, 1]. Booleans are not numbers here."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ContractError(f"{where} is {value!r}, not a probability")
+    value = float(value)
+    if math.isnan(value) or not 0.0 <= value <= 1.0:
+        raise ContractError(f"{where} is {value!r}, outside [0, 1]")
+    return value
+
+
+def _input_tokens(data: Any) -> int:
+    tokens = _field(_field(data, "usage", "the response"), "input_tokens", "`usage`")
+    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
+        raise ContractError(f"`usage.input_tokens` is {tokens!r}, not a count")
+    return tokens
+
+
+def read_search(data: Any) -> list[Result]:
+    """The results of a search response, in order. `date` may be missing or null."""
+    items = _field(data, "results", "the search response")
+    if not isinstance(items, list):
+        raise ContractError("the search response's `results` is not a list")
+    results = []
+    for n, item in enumerate(items, start=1):
+        where = f"search result {n}"
+        fields = {}
+        for name in ("title", "url", "snippet"):
+            value = _field(item, name, where)
+            if not isinstance(value, str):
+                raise ContractError(f"{where} has a `{name}` that is not text")
+            if not is_unicode(value):
+                raise ContractError(f"{where} has a `{name}` that is not valid Unicode (a lone surrogate)")
+            fields[name] = value
+        if not fields["url"]:
+            raise ContractError(f"{where} has an empty `url`")
+        date = item.get("date")
+        if date is not None and not isinstance(date, str):
+            raise ContractError(f"{where} has a `date` that is not text")
+        results.append(Result(fields["title"], fields["url"], fields["snippet"], date))
+    return results
+
+
+def read_rank(request: ApiRequest, data: Any) -> Rank:
+    """The chosen sentence, its probability and confidence, and has_answer, from a rank response."""
+    answers = _field(data, "answers", "the rank response")
+    best = _field(answers, "best", "`answers`")
+    choice = _field(best, "choice", "`answers.best`")
+    options = request.body["questions"]["best"]["criteria"]
+    if not isinstance(choice, str) or choice not in options:
+        raise ContractError(f"`answers.best.choice` is {choice!r}, not one of the numbered sentences 1-{len(options)}")
+    probabilities = _field(best, "probabilities", "`answers.best`")
+    choice_probability = _probability(_field(probabilities, choice, "`answers.best.probabilities`"),
+                                      f"`answers.best.probabilities[{choice!r}]`")
+    confidence = _field(best, "confidence", "`answers.best`")
+    if isinstance(confidence, bool) or not isinstance(confidence, int | float) or not math.isfinite(confidence):
+        raise ContractError(f"`answers.best.confidence` is {confidence!r}, not a number")
+    has_answer = _probability(_field(_field(answers, "has_answer", "`answers`"), "noul", "`answers.has_answer`"),
+                              "`answers.has_answer.noul`")
+    return Rank(int(choice), choice_probability, float(confidence), has_answer, _input_tokens(data))
+
+
+def read_compare(request: ApiRequest, data: Any) -> tuple[list[float], int]:
+    """Each candidate's `answers_n` probability, in candidate order, and the input tokens."""
+    answers = _field(data, "answers", "the compare response")
+    names = list(request.body["questions"])
+    values = [_probability(_field(_field(answers, name, "`answers`"), "noul", f"`answers.{name}`"),
+                           f"`answers.{name}.noul`") for name in names]
+    return values, _input_tokens(data)
+
+
+def check(request: ApiRequest, data: Any) -> None:
+    """Raise `ContractError` unless `data` holds everything the pipeline will read for `request`."""
+    if request.path == SEARCH_PATH:
+        read_search(data)
+    elif is_rank(request):
+        read_rank(request, data)
+    else:
+        read_compare(request, data)

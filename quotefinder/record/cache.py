@@ -1,0 +1,183 @@
+"""The response cache: one JSON file per successful API response, keyed by the exact request.
+
+Layout: ``<run>/responses/<key[:2]>/<key>.json``, where the key is `ApiRequest.key` (a version,
+the endpoint path, the repeat index and the canonical body; never the base URL, a header or the API
+key). A file is written to a temporary name, flushed to disk and renamed, so a crash leaves either
+the whole entry or none. Its first line carries the SHA-256 of the rest of the file:
+
+    {"sha256": "<64 hex digits>",
+      "format": "quotefinder-cache/1", "key": ..., "endpoint": ..., "repeat": ..., "request": {...},
+      "status": 200, "request_id": ..., "elapsed_s": ..., "received_at": ..., "evidence": ...,
+      "response": {...}}
+
+so a torn or hand-edited entry is detected by hashing bytes, without re-serialising anything.
+Files are created 0600 and directories 0700: responses hold third-party web text.
+
+`CachingClient` puts the cache in front of a client with the client's own interface (the
+lm-evaluation-harness `CachingLM` pattern): saved responses are served, only missing ones are sent,
+and each new one is saved before anyone reads it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..errors import CorruptEntry, MissingResponse, StorageError
+from ..recipe.contract import ApiRequest
+from .client import Received, Sender
+from .storage import private_dir, write_private
+
+FORMAT = "quotefinder-cache/1"
+_HEAD = b'{"sha256": "'
+_DIGITS = 64
+_HEAD_END = len(_HEAD) + _DIGITS
+_SEPARATOR = b'",\n'
+
+
+def encode_entry(entry: dict[str, Any]) -> bytes:
+    """The file bytes for `entry`: the checksum line, then the entry as indented JSON (UTF-8 text)."""
+    body = orjson.dumps(entry, option=orjson.OPT_INDENT_2)
+    digest = hashlib.sha256(body).hexdigest().encode()
+    return _HEAD + digest + _SEPARATOR + body[2:]
+
+
+def decode_entry(raw: bytes, path: object) -> dict[str, Any]:
+    """Check the checksum line and parse; raise `CorruptEntry` for anything else."""
+    if not (raw.startswith(_HEAD) and raw[_HEAD_END : _HEAD_END + len(_SEPARATOR)] == _SEPARATOR):
+        raise CorruptEntry(path, "no checksum line: torn, edited, or not a cache entry")
+    body = b"{\n" + raw[_HEAD_END + len(_SEPARATOR) :]
+    if hashlib.sha256(body).hexdigest().encode() != raw[len(_HEAD) : _HEAD_END]:
+        raise CorruptEntry(path, "checksum mismatch: the entry was torn or edited")
+    try:
+        entry = orjson.loads(body)
+    except orjson.JSONDecodeError as error:
+        raise CorruptEntry(path, f"not valid JSON ({error})") from None
+    if not isinstance(entry, dict) or entry.get("format") != FORMAT:
+        found = entry.get("format") if isinstance(entry, dict) else None
+        raise CorruptEntry(path, f"cache format {found!r}, this version reads {FORMAT!r}")
+    return entry
+
+
+_EXCHANGE = ("response", "status", "request_id", "elapsed_s", "received_at", "evidence")
+
+
+def _received(entry: dict[str, Any], path: object) -> Received:
+    """The exchange an entry saved, as the client returned it."""
+    missing = [name for name in _EXCHANGE if name not in entry]
+    if missing or entry["evidence"] not in ("live", "synthetic"):
+        raise CorruptEntry(path, f"the entry lacks {', '.join(missing) or 'a known evidence'}")
+    return Received(*(entry[name] for name in _EXCHANGE))
+
+
+class ResponseCache:
+    """Saved responses of one run directory. Lookups are by `ApiRequest.key`; nothing is listed."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.root = Path(run_dir) / "responses"
+        self._prefix = os.path.join(self.root, "")
+
+    def path(self, request: ApiRequest) -> Path:
+        return Path(self._location(request.key))
+
+    def _location(self, key: str) -> str:
+        return f"{self._prefix}{key[:2]}/{key}.json"  # a string: replay looks up ~100,000 of these
+
+    def get(self, request: ApiRequest) -> Received | None:
+        """The saved response to `request`, None when there is none; `CorruptEntry` if it cannot be trusted."""
+        path = self._location(request.key)
+        try:
+            with open(path, "rb") as handle:
+                raw = handle.read()
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as error:
+            raise CorruptEntry(path, f"cannot be read ({error.strerror or error})") from None
+        entry = decode_entry(raw, path)
+        if entry.get("key") != request.key:
+            raise CorruptEntry(path, "the entry does not belong to this request")
+        return _received(entry, path)
+
+    def require(self, request: ApiRequest) -> Received:
+        """The saved response to `request`; `MissingResponse` naming the request when there is none."""
+        saved = self.get(request)
+        if saved is None:
+            raise MissingResponse(request.label or f"a request to {request.path}")
+        return saved
+
+    def put(self, request: ApiRequest, received: Received) -> None:
+        """Save a successful response; it is on disk, whole, when this returns. `StorageError` when the
+        disk refuses (full, read-only): every response saved before stays valid."""
+        entry = {
+            "format": FORMAT,
+            "key": request.key,
+            "endpoint": request.path,
+            "repeat": request.repeat,
+            "request": request.body,
+            "status": received.status,
+            "request_id": received.request_id,
+            "elapsed_s": received.elapsed_s,
+            "received_at": received.received_at,
+            "evidence": received.evidence,
+            "response": received.data,
+        }
+        path = self.path(request)
+        try:
+            private_dir(path.parent)
+            write_private(path, encode_entry(entry))
+        except OSError as error:
+            raise StorageError(
+                f"cannot save a response under {self.root} ({error.strerror or error}); "
+                "free some space or fix the permissions, then rerun: nothing already saved is lost"
+            ) from None
+
+
+@dataclass
+class CacheCounts:
+    """What a `CachingClient` did: responses served from the cache, sent for, and corrupt entries replaced."""
+
+    from_cache: int = 0
+    sent: int = 0
+    replaced: int = 0
+
+
+def admit_all(request: ApiRequest, received: Received) -> None:
+    """The default admission check: every response is saved."""
+
+
+class CachingClient:
+    """Looks like the client it wraps (`send(request) -> Received`), with the run's cache in front.
+
+    A request whose response is saved is answered from the cache; any other is sent, shown to
+    `admit` (which raises to keep a response out: the recorder checks the evidence and the API
+    contract there), saved whole, and only then returned. A corrupt entry counts as missing and is
+    replaced.
+    """
+
+    def __init__(self, client: Sender, cache: ResponseCache,
+                 admit: Callable[[ApiRequest, Received], None] = admit_all, counts: CacheCounts | None = None) -> None:
+        self.client = client
+        self.cache = cache
+        self.admit = admit
+        self.counts = counts if counts is not None else CacheCounts()
+
+    async def send(self, request: ApiRequest) -> Received:
+        try:
+            saved = self.cache.get(request)
+        except CorruptEntry:
+            self.counts.replaced += 1
+            saved = None
+        if saved is not None:
+            self.counts.from_cache += 1
+            return saved
+        received = await self.client.send(request)
+        self.admit(request, received)
+        self.cache.put(request, received)
+        self.counts.sent += 1
+        return received

@@ -1,0 +1,227 @@
+"""HTTP to the Search and Decisions APIs. The only module that talks to the network.
+
+`ApiClient.send` posts one `ApiRequest` with the bearer key, retries transient failures (429, 5xx,
+dropped connections, timeouts) with bounded exponential backoff that honours `Retry-After`, and
+returns the parsed JSON with the exchange's metadata. A 401 or 403 raises `AuthError` at once. The
+network is a constructor argument (`transport=`), so tests swap in `httpx.MockTransport` or point
+the client at the stand-in server over loopback.
+
+The key is held privately and sent only in the Authorization header, only to the configured base
+URL, and never over plain http except to a loopback host. It never appears in a message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import ipaddress
+import random
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+import httpx
+import orjson
+
+from ..errors import ApiError, AuthError, InsecureEndpoint, TransientError
+from ..recipe.contract import ApiRequest
+
+DEFAULT_BASE_URL = "https://api.perplexity.ai"
+EVIDENCE_HEADER = "x-quotefinder-evidence"  # set by the stand-in; the real API never sends it
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+MAX_RETRY_AFTER_S = 120.0
+
+
+@dataclass(frozen=True)
+class Received:
+    """One successful exchange: the parsed JSON body and what the client saw of it."""
+
+    data: Any
+    status: int
+    request_id: str
+    elapsed_s: float
+    received_at: str
+    evidence: str  # "live" or "synthetic"
+
+
+class Sender(Protocol):
+    """What recording needs of a client: send one request, get its response or an `ApiError`.
+
+    `ApiClient` is one; `cache.CachingClient` wraps one and is one too.
+    """
+
+    async def send(self, request: ApiRequest) -> Received: ...
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Bounded retries: `retries` more attempts, waiting base * 2**n seconds (capped), with jitter.
+
+    A `Retry-After` header sets the least wait (capped at two minutes); up to a quarter more is added
+    at random, so requests refused together do not all come back in the same instant.
+    """
+
+    retries: int = 4
+    base_s: float = 1.0
+    cap_s: float = 30.0
+
+    def wait(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(retry_after, MAX_RETRY_AFTER_S) * random.uniform(1.0, 1.25)
+        return min(self.cap_s, self.base_s * 2**attempt) * random.uniform(0.5, 1.0)
+
+
+class RateLimiter:
+    """Spaces request starts at least 1/rate seconds apart across every task that shares it.
+
+    `rate` 0 means no limit. `clock` and `sleep` are injectable for tests.
+    """
+
+    def __init__(self, rate: float, clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+        self.interval = 1.0 / rate if rate > 0 else 0.0
+        self._next = float("-inf")
+        self._clock = clock
+        self._sleep = sleep
+
+    async def wait(self) -> None:
+        if not self.interval:
+            return
+        now = self._clock()  # no await between reading and booking the slot: tasks cannot interleave here
+        start = max(now, self._next)
+        self._next = start + self.interval
+        if start > now:
+            await self._sleep(start - now)
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_base_url(base_url: str) -> httpx.URL:
+    """The base URL if the key may be sent there: https anywhere, plain http only to loopback."""
+    url = httpx.URL(base_url)
+    if url.scheme not in ("http", "https") or not url.host:
+        raise InsecureEndpoint(f"PERPLEXITY_BASE_URL must be an http(s) URL with a host, got {base_url!r}")
+    if url.scheme == "http" and not is_loopback(url.host):
+        raise InsecureEndpoint(
+            f"PERPLEXITY_BASE_URL {base_url!r} is plain http to a host that is not loopback; "
+            "the API key would travel in clear text. Use https."
+        )
+    if url.userinfo:
+        raise InsecureEndpoint("PERPLEXITY_BASE_URL must not carry a user name or password")
+    return url
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    """Seconds from a Retry-After header (delta-seconds or an HTTP date), None if absent or unreadable."""
+    value = response.headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if when.tzinfo is None:  # "-0000" means UTC without saying so
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+class ApiClient:
+    """Sends `ApiRequest`s to one base URL with one key. Use as an async context manager."""
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        timeout_s: float = 30.0,
+        retry: RetryPolicy = RetryPolicy(),
+        limiter: RateLimiter | None = None,
+        on_retry: Callable[[TransientError], None] | None = None,
+    ) -> None:
+        url = check_base_url(base_url)
+        self.base_url = str(url).rstrip("/")
+        self.host = url.host
+        self._key = api_key
+        self._headers = {"Authorization": f"Bearer {api_key}"}
+        self._http = httpx.AsyncClient(transport=transport, timeout=timeout_s, follow_redirects=False)
+        self.retry = retry
+        self.limiter = limiter or RateLimiter(0)
+        self.on_retry = on_retry or (lambda error: None)
+
+    def __repr__(self) -> str:
+        return f"ApiClient({self.base_url!r})"
+
+    async def __aenter__(self) -> ApiClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._http.aclose()
+
+    async def send(self, request: ApiRequest) -> Received:
+        """POST the request; retry transient failures; return the JSON and the exchange's metadata."""
+        for attempt in range(self.retry.retries + 1):
+            try:
+                return await self._attempt(request)
+            except TransientError as error:
+                if attempt == self.retry.retries:
+                    raise self._redacted(error) from None
+                self.on_retry(error)
+                await asyncio.sleep(self.retry.wait(attempt, error.retry_after))
+            except ApiError as error:
+                raise self._redacted(error) from None
+        raise AssertionError("unreachable")
+
+    def _redacted(self, error: ApiError) -> ApiError:
+        """The error with the key blanked out of its message, in case a server echoed it back."""
+        if self._key and self._key in str(error):
+            error.args = (str(error).replace(self._key, "[key]"),)
+        return error
+
+    async def _attempt(self, request: ApiRequest) -> Received:
+        await self.limiter.wait()
+        where = f"{self.host}{request.path}"
+        started = time.perf_counter()
+        try:
+            response = await self._http.post(self.base_url + request.path, json=request.body, headers=self._headers)
+        except httpx.TimeoutException:
+            raise TransientError(f"{where}: timed out") from None
+        except httpx.TransportError as error:
+            raise TransientError(f"{where}: connection failed ({type(error).__name__})") from None
+        elapsed = round(time.perf_counter() - started, 3)
+        status = response.status_code
+        if status in (401, 403):
+            raise AuthError(
+                f"{where} returned {status}: the API key in PERPLEXITY_API_KEY was refused. "
+                "Check that it is current and active; nothing more was sent.",
+                status=status,
+            )
+        if status in RETRY_STATUSES:
+            raise TransientError(f"{where} returned {status}", status=status, retry_after=_retry_after(response))
+        if status != 200:
+            body = response.text.replace(self._key, "[key]") if self._key else response.text
+            raise ApiError(f"{where} returned {status}: {body[:300]}", status=status)
+        try:
+            data = orjson.loads(response.content)  # strict JSON: NaN and Infinity are refused
+        except orjson.JSONDecodeError:
+            kind = response.headers.get("content-type", "unknown content type")
+            raise ApiError(f"{where} returned 200 with a body that is not JSON ({kind})", status=status) from None
+        evidence = "synthetic" if response.headers.get(EVIDENCE_HEADER) == "synthetic" else "live"
+        return Received(data, status, response.headers.get("x-request-id", ""), elapsed, _now(), evidence)

@@ -1,0 +1,174 @@
+"""Recording: run the pipeline for every question, serving what the cache holds and fetching the rest.
+
+A recording is two passes. The first replays every question from the cache alone, which costs
+nothing and tells exactly which questions still need requests (so a missing key or `--offline` can be
+reported before anything is sent). The second drives only those questions over the network,
+concurrently, through a `CachingClient`, so each response is saved (whole, atomically) before the
+pipeline reads it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import (
+    ApiError,
+    AuthError,
+    ContractError,
+    CorruptEntry,
+    EvidenceMixError,
+    MissingResponse,
+    StorageError,
+)
+from ..questions import Question
+from ..recipe import contract, pipeline
+from ..recipe.contract import ApiRequest
+from ..recipe.decision import Cutoffs, Decision, decide
+from ..recipe.pipeline import Coverage, Trace
+from .cache import CacheCounts, CachingClient, ResponseCache
+from .client import Received, Sender
+from .rundir import QuestionError, RequestCounts
+
+FATAL = (AuthError, EvidenceMixError, StorageError)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What a recording keeps of a finished question: its decision at the run's default cutoffs and
+    its counts. The trace itself is dropped, so memory does not grow with the responses recorded."""
+
+    decision: Decision
+    result_count: int
+    requests: int
+    input_tokens: int
+
+
+@dataclass
+class QuestionRun:
+    """One question (one repeat) of a recording: its summary, or why it has none."""
+
+    question: Question
+    repeat: int = 0
+    summary: Summary | None = None
+    error: str | None = None  # an execution error: the run is incomplete until a rerun fixes it
+    missing: str | None = None  # replaying from the cache alone: the first response it lacks
+
+    def failure(self) -> QuestionError | None:
+        """Why this question has no summary, as run.json lists it (None when it has one)."""
+        if self.summary is not None:
+            return None
+        return QuestionError(self.question.id, self.repeat, self.error or f"missing {self.missing}")
+
+
+@dataclass
+class Tally(CacheCounts):
+    """Request counts for one invocation, shown on the progress bar and saved in run.json: the caching
+    client's (sent, from the cache, corrupt entries replaced) plus retries and failed questions."""
+
+    retries: int = 0
+    failed: int = 0
+
+    def as_counts(self) -> RequestCounts:
+        return RequestCounts(self.sent, self.from_cache, self.retries, self.failed)
+
+
+class Recorder:
+    """Records one question set into one run directory's cache."""
+
+    def __init__(self, cache: ResponseCache, coverage: Coverage, cutoffs: Cutoffs, evidence: str | None) -> None:
+        self.cache = cache
+        self.coverage = coverage
+        self.cutoffs = cutoffs
+        self.evidence = evidence  # the run's evidence, once known; responses of the other kind are refused
+        self.tally = Tally()
+
+    def _flow(self, item: QuestionRun) -> pipeline.Steps:
+        return pipeline.steps(item.question.question, self.coverage, self.cutoffs, item.repeat)
+
+    def _summarise(self, trace: Trace) -> Summary:
+        decision = decide(trace.candidates, trace.compares, self.cutoffs.has_answer, self.cutoffs.answer)
+        return Summary(decision, trace.result_count, trace.requests, trace.input_tokens)
+
+    def _note_evidence(self, evidence: str) -> None:
+        if self.evidence is None:
+            self.evidence = evidence
+        elif evidence != self.evidence:
+            raise EvidenceMixError(
+                f"this run holds {self.evidence} responses but the server sent a {evidence} one; live and "
+                "synthetic evidence never mix: record into a new directory with --run DIR"
+            )
+
+    # ---- pass 1: the cache alone ----------------------------------------------------------------
+
+    def replay(self, item: QuestionRun) -> QuestionRun:
+        """Fill `item` from the cache alone: a summary, or what is missing, or why it cannot be used."""
+
+        served = 0
+
+        def lookup(request: ApiRequest) -> Any:
+            nonlocal served
+            saved = self.cache.require(request)
+            self._note_evidence(saved.evidence)
+            served += 1
+            return saved.data
+
+        try:
+            item.summary = self._summarise(pipeline.replay(self._flow(item), lookup))
+            self.tally.from_cache += served  # a question still missing something counts them in pass 2
+        except MissingResponse as missing:
+            item.missing = str(missing)
+        except CorruptEntry as error:
+            item.missing = f"a usable entry ({error})"
+        except ContractError as error:
+            item.error = f"a saved response breaks the API contract: {error}"
+        return item
+
+    # ---- pass 2: the network --------------------------------------------------------------------
+
+    def _admit(self, request: ApiRequest, received: Received) -> None:
+        """What a new response must pass before it is saved: the run's evidence, and the API contract."""
+        self._note_evidence(received.evidence)
+        contract.check(request, received.data)
+
+    async def record(
+        self,
+        items: Iterable[QuestionRun],
+        client: Sender,
+        concurrency: int,
+        on_done: Callable[[QuestionRun], None] = lambda item: None,
+    ) -> None:
+        """Record `items` concurrently (at most `concurrency` questions at once).
+
+        A question whose requests fail gets `error` and the others go on; a refused key, mixed
+        evidence or a full disk stops everything. Finished items keep their results even if this is
+        cancelled.
+        """
+        pending = iter(items)  # shared by the workers: each takes the next question when it is free
+        caching = CachingClient(client, self.cache, self._admit, self.tally)
+
+        async def fetch(request: ApiRequest) -> Any:
+            return (await caching.send(request)).data
+
+        async def worker() -> None:
+            for item in pending:  # an item cut short by Ctrl+C keeps saying what it is missing
+                try:
+                    trace = await pipeline.record(self._flow(item), fetch)
+                    item.summary, item.error, item.missing = self._summarise(trace), None, None
+                except FATAL:
+                    raise
+                except (ApiError, ContractError) as error:
+                    self.tally.failed += 1
+                    item.error, item.missing = str(error), None
+                on_done(item)
+
+        # A fixed set of workers, not a task per question: memory stays flat however many questions.
+        workers = [asyncio.create_task(worker()) for _ in range(concurrency)]
+        try:
+            await asyncio.gather(*workers)
+        finally:
+            for task in workers:
+                task.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)

@@ -1,0 +1,360 @@
+"""A run directory: `run.json`, the typed `RunRecord` of what was recorded and how, beside the cache.
+
+`RunRecord.load` parses and checks run.json (every field, with the file named in any error), the
+rest of the code reads attributes, and `RunRecord.save` writes it atomically, and only when
+something other than times and request counts changed, so a rerun that sends nothing leaves a
+committed run byte-identical.
+
+    {"format": "quotefinder-run/1", "code_version": ..., "pipeline_version": 1,
+     "cache_format": "quotefinder-cache/1", "evidence": "live" | "synthetic", "complete": true,
+     "questions_file": {"path": <relative to the run>, "sha256": ...},
+     "questions": [{"id", "question", "expect", "accept"}, ...],
+     "config": {"base_url_host", "model", "max_results", "max_tokens_per_page", "has_answer_cutoff",
+                "answer_cutoff", "min_sentences", "has_answer_range": [lo, hi], "repeats" (when > 1)},
+     "started_at", "finished_at", "requests": {"sent", "from_cache", "retries", "failed"},
+     "responses", "input_tokens", "errors": [{"id", "repeat", "error"}, ...]}
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import fcntl
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..errors import RunDirError, StorageError
+from ..questions import EXPECTS, Question, QuestionSet
+from ..recipe import contract
+from ..recipe.decision import ANSWER_CUTOFF, HAS_ANSWER_CUTOFF, MIN_SENTENCES, Cutoffs
+from .cache import FORMAT as CACHE_FORMAT
+from .storage import private_dir, write_private
+
+RUN_FORMAT = "quotefinder-run/1"
+PIPELINE_VERSION = 1  # bump when a request body or the decision rule changes
+RUN_FILE = "run.json"
+EVIDENCE = ("live", "synthetic")
+_VOLATILE = ("started_at", "finished_at", "requests")  # may differ without run.json being rewritten
+_VERSIONS = ("format", "code_version", "pipeline_version", "cache_format")
+
+
+@dataclass(frozen=True)
+class QuestionsFile:
+    """The question file a run was recorded from: its path relative to the run, and its SHA-256."""
+
+    path: str
+    sha256: str
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """How the run asked: the API host, model and search settings, the default cutoffs, the
+    HAS_ANSWER_CUTOFF range whose compare responses it holds, and how many repeats of each request."""
+
+    base_url_host: str = ""
+    model: str = contract.MODEL
+    max_results: int = contract.MAX_RESULTS
+    max_tokens_per_page: int = contract.MAX_TOKENS_PER_PAGE
+    has_answer_cutoff: float = HAS_ANSWER_CUTOFF
+    answer_cutoff: float = ANSWER_CUTOFF
+    min_sentences: int = MIN_SENTENCES
+    has_answer_range: tuple[float, float] | None = None
+    repeats: int = 1
+
+    @property
+    def cutoffs(self) -> Cutoffs:
+        return Cutoffs(self.has_answer_cutoff, self.answer_cutoff, self.min_sentences)
+
+    def joined_range(self, span: tuple[float, float], complete: bool) -> tuple[float, float]:
+        """`span` joined with the range this config covers, when the run was complete and the two overlap:
+        the HAS_ANSWER_CUTOFF range whose compare responses a run holds after recording `span`."""
+        lo, hi = span
+        before = self.has_answer_range
+        if complete and before is not None and before[0] <= hi and lo <= before[1]:
+            lo, hi = min(lo, before[0]), max(hi, before[1])
+        return lo, hi
+
+
+@dataclass(frozen=True)
+class RequestCounts:
+    """What the last invocation that sent something did: responses sent and served from the cache,
+    retries, and questions whose requests failed."""
+
+    sent: int = 0
+    from_cache: int = 0
+    retries: int = 0
+    failed: int = 0
+
+
+@dataclass(frozen=True)
+class QuestionError:
+    """A question (one repeat) the run could not complete, and why."""
+
+    id: str
+    repeat: int
+    error: str
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """run.json, typed. See the module docstring for the file's layout."""
+
+    questions: tuple[Question, ...]
+    questions_file: QuestionsFile | None = None
+    config: RunConfig = RunConfig()
+    evidence: str | None = None
+    complete: bool = False
+    started_at: str = ""
+    finished_at: str = ""
+    requests: RequestCounts = RequestCounts()
+    responses: int = 0
+    input_tokens: int = 0
+    errors: tuple[QuestionError, ...] = ()
+    code_version: str = __version__
+    pipeline_version: int = PIPELINE_VERSION
+    cache_format: str = CACHE_FORMAT
+
+    @property
+    def synthetic(self) -> bool:
+        return self.evidence == "synthetic"
+
+    @property
+    def evidence_word(self) -> str:
+        """The evidence for a report: live, synthetic, or unknown (a run that holds no response)."""
+        return self.evidence or "unknown"
+
+    @property
+    def repeats(self) -> int:
+        return self.config.repeats
+
+    @property
+    def texts(self) -> list[str]:
+        """The recorded question texts, in order."""
+        return [q.question for q in self.questions]
+
+    def question_changes(self, current: QuestionSet) -> str:
+        """What changed between the recorded questions and `current`, in words ('' if nothing)."""
+        old = {q.question: q for q in self.questions}
+        new = current.by_text()
+        added = [t for t in new if t not in old]
+        removed = [t for t in old if t not in new]
+        relabelled = [t for t in new if t in old and old[t].expect != new[t].expect]
+        parts = [f"{len(found)} {what} ({', '.join(repr(t[:50]) for t in found[:3])}"
+                 f"{', ...' if len(found) > 3 else ''})"
+                 for what, found in (("added", added), ("removed", removed), ("relabelled", relabelled)) if found]
+        return "; ".join(parts)
+
+    def with_times_of(self, previous: RunRecord) -> RunRecord:
+        """This record with `previous`'s times and request counts: for an invocation that sent nothing."""
+        return dataclasses.replace(self, started_at=previous.started_at, finished_at=previous.finished_at,
+                                   requests=previous.requests)
+
+    # ---- writing ----------------------------------------------------------------------------------
+
+    def as_json(self) -> dict[str, Any]:
+        """The record as run.json holds it, keys in the file's order."""
+        config = dataclasses.asdict(self.config)
+        config["has_answer_range"] = list(self.config.has_answer_range) if self.config.has_answer_range else None
+        if self.config.repeats == 1:  # absent means 1: runs recorded before repeats existed stay byte-identical
+            del config["repeats"]
+        return {
+            "format": RUN_FORMAT,
+            "code_version": self.code_version,
+            "pipeline_version": self.pipeline_version,
+            "cache_format": self.cache_format,
+            "evidence": self.evidence,
+            "complete": self.complete,
+            "questions_file": dataclasses.asdict(self.questions_file) if self.questions_file else None,
+            "questions": [q.as_record() for q in self.questions],
+            "config": config,
+            "started_at": self.started_at,
+            "finished_at": self.finished_at,
+            "requests": dataclasses.asdict(self.requests),
+            "responses": self.responses,
+            "input_tokens": self.input_tokens,
+            "errors": [dataclasses.asdict(e) for e in self.errors],
+        }
+
+    def _stable(self) -> dict[str, Any]:
+        """What a rewrite compares: everything but times, request counts and the versions that wrote it."""
+        return {k: v for k, v in self.as_json().items() if k not in (*_VOLATILE, *_VERSIONS)}
+
+    def save(self, run_dir: Path, previous: RunRecord | None = None) -> bool:
+        """Write run.json unless it would equal `previous` apart from times and request counts; True if
+        written. `StorageError` when the disk refuses: the previous run.json, if any, is unchanged."""
+        if previous is not None and previous._stable() == self._stable():
+            return False
+        text = json.dumps(self.as_json(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        try:
+            private_dir(Path(run_dir))
+            write_private(Path(run_dir) / RUN_FILE, text.encode())
+        except OSError as error:
+            raise StorageError(f"{run_dir}: cannot write {RUN_FILE} ({error.strerror or error}); the previous "
+                               "one, if any, is unchanged. Free some space or fix the permissions, then rerun"
+                               ) from None
+        return True
+
+    # ---- reading ----------------------------------------------------------------------------------
+
+    @classmethod
+    def load(cls, run_dir: Path, advice: str = "choose another --run DIR") -> RunRecord | None:
+        """The run's record, or None for a directory that does not exist or is empty (a new run).
+        `RunDirError` names the file and what is wrong with it; `advice` says what to do when the path
+        is not a run at all."""
+        run_dir = Path(run_dir)
+        path = run_dir / RUN_FILE
+        if not path.exists():
+            if run_dir.exists() and not run_dir.is_dir():
+                raise RunDirError(f"{run_dir}: is a file, not a run directory; {advice}")
+            if run_dir.exists() and any(run_dir.iterdir()):
+                raise RunDirError(f"{run_dir}: has files but no {RUN_FILE}, so it is not a run; {advice}")
+            return None
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            raise RunDirError(
+                f"{path}: cannot be read as a run record ({error}); restore it from version control"
+            ) from None
+        if not isinstance(data, dict) or data.get("format") != RUN_FORMAT:
+            found = data.get("format") if isinstance(data, dict) else None
+            raise RunDirError(f"{path}: run format {found!r}; this version reads {RUN_FORMAT!r}")
+        try:
+            record = _parse(data)
+        except _Bad as problem:
+            raise RunDirError(f"{path}: {problem}; restore it from version control or record into a new "
+                              "run directory") from None
+        if record.cache_format != CACHE_FORMAT:
+            raise RunDirError(
+                f"{path}: responses were saved in cache format {record.cache_format!r}, this version reads "
+                f"{CACHE_FORMAT!r}; record into a new run directory or use the version that wrote it"
+            )
+        return record
+
+    @classmethod
+    def require(cls, run_dir: Path) -> RunRecord:
+        """`load`, for a directory that must already be a run (what sweep.py reads)."""
+        advice = "give the run directory eval.py recorded into, e.g. runs/ten"
+        record = cls.load(run_dir, advice)
+        if record is None:
+            raise RunDirError(f"{run_dir}: no {RUN_FILE} here, so it is not a run; {advice}, or record one with "
+                              "eval.py")
+        return record
+
+
+class _Bad(Exception):
+    """A field of run.json that is missing or of the wrong type; the message names it."""
+
+
+_KINDS: dict[str, tuple[tuple[type, ...], str]] = {
+    "text": ((str,), "text"),
+    "flag": ((bool,), "true or false"),
+    "count": ((int,), "a whole number"),
+    "number": ((int, float), "a number"),
+    "list": ((list,), "a list"),
+    "object": ((dict,), "an object"),
+    "object or null": ((dict, type(None)), "an object"),
+    "list or null": ((list, type(None)), "a list"),
+    "text or null": ((str, type(None)), "text"),
+}
+
+
+def _get(data: dict[str, Any], name: str, kind: str, default: Any, where: str = "") -> Any:
+    """`data[name]`, checked to be of `kind` (a key of `_KINDS`; true and false are never numbers);
+    `default` when absent."""
+    if name not in data:
+        return default
+    value = data[name]
+    types, words = _KINDS[kind]
+    if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
+        raise _Bad(f"`{where}{name}` is {value!r}, not {words}")
+    return value
+
+
+def _parse(data: dict[str, Any]) -> RunRecord:
+    evidence = data.get("evidence")
+    if evidence is not None and evidence not in EVIDENCE:
+        raise _Bad(f"`evidence` is {evidence!r}, not live or synthetic")
+    given = _get(data, "questions_file", "object or null", None)
+    questions_file = None if given is None else QuestionsFile(
+        _get(given, "path", "text", "", "questions_file."), _get(given, "sha256", "text", "", "questions_file."))
+    config = _get(data, "config", "object", {})
+    span = _get(config, "has_answer_range", "list or null", None, "config.")
+    if span is not None and (len(span) != 2 or any(isinstance(v, bool) or not isinstance(v, int | float)
+                                                   for v in span)):
+        raise _Bad(f"`config.has_answer_range` is {span!r}, not [LO, HI]")
+    defaults = RunConfig()
+    run_config = RunConfig(
+        base_url_host=_get(config, "base_url_host", "text", defaults.base_url_host, "config."),
+        model=_get(config, "model", "text", defaults.model, "config."),
+        max_results=_get(config, "max_results", "count", defaults.max_results, "config."),
+        max_tokens_per_page=_get(config, "max_tokens_per_page", "count", defaults.max_tokens_per_page, "config."),
+        has_answer_cutoff=_get(config, "has_answer_cutoff", "number", defaults.has_answer_cutoff, "config."),
+        answer_cutoff=_get(config, "answer_cutoff", "number", defaults.answer_cutoff, "config."),
+        min_sentences=_get(config, "min_sentences", "count", defaults.min_sentences, "config."),
+        has_answer_range=(span[0], span[1]) if span is not None else None,
+        repeats=max(1, _get(config, "repeats", "count", 1, "config.")),
+    )
+    requests = _get(data, "requests", "object", {})
+    return RunRecord(
+        questions=tuple(_question(item, n) for n, item in enumerate(_get(data, "questions", "list", []))),
+        questions_file=questions_file,
+        config=run_config,
+        evidence=evidence,
+        complete=_get(data, "complete", "flag", False),
+        started_at=_get(data, "started_at", "text", ""),
+        finished_at=_get(data, "finished_at", "text", ""),
+        requests=RequestCounts(*(_get(requests, name, "count", 0, "requests.")
+                                 for name in ("sent", "from_cache", "retries", "failed"))),
+        responses=_get(data, "responses", "count", 0),
+        input_tokens=_get(data, "input_tokens", "count", 0),
+        errors=tuple(_error(item) for item in _get(data, "errors", "list", [])),
+        code_version=_get(data, "code_version", "text", ""),
+        pipeline_version=_get(data, "pipeline_version", "count", 0),
+        cache_format=_get(data, "cache_format", "text or null", None) or "",
+    )
+
+
+def _question(item: Any, n: int) -> Question:
+    where = f"questions[{n}]."
+    if not isinstance(item, dict) or not isinstance(item.get("question"), str):
+        raise _Bad("`questions` is not a list of recorded questions")
+    expect = _get(item, "expect", "text", "answer", where)
+    accept = _get(item, "accept", "list", [], where)
+    if expect not in EXPECTS or not all(isinstance(p, str) for p in accept):
+        raise _Bad(f"`{where}expect` or `{where}accept` is not what a question file allows")
+    try:
+        return Question(_get(item, "id", "text", "", where), item["question"], expect, tuple(accept))
+    except re.error as error:
+        raise _Bad(f"`{where}accept` holds an invalid regex ({error})") from None
+
+
+def _error(item: Any) -> QuestionError:
+    if not isinstance(item, dict):
+        raise _Bad("`errors` must be a list of objects")
+    return QuestionError(_get(item, "id", "text", "", "errors[]."), _get(item, "repeat", "count", 0, "errors[]."),
+                         _get(item, "error", "text", "", "errors[]."))
+
+
+@contextlib.contextmanager
+def locked(run_dir: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the run so two recordings cannot interleave their run.json."""
+    run_dir = Path(run_dir)
+    try:
+        private_dir(run_dir)
+        fd = os.open(run_dir, os.O_RDONLY)  # the directory itself: no lock file to clutter the run
+    except OSError as error:
+        raise RunDirError(f"{run_dir}: cannot create or open the run directory ({error.strerror or error})") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RunDirError(f"{run_dir}: another eval.py is recording into this run; wait for it to finish") from None
+        yield
+    finally:
+        os.close(fd)

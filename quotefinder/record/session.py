@@ -1,0 +1,218 @@
+"""One recording of a question set into a run directory: what `eval.py` does, without the command line.
+
+    recording = Recording.open(questions_path, run_dir, options)   # the cache alone: nothing is sent
+    why = recording.refusal(offline, key)                          # '' when the missing part may be sent
+    recording.run(base_url, key)                                    # send what is missing, save run.json
+
+`open` replays every question (and repeat) from the cache, so it knows exactly what is still missing
+before anything is sent. `run` takes the run's lock, marks the run incomplete on disk, records the
+missing part concurrently (Ctrl+C or SIGTERM stop it, keeping every response received), and writes
+run.json again, only if something changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+
+from ..errors import QuoteFinderError, StorageError
+from ..questions import QuestionSet, load_questions
+from ..recipe import contract
+from ..recipe.decision import Cutoffs
+from ..recipe.pipeline import Coverage
+from ..textsafe import terminal
+from .cache import ResponseCache
+from .client import ApiClient, RateLimiter, RetryPolicy, TransientError, check_base_url
+from .recorder import QuestionRun, Recorder
+from .rundir import QuestionsFile, RunConfig, RunRecord, locked
+from .storage import remove_temporaries
+
+SHOW_MISSING = 20
+
+
+@dataclass(frozen=True)
+class RecordOptions:
+    """How to record: which compare requests, how many repeats, and how hard to push the API."""
+
+    has_answer_range: tuple[float, float] = (0.0, 1.0)
+    repeats: int | None = None  # None: as many as the run holds (1 for a new run)
+    concurrency: int = 8
+    rate: float = 10.0
+    timeout_s: float = 30.0
+    retries: int = 4
+    backoff_s: float = 1.0
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass
+class Recording:
+    """One invocation on one run directory: the question set, the items still missing, run.json."""
+
+    questions: QuestionSet
+    run_dir: Path
+    previous: RunRecord | None  # run.json as this invocation found it
+    options: RecordOptions
+    recorder: Recorder
+    items: list[QuestionRun]
+    started: str = field(default_factory=_now)
+    host: str = ""
+    finished: bool = True  # False when Ctrl+C or SIGTERM cut the recording short
+    written: RunRecord | None = field(default=None, init=False)  # what run.json holds now
+
+    def __post_init__(self) -> None:
+        self.written = self.previous
+
+    @classmethod
+    def open(cls, questions_path: Path, run_dir: Path | None, options: RecordOptions,
+             notify: Callable[[str], None] = print) -> Recording:
+        """Load the questions and the run, and replay everything from the cache alone. `notify` hears
+        what the user should know first (an edited question set, repeats kept)."""
+        questions = load_questions(questions_path)
+        run_dir = run_dir or Path("runs") / questions.path.stem
+        previous = RunRecord.load(run_dir)
+        if previous is not None and (changes := previous.question_changes(questions)):
+            notify(f"The question set changed since {run_dir} was recorded: {changes}. "
+                   "Identical requests are reused.")
+        cutoffs = Cutoffs()
+        coverage = Coverage(span=options.has_answer_range, points=(cutoffs.has_answer,))
+        recorder = Recorder(ResponseCache(run_dir), coverage, cutoffs, previous.evidence if previous else None)
+        held = previous.repeats if previous else 1
+        repeats = max(options.repeats or held, held)
+        if options.repeats and options.repeats < held:
+            notify(f"{run_dir} holds {held} repeats; all of them are kept and checked.")
+        # repeat by repeat, so that a repeat's requests reach the API after the first repeat's
+        items = [recorder.replay(QuestionRun(q, r)) for r in range(repeats) for q in questions.questions]
+        return cls(questions, Path(run_dir), previous, options, recorder, items)
+
+    @property
+    def pending(self) -> list[QuestionRun]:
+        """The items the cache cannot answer yet."""
+        return [item for item in self.items if item.missing is not None]
+
+    @property
+    def cutoffs(self) -> Cutoffs:
+        return self.recorder.cutoffs
+
+    def refusal(self, offline: bool, key: str) -> str:
+        """Why the missing responses cannot be fetched now ('' when they can, or nothing is missing)."""
+        pending = self.pending
+        if not pending:
+            return ""
+        if offline:
+            if self.previous is None:
+                return f"{self.run_dir}: nothing is recorded there yet; run without --offline to record it"
+            lines = [f"--offline: {len(pending)} question(s) need responses that {self.run_dir} does not hold:"]
+            lines += [f"  {terminal(item.question.id)}{f' (repeat {item.repeat})' if item.repeat else ''}: "
+                      f"missing {item.missing}" for item in pending[:SHOW_MISSING]]
+            if len(pending) > SHOW_MISSING:
+                lines.append(f"  ... and {len(pending) - SHOW_MISSING} more")
+            return "\n".join(lines)
+        if not key:
+            return (f"{len(pending)} question(s) need API requests that {self.run_dir} does not hold, and "
+                    "PERPLEXITY_API_KEY is not set. Set it (export PERPLEXITY_API_KEY=...) and rerun; nothing "
+                    "was sent.")
+        return ""
+
+    def run(self, base_url: str, key: str, transport: httpx.AsyncBaseTransport | None = None,
+            on_done: Callable[[QuestionRun], None] = lambda item: None) -> RunRecord:
+        """Record what is missing (nothing when the cache answers everything) and save run.json; return it.
+
+        A refused key, mixed evidence or a full disk stops the recording: run.json is saved first, then
+        the error is raised (a failure to save then is raised from it).
+        """
+        pending = self.pending
+        fatal: QuoteFinderError | None = None
+        with locked(self.run_dir):
+            if pending:
+                remove_temporaries(self.run_dir)
+                self.host = check_base_url(base_url).host
+                self.finished = False
+                self.save()  # complete: false on disk before the first request
+                try:
+                    self.finished = asyncio.run(self._record(pending, base_url, key, transport, on_done))
+                except QuoteFinderError as error:  # the key was refused, evidence would mix, or the disk is full
+                    fatal = error
+            try:
+                record = self.save()
+            except StorageError as error:
+                raise error from fatal
+        if fatal is not None:
+            raise fatal
+        return record
+
+    def build_record(self) -> RunRecord:
+        """The run.json this invocation leaves."""
+        items, tally, cutoffs = self.items, self.recorder.tally, self.recorder.cutoffs
+        errors = tuple(failure for item in items if (failure := item.failure()) is not None)
+        before = self.previous.config if self.previous else RunConfig()
+        complete = bool(self.previous and self.previous.complete)
+        relative = os.path.relpath(self.questions.path.resolve(), self.run_dir.resolve())
+        record = RunRecord(
+            evidence=self.recorder.evidence,
+            complete=self.finished and not errors,
+            questions_file=QuestionsFile(relative, self.questions.sha256),
+            questions=self.questions.questions,
+            config=RunConfig(
+                base_url_host=self.host or before.base_url_host,
+                model=contract.MODEL,
+                max_results=contract.MAX_RESULTS,
+                max_tokens_per_page=contract.MAX_TOKENS_PER_PAGE,
+                has_answer_cutoff=cutoffs.has_answer,
+                answer_cutoff=cutoffs.answer,
+                min_sentences=cutoffs.min_sentences,
+                has_answer_range=before.joined_range(self.options.has_answer_range, complete),
+                repeats=max((item.repeat for item in items), default=0) + 1,
+            ),
+            started_at=self.started,
+            finished_at=_now(),
+            requests=tally.as_counts(),
+            responses=sum(i.summary.requests for i in items if i.summary),
+            input_tokens=sum(i.summary.input_tokens for i in items if i.summary),
+            errors=errors,
+        )
+        if self.previous is not None and tally.sent == 0:
+            record = record.with_times_of(self.previous)
+        return record
+
+    def save(self) -> RunRecord:
+        """Write run.json if anything changed since the last write; return what it holds now."""
+        record = self.build_record()
+        if record.save(self.run_dir, self.written):
+            self.written = record
+        return record
+
+    async def _record(self, pending: list[QuestionRun], base_url: str, key: str,
+                      transport: httpx.AsyncBaseTransport | None, on_done: Callable[[QuestionRun], None]) -> bool:
+        """Record `pending`; return False if Ctrl+C or SIGTERM stopped it (finished questions are kept)."""
+        options, tally = self.options, self.recorder.tally
+
+        def on_retry(error: TransientError) -> None:
+            tally.retries += 1
+
+        async with ApiClient(base_url, key, transport=transport, timeout_s=options.timeout_s,
+                             retry=RetryPolicy(retries=options.retries, base_s=options.backoff_s),
+                             limiter=RateLimiter(options.rate), on_retry=on_retry) as client:
+            loop = asyncio.get_running_loop()
+            work = asyncio.create_task(self.recorder.record(pending, client, options.concurrency, on_done))
+            handled = threading.current_thread() is threading.main_thread()  # signals reach the main thread only
+            for sig in (signal.SIGINT, signal.SIGTERM) if handled else ():
+                loop.add_signal_handler(sig, work.cancel)
+            try:
+                await work
+                return True
+            except asyncio.CancelledError:
+                return False
+            finally:
+                for sig in (signal.SIGINT, signal.SIGTERM) if handled else ():
+                    loop.remove_signal_handler(sig)

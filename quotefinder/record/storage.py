@@ -1,0 +1,74 @@
+"""Writing files so that a crash, a kill or a full disk never leaves one half-written.
+
+Every file the project writes (cache entries, run.json, reports, plots, verdicts) goes through
+`write_atomic`: a temporary file beside the target, written whole, flushed to disk, renamed into
+place, then the directory flushed. A writer killed part-way leaves at most a `.NAME.PID.tmp`, which
+nothing reads and `remove_temporaries` tidies.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+
+PRIVATE_FILE = 0o600  # responses and run records hold third-party web text
+SHARED_FILE = 0o644  # reports and verdicts are meant to be read by others
+TEMPORARY_GLOB = ".*.tmp"
+
+
+def private_dir(path: Path) -> None:
+    """Create `path` and its missing parents as 0700 directories."""
+    missing = []
+    while not path.exists():
+        missing.append(path)
+        path = path.parent
+    for directory in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            directory.mkdir(mode=0o700)
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """`write_atomic` for files only their owner may read (0600)."""
+    write_atomic(path, data, PRIVATE_FILE)
+
+
+def write_atomic(path: Path, data: bytes, mode: int) -> None:
+    """Write `data` to `path` atomically: a temporary file, fsync, rename, fsync the directory.
+
+    On any failure (a full disk, say) the temporary file is removed and `path` is untouched.
+    """
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise
+    directory = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
+
+
+def remove_temporaries(root: Path) -> int:
+    """Delete the temporary files killed writers left under `root`; return how many.
+
+    They were never renamed into place, so nothing ever read them; this only tidies up. Call it only
+    while no other writer can be at work there (a recording holds the run's lock).
+    """
+    removed = 0
+    for path in Path(root).rglob(TEMPORARY_GLOB):
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+            removed += 1
+    return removed

@@ -1,0 +1,53 @@
+"""The report directory a sweep writes: every file, each written atomically, and nothing stale left.
+
+    grid.csv  questions.csv  comparison.csv (with a baseline)  summary.md  heatmap-*.png  along-*.png  flips.png
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..errors import InputError
+from ..record.storage import SHARED_FILE, write_atomic
+from ..sweep.analysis import Gate, Sweep
+from ..sweep.compare import Comparison
+from .summary import summary_markdown
+from .tables import comparison_frame, csv_bytes, grid_frame, questions_frame
+
+REPORT_FILES = ("grid.csv", "questions.csv", "comparison.csv", "summary.md", "heatmap-*.png", "along-*.png",
+                "flips.png")
+
+
+def write_files(out_dir: Path, files: dict[str, bytes], plots: Sequence[str] = ()) -> None:
+    """Write each file atomically (0644: reports are meant to be shared), then remove report files an
+    earlier sweep left that this one did not make (a plot from before `--no-plots`, an old
+    comparison), so the directory shows one sweep."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name, data in files.items():
+        write_atomic(out_dir / name, data, SHARED_FILE)
+    made = {*files, *plots}
+    for pattern in REPORT_FILES:
+        for path in out_dir.glob(pattern):
+            if path.name not in made:
+                path.unlink()
+
+
+def write_report(out_dir: Path, result: Sweep, comparison: Comparison | None = None, gate: Gate | None = None,
+                 plots: bool = True) -> None:
+    """Write every file of one sweep's report into `out_dir` (created if need be); `plots=False` writes
+    the tables and the summary only."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise InputError(f"{out_dir}: is a file, not a report directory; choose another --out DIR")
+    grid = grid_frame(result)
+    files = {"grid.csv": csv_bytes(grid), "questions.csv": csv_bytes(questions_frame(result, comparison))}
+    if comparison is not None:
+        files["comparison.csv"] = csv_bytes(comparison_frame(result, comparison))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    drawn: list[tuple[str, str]] = []
+    if plots:
+        from .plots import draw_all  # matplotlib takes a quarter of a second to import: only when plotting
+
+        drawn = draw_all(result, grid, out_dir, comparison)
+    files["summary.md"] = summary_markdown(result, drawn, gate.words if gate else "", comparison).encode()
+    write_files(out_dir, files, [name for _, name in drawn])

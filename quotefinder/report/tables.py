@@ -1,0 +1,158 @@
+"""The sweep's results as tables: `grid.csv`, `questions.csv`, `comparison.csv` and the flip table the
+plots draw. DataFrames at the edge: the computing is done (`sweep`), these only lay it out.
+
+Deterministic (stable orders, no clock), so a committed report diffs cleanly. Third-party text is made
+inert on the way out (`textsafe.csv_text`).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..questions import OUTCOMES, Outcome
+from ..sweep.analysis import Sweep
+from ..sweep.compare import Comparison
+from ..sweep.grid import CODE, Curve, score
+from ..textsafe import csv_text
+
+COUNT_COLUMNS = [outcome.value for outcome in OUTCOMES]  # correct, wrong, missed, no_answer, unjudged
+
+
+def plain_number(value: float) -> float | int:
+    """An integer when it is one, else rounded to 4 decimals (means over repeats)."""
+    return int(value) if float(value).is_integer() else round(float(value), 4)
+
+
+def plain_numbers(values: np.ndarray) -> pd.Series:
+    """A column of `plain_number`s that stays as written: 6 stays 6 beside 5.6667, not 6.0."""
+    return pd.Series([plain_number(v) for v in np.ravel(values)], dtype=object)
+
+
+def _cells(result: Sweep) -> pd.DataFrame:
+    """The grid's cells, row-major: HAS_ANSWER_CUTOFF, then ANSWER_CUTOFF."""
+    h_index, a_index = np.meshgrid(np.arange(len(result.h_axis.decimals)), np.arange(len(result.a_axis.decimals)),
+                                   indexing="ij")
+    return pd.DataFrame({
+        "has_answer_cutoff": result.h_axis.values[h_index.ravel()],
+        "answer_cutoff": result.a_axis.values[a_index.ravel()],
+    })
+
+
+def grid_frame(result: Sweep) -> pd.DataFrame:
+    """One row per cell: both cutoffs, the five counts (means over repeats), then quoted, score,
+    `<outcome>_min`/`_max` over repeats (when there are several), the bootstrap's share of
+    recommendations, and evidence."""
+    frame = _cells(result)
+    flat = result.counts.reshape(-1, len(OUTCOMES))
+    for column, outcome in zip(COUNT_COLUMNS, OUTCOMES, strict=True):
+        frame[column] = plain_numbers(flat[:, CODE[outcome]])
+    quoted = [CODE[o] for o in (Outcome.CORRECT, Outcome.WRONG, Outcome.UNJUDGED)]
+    frame["quoted"] = plain_numbers(flat[:, quoted].sum(1))
+    frame["score"] = plain_numbers(score(result.counts, result.wrong_cost))
+    if result.repeats > 1:
+        lows, highs = result.per_repeat.min(axis=0), result.per_repeat.max(axis=0)
+        for column, outcome in zip(COUNT_COLUMNS, OUTCOMES, strict=True):
+            frame[f"{column}_min"] = lows[..., CODE[outcome]].ravel()
+            frame[f"{column}_max"] = highs[..., CODE[outcome]].ravel()
+    if result.stability is not None:
+        frame["bootstrap_share"] = plain_numbers(result.stability.frequency)
+    frame["evidence"] = result.replayed.record.evidence_word
+    return frame
+
+
+def _spans(values: Sequence[str], codes: np.ndarray) -> str:
+    """'correct 0-0.95; missed 1': the outcome (by code) over runs of consecutive cutoff values."""
+    ends = [*np.flatnonzero(codes[1:] != codes[:-1]), len(codes) - 1]
+    parts, start = [], 0
+    for end in ends:
+        span = values[start] if end == start else f"{values[start]}-{values[end]}"
+        parts.append(f"{OUTCOMES[codes[start]].label} {span}")
+        start = end + 1
+    return "; ".join(parts)
+
+
+def _along_answer(curve: Curve, h: float) -> str:
+    """Where the outcome changes along ANSWER_CUTOFF at one HAS_ANSWER_CUTOFF: the top's probability."""
+    top, code = curve.top_at(h)
+    none = OUTCOMES[curve.unquoted].label
+    if top is None:
+        return f"{none} at any ANSWER_CUTOFF (no candidate qualifies)"
+    return f"{OUTCOMES[code].label} up to {top.answers!r}; {none} above"
+
+
+def questions_frame(result: Sweep, comparison: Comparison | None = None) -> pd.DataFrame:
+    """Per question: outcomes at the default and recommended points, the quote, where outcomes change
+    (first repeat), its outcomes in every repeat, and its change against a baseline."""
+    rec = result.recommended
+    h_text = [result.h_axis.text(i) for i in range(len(result.h_axis.decimals))]
+    along_h = result.tables[0].outcomes(rec.a)
+    changes = {(row.question.question, row.repeat): row for row in comparison.rows} if comparison else {}
+    rows = []
+    for index, (question, curve, codes, at_default, at_recommended) in enumerate(zip(
+            result.questions, result.curves, along_h, result.default.first, rec.first, strict=True)):
+        decision = at_recommended.decision
+        shown = decision.quote or decision.closest
+        c = shown.candidate if shown else None
+        row = {
+            "id": csv_text(question.id),
+            "question": csv_text(question.question),
+            "expect": question.expect,
+            "default_outcome": at_default.outcome.value,
+            "recommended_outcome": at_recommended.outcome.value,
+            "default_quote": csv_text(at_default.decision.sentence or ""),
+            "recommended_quote": csv_text(decision.sentence or ""),
+            "closest_if_no_quote": csv_text(c.sentence if c and not decision.quote else ""),
+            "answers": shown.answers if shown and shown.answers is not None else "",
+            "source_title": csv_text(c.title if c else ""),
+            "source_url": csv_text(c.url if c else ""),
+            "source_date": csv_text(c.date if c and c.date else ""),
+            "along_answer_cutoff": _along_answer(curve, rec.h),
+            "along_has_answer_cutoff": _spans(h_text, codes),
+        }
+        if result.repeats > 1:
+            row["recommended_by_repeat"] = " ".join(o.value for o in rec.outcomes(index))
+        if comparison:
+            compared = changes.get((question.question, 0))
+            row["baseline_outcome"] = compared.before.value if compared else ""
+            row["change"] = compared.kind.value if compared else ""
+        row["evidence"] = result.replayed.record.evidence_word
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def comparison_frame(result: Sweep, comparison: Comparison) -> pd.DataFrame:
+    """One row per cell: the run's mean counts minus the baseline's, and the score difference."""
+    frame = _cells(result)
+    flat = comparison.difference.reshape(-1, len(OUTCOMES))
+    for column, outcome in zip(COUNT_COLUMNS, OUTCOMES, strict=True):
+        frame[f"{column}_change"] = plain_numbers(flat[:, CODE[outcome]])
+    frame["score_change"] = plain_numbers(comparison.score_difference)
+    return frame
+
+
+def flip_frame(result: Sweep) -> pd.DataFrame:
+    """Per question, at the recommended HAS_ANSWER_CUTOFF: where along ANSWER_CUTOFF its outcome flips.
+
+    `flip` is the top candidate's compare probability (NaN when nothing qualifies): the outcome is
+    `quoted` up to it and `unquoted` above.
+    """
+    rows = []
+    for curve in result.curves:
+        top, code = curve.top_at(result.recommended.h)
+        rows.append({
+            "id": curve.question.id,
+            "flip": top.answers if top else float("nan"),
+            "quoted": OUTCOMES[code].value if top else "",
+            "unquoted": OUTCOMES[curve.unquoted].value,
+        })
+    return pd.DataFrame(rows, columns=["id", "flip", "quoted", "unquoted"])
+
+
+def csv_bytes(frame: pd.DataFrame) -> bytes:
+    buffer = io.StringIO()
+    frame.to_csv(buffer, index=False, lineterminator="\n")
+    return buffer.getvalue().encode()

@@ -1,0 +1,73 @@
+"""One sweep of a recorded run: what `sweep.py` computes, without the command line.
+
+    result, comparison = run_sweep(SweepOptions(run_dir, h_axis, a_axis, ...))
+
+replays the run for every HAS_ANSWER_CUTOFF the grid, the default and the checked point need,
+analyses it, optionally asks a human for the verdicts the grid lacks (and analyses again with them),
+and compares it with a baseline run. Writing the report is `report.directory`'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import InputError
+from ..record.rundir import RunRecord
+from .analysis import Sweep, analyse
+from .compare import Comparison, compare, require_comparable
+from .grid import Axis
+from .replay import Replayed, replay_run
+from .verdicts import rejudge, review, unjudged_on_grid, verdicts_path
+
+
+@dataclass(frozen=True)
+class SweepOptions:
+    """What to sweep and how. `at` is the point the CI checks and the comparison are about (default:
+    the run's default cutoffs)."""
+
+    run: Path
+    has_answer: Axis
+    answer: Axis
+    questions: Path | None = None
+    wrong_cost: float = 2.0
+    allow_incomplete: bool = False
+    jobs: int = 1
+    bootstrap: int | None = None
+    folds: int = 0
+    seed: int = 0
+    at: tuple[float, float] | None = None
+    baseline: Path | None = None
+
+
+def run_sweep(options: SweepOptions, review_quotes: bool = False, ask: Callable[[str], str] | None = None,
+              say: Callable[[str], None] = print) -> tuple[Sweep, Comparison | None]:
+    """Replay, analyse, review (if asked) and compare; see the module docstring."""
+    record = RunRecord.require(options.run)
+    default = (record.config.has_answer_cutoff, record.config.answer_cutoff)
+    point = options.at or default
+    points = sorted({*options.has_answer.values.tolist(), default[0], point[0]})
+    replayed = replay_run(options.run, points, options.questions, options.allow_incomplete, options.jobs)
+    if options.folds > len(replayed.questions):
+        raise InputError(f"--folds {options.folds}: only {len(replayed.questions)} question(s) to divide")
+
+    def analysed(judged: Replayed) -> Sweep:
+        return analyse(judged, options.has_answer, options.answer, options.wrong_cost, options.bootstrap,
+                       options.folds, options.seed)
+
+    result = analysed(replayed)
+    if review_quotes:
+        pending = unjudged_on_grid(replayed, options.answer.values.tolist())
+        path = verdicts_path(replayed.question_set.path)
+        say(f"{len(pending)} unjudged quote(s) on the grid; answers are saved in {path} as you give them.")
+        if pending and review(pending, path, replayed.question_set, ask, say):
+            result = analysed(rejudge(replayed))
+    comparison = None
+    if options.baseline is not None:
+        require_comparable(record, RunRecord.require(options.baseline), options.run, options.baseline)  # before replay
+        # judged with the run's question file and verdicts: between the two, only the evidence differs
+        base = replay_run(options.baseline, points, replayed.question_set.path, options.allow_incomplete,
+                          options.jobs)
+        comparison = compare(result, analyse(base, options.has_answer, options.answer, options.wrong_cost, 0), point)
+    return result, comparison

@@ -1,0 +1,285 @@
+"""`python -m quotefinder.testing.bench`: the scale benchmarks behind BENCHMARKS.md, in one command.
+
+1. Sweeping at scale. Generate a synthetic question set and stand-in scenario (default 10,000
+   questions), record it through the stand-in (no latency, no limit; reused on later runs), then time
+   `sweep --no-plots` on a 101 x 101 grid and on a 1 x 1 grid, alternating, and report medians, their
+   ratio and peak memory. Each sweep is a fresh process: loading the run is part of the time.
+2. Recording at the rate limit. A stand-in with 200 ms latency and a 50 requests/s limit (429 with
+   Retry-After beyond it); record about 1,000 requests with `--rate 50`; report the sustained rate as a
+   ratio to the limit, the retries (every 429 costs one), and a sequential baseline measured in the
+   same run: one request at a time, as the recipe's loop sends them.
+
+Everything it writes goes under `--work` (default bench-data/). Timings are wall-clock and noisy on a
+shared machine; compare the ratios, which are measured side by side.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from datetime import datetime
+from pathlib import Path
+
+from .. import __version__
+from ..questions import load_questions
+from ..recipe.contract import ApiRequest
+from ..recipe.decision import Cutoffs
+from ..recipe.pipeline import Coverage
+from ..record.cache import ResponseCache, decode_entry
+from ..record.client import ApiClient, RateLimiter, Received, RetryPolicy
+from ..record.recorder import QuestionRun, Recorder
+
+TARGETS = {"sweep_s": 5.0, "grid_ratio": 1.3, "memory_mib": 1024.0, "rate_share": 0.9}
+
+
+def machine() -> str:
+    cpu = "unknown CPU"
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        found = re.search(r"model name\s*:\s*(.+)", cpuinfo.read_text())
+        cpu = found.group(1).strip() if found else cpu
+    memory = ""
+    meminfo = Path("/proc/meminfo")
+    if meminfo.exists():
+        found = re.search(r"MemTotal:\s*(\d+) kB", meminfo.read_text())
+        memory = f", {int(found.group(1)) / 2**20:.0f} GiB RAM" if found else ""
+    return (f"{cpu}, {os.cpu_count()} cores{memory}; {platform.system()} {platform.release()}; "
+            f"Python {platform.python_version()}")
+
+
+class StandInProcess:
+    """`python -m quotefinder.testing.standin` in its own process, so it does not share the recorder's core."""
+
+    def __init__(self, scenario: Path, *flags: str) -> None:
+        command = [sys.executable, "-m", "quotefinder.testing.standin", str(scenario), "--port", "0", *flags]
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert self.process.stdout is not None and self.process.stderr is not None  # both are pipes
+        line = self.process.stdout.readline()
+        found = re.search(r"at (http://\S+)", line)
+        if not found:
+            self.process.kill()
+            raise RuntimeError(f"the stand-in did not start: {line}{self.process.stderr.read()}")
+        self.base_url = found.group(1)
+
+    def __enter__(self) -> StandInProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=30)
+
+
+def timed(command: list[str], env: dict[str, str] | None = None,
+          samples: list[tuple[float, float]] | None = None) -> tuple[float, float]:
+    """Run `command` to its end; return (wall seconds, its peak RSS in MiB). Exit 0 or 1 is success.
+
+    With `samples`, also record (seconds, RSS MiB) every quarter second while it runs.
+    """
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    if samples is not None:
+        threading.Thread(target=_sample_rss, args=(process.pid, started, samples), daemon=True).start()
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - started
+    if os.waitstatus_to_exitcode(status) not in (0, 1):
+        error = process.stderr.read().decode() if process.stderr else ""
+        raise RuntimeError(f"{' '.join(command)} failed: {error[-2000:]}")
+    return elapsed, usage.ru_maxrss / 1024
+
+
+def _sample_rss(pid: int, started: float, samples: list[tuple[float, float]]) -> None:
+    status = Path(f"/proc/{pid}/status")
+    while True:
+        try:
+            found = re.search(r"VmRSS:\s*(\d+) kB", status.read_text())
+        except OSError:
+            return
+        if found:
+            samples.append((time.perf_counter() - started, int(found.group(1)) / 1024))
+        time.sleep(0.25)
+
+
+def eval_command(questions: Path, run: Path, *options: str) -> list[str]:
+    return [sys.executable, "-m", "quotefinder.evalcmd", str(questions), "--run", str(run), *options]
+
+
+def prepare(work: Path, count: int, seed: int) -> tuple[Path, Path, Path, tuple[float, float, float] | None]:
+    """The generated set and its recorded run, reusing both when they match; the recording's seconds,
+    peak memory and memory a tenth of the way through (None when reused)."""
+    meta = {"questions": count, "seed": seed, "version": __version__}
+    questions, scenario, run = work / "questions.yaml", work / "scenario.json", work / "run"
+    marker = work / "meta.json"
+    reusable = marker.exists() and json.loads(marker.read_text()) == meta and (run / "run.json").exists()
+    if reusable and json.loads((run / "run.json").read_text()).get("complete"):
+        return questions, scenario, run, None
+    shutil.rmtree(work, ignore_errors=True)
+    print(f"generating {count} synthetic questions ...", flush=True)
+    # In a child process: this one must stay small, or every later child would report its peak memory
+    # (Linux carries a process's high-water mark into the children it forks).
+    subprocess.run([sys.executable, "-m", "quotefinder.testing.synthetic", str(work), str(count), "--seed", str(seed)],
+                   check=True, stdout=subprocess.DEVNULL)
+    print("recording them through the stand-in (no latency, no limit) ...", flush=True)
+    with StandInProcess(scenario) as standin:
+        env = {**os.environ, "PERPLEXITY_API_KEY": "bench", "PERPLEXITY_BASE_URL": standin.base_url}
+        samples: list[tuple[float, float]] = []
+        seconds, peak = timed(eval_command(questions, run, "--rate", "0", "--concurrency", "32"), env, samples)
+    marker.write_text(json.dumps(meta))
+    early = [rss for at, rss in samples if at >= seconds / 10] or [peak]
+    return questions, scenario, run, (seconds, peak, early[0])
+
+
+def sweep_timings(run: Path, work: Path, repeats: int) -> dict[str, tuple[float, float]]:
+    """Median wall seconds and the largest peak RSS (MiB) per grid, alternating the two grids."""
+    grids = {"101 x 101": ("0:1:0.01", "0:1:0.01"), "1 x 1": ("0.3:0.3:0.1", "0.6:0.6:0.1")}
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in grids}
+    for _ in range(repeats):
+        for name, (h, a) in grids.items():
+            command = [sys.executable, "-m", "quotefinder.sweepcmd", str(run), "--no-plots", "--has-answer", h,
+                       "--answer", a, "--out", str(work / "report")]
+            samples[name].append(timed(command))
+    return {name: (statistics.median(s for s, _ in got), max(m for _, m in got)) for name, got in samples.items()}
+
+
+def sustained_rate(run: Path) -> tuple[int, float]:
+    """(responses, responses per second between the first and the last one received)."""
+    received = [decode_entry(path.read_bytes(), path)["received_at"] for path in (run / "responses").rglob("*.json")]
+    times = sorted(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() for stamp in received)
+    return len(times), (len(times) - 1) / (times[-1] - times[0])
+
+
+class OneAtATime:
+    """A client that lets one request out at a time: the recipe's sequential loop."""
+
+    def __init__(self, client: ApiClient) -> None:
+        self.client = client
+        self.lock = asyncio.Lock()
+
+    async def send(self, request: ApiRequest) -> Received:
+        async with self.lock:
+            return await self.client.send(request)
+
+
+async def sequential(questions: Path, run: Path, base_url: str) -> tuple[int, float]:
+    """Record `questions` one request at a time; (requests, seconds)."""
+    recorder = Recorder(ResponseCache(run), Coverage((0.0, 1.0), (0.3,)), Cutoffs(), None)
+    items = [QuestionRun(q) for q in load_questions(questions).questions]
+    async with ApiClient(base_url, "bench", retry=RetryPolicy(retries=8), limiter=RateLimiter(0)) as client:
+        started = time.perf_counter()
+        await recorder.record(items, OneAtATime(client), concurrency=1)
+        return recorder.tally.sent, time.perf_counter() - started
+
+
+def subset(questions: Path, count: int, target: Path) -> Path:
+    """The first `count` questions of a generated set, as their own file."""
+    text = questions.read_text()
+    starts = [m.start() for m in re.finditer(r"^  - id: ", text, re.MULTILINE)]
+    end = starts[count] if count < len(starts) else len(text)
+    target.write_text(text[:end])
+    return target
+
+
+def recording_rate(questions: Path, scenario: Path, work: Path) -> dict[str, float]:
+    limit, latency = 50, 0.2
+    flags = ("--latency", str(latency), "--rate-limit", str(limit), "--burst", "10")
+    results: dict[str, float] = {}
+    with StandInProcess(scenario, *flags) as standin:
+        env = {**os.environ, "PERPLEXITY_API_KEY": "bench", "PERPLEXITY_BASE_URL": standin.base_url}
+        run = work / "rate-run"
+        shutil.rmtree(run, ignore_errors=True)
+        subset_file = subset(questions, 115, work / "rate-questions.yaml")
+        _, memory = timed(eval_command(subset_file, run, "--rate", str(limit), "--concurrency", "8"), env)
+        record = json.loads((run / "run.json").read_text())
+        count, rate = sustained_rate(run)
+        results.update(requests=count, rate=rate, retries=record["requests"]["retries"], memory=memory,
+                       failed=record["requests"]["failed"], limit=limit, latency=latency)
+        baseline_run = work / "rate-baseline"
+        shutil.rmtree(baseline_run, ignore_errors=True)
+        sent, seconds = asyncio.run(sequential(subset(questions, 12, work / "baseline-questions.yaml"), baseline_run,
+                                               standin.base_url))
+        results.update(baseline_requests=sent, baseline_rate=sent / seconds)
+    return results
+
+
+def report(args: argparse.Namespace, count_responses: int, recorded: tuple[float, float, float] | None,
+           sweeps: dict[str, tuple[float, float]], rate: dict[str, float] | None) -> str:
+    big, small = sweeps["101 x 101"], sweeps["1 x 1"]
+    ratio = big[0] / small[0]
+    lines = [
+        f"Machine: {machine()}.",
+        f"Command: `python -m quotefinder.testing.bench --questions {args.questions} --repeats {args.repeats}` "
+        f"(quotefinder {__version__}); synthetic data, recorded through the stand-in.",
+        "",
+        "| Measure | Result | Target | Met |",
+        "|---|---:|---:|:---:|",
+        f"| load + sweep 101 x 101, `--no-plots`, {args.questions:,} questions ({count_responses:,} responses), "
+        f"median of {args.repeats} | {big[0]:.2f} s | <= {TARGETS['sweep_s']:g} s | "
+        f"{'yes' if big[0] <= TARGETS['sweep_s'] else 'NO'} |",
+        f"| load + sweep 1 x 1, same run | {small[0]:.2f} s | | |",
+        f"| 101 x 101 / 1 x 1 | {ratio:.2f} | <= {TARGETS['grid_ratio']:g} | "
+        f"{'yes' if ratio <= TARGETS['grid_ratio'] else 'NO'} |",
+        f"| peak memory of a sweep | {max(big[1], small[1]):.0f} MiB | < {TARGETS['memory_mib']:.0f} MiB | "
+        f"{'yes' if max(big[1], small[1]) < TARGETS['memory_mib'] else 'NO'} |",
+    ]
+    if recorded is not None:
+        seconds, peak, early = recorded
+        lines += [
+            f"| recording all of them, no latency or limit (`--rate 0 --concurrency 32`) | "
+            f"{seconds:.0f} s ({count_responses / seconds:.0f} requests/s) | | |",
+            f"| ... memory a tenth of the way through / at its peak | {early:.0f} MiB / {peak:.0f} MiB | flat: "
+            f"peak within 1.25x | {'yes' if peak <= 1.25 * early else 'NO'} |",
+        ]
+    if rate:
+        share = rate["rate"] / rate["limit"]
+        lines += [
+            f"| recording {rate['requests']:.0f} requests at 200 ms latency under a {rate['limit']:.0f}/s limit "
+            f"(`--rate {rate['limit']:.0f} --concurrency 8`), sustained | {rate['rate']:.1f} requests/s = "
+            f"{share:.0%} of the limit | >= {TARGETS['rate_share']:.0%} | "
+            f"{'yes' if share >= TARGETS['rate_share'] else 'NO'} |",
+            f"| ... requests that met a 429 (retries) / failed | {rate['retries']:.0f} / {rate['failed']:.0f} "
+            "| 0 / 0 | "
+            f"{'yes' if rate['retries'] == 0 and rate['failed'] == 0 else 'NO'} |",
+            f"| ... peak memory of that recording | {rate['memory']:.0f} MiB | | |",
+            f"| sequential baseline, one request at a time ({rate['baseline_requests']:.0f} requests) | "
+            f"{rate['baseline_rate']:.1f} requests/s; concurrent / sequential = "
+            f"{rate['rate'] / rate['baseline_rate']:.1f}x | | |",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m quotefinder.testing.bench", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--questions", type=int, default=10_000, help="size of the synthetic set (default 10000)")
+    parser.add_argument("--repeats", type=int, default=3, help="timed sweeps per grid (default 3)")
+    parser.add_argument("--work", type=Path, default=Path("bench-data"), help="scratch directory (default bench-data)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--skip-rate", action="store_true", help="skip the recording-rate benchmark (about 40 s)")
+    parser.add_argument("--report", type=Path, help="also write the results table (Markdown) here")
+    args = parser.parse_args(argv)
+    questions, scenario, run, recorded = prepare(args.work, args.questions, args.seed)
+    responses = json.loads((run / "run.json").read_text())["responses"]
+    print(f"timing sweeps of {responses:,} responses ...", flush=True)
+    sweeps = sweep_timings(run, args.work, args.repeats)
+    rate = None
+    if not args.skip_rate:
+        print("recording at the rate limit ...", flush=True)
+        rate = recording_rate(questions, scenario, args.work)
+    table = report(args, responses, recorded, sweeps, rate)
+    print(table)
+    if args.report:
+        args.report.write_text(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

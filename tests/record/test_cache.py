@@ -1,0 +1,145 @@
+"""The response cache: exact-request keys, whole entries on disk, private files, integrity checks."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import stat
+from pathlib import Path
+
+import httpx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import KEY, TEN_SCENARIO
+from quotefinder.errors import ContractError, CorruptEntry
+from quotefinder.recipe import contract
+from quotefinder.record.cache import CachingClient, ResponseCache, admit_all, decode_entry, encode_entry
+from quotefinder.record.client import ApiClient, Received
+from quotefinder.testing.standin import FakeApi, load_scenario
+
+REQUEST = contract.search_request("How deep is the Mariana Trench?")
+RECEIVED = Received({"results": [{"title": "Tranché", "url": "https://x.example", "snippet": "Deep — very."}]},
+                    200, "req-1", 0.25, "2026-11-29T10:00:00.000000Z", "synthetic")
+
+
+def test_an_entry_keeps_the_request_response_and_exchange(tmp_path: Path) -> None:
+    cache = ResponseCache(tmp_path)
+    cache.put(REQUEST, RECEIVED)
+    assert cache.get(REQUEST) == RECEIVED  # the exchange comes back exactly as the client returned it
+    entry = decode_entry(cache.path(REQUEST).read_bytes(), cache.path(REQUEST))
+    assert entry["request"] == REQUEST.body and entry["response"] == RECEIVED.data
+    assert (entry["endpoint"], entry["repeat"], entry["status"], entry["request_id"]) == ("/search", 0, 200, "req-1")
+    assert (entry["elapsed_s"], entry["received_at"], entry["evidence"]) == (0.25, RECEIVED.received_at, "synthetic")
+    assert cache.get(contract.search_request("another question")) is None
+
+
+def test_entries_are_readable_json_with_text_as_written(tmp_path: Path) -> None:
+    cache = ResponseCache(tmp_path)
+    cache.put(REQUEST, RECEIVED)
+    text = cache.path(REQUEST).read_text(encoding="utf-8")
+    assert "Tranché" in text and "Deep — very." in text  # not \\u-escaped: a person can read it
+    assert json.loads(text)["key"] == REQUEST.key
+
+
+def test_files_are_private(tmp_path: Path) -> None:
+    cache = ResponseCache(tmp_path / "run")
+    cache.put(REQUEST, RECEIVED)
+    path = cache.path(REQUEST)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    for directory in (path.parent, path.parent.parent, tmp_path / "run"):
+        assert stat.S_IMODE(directory.stat().st_mode) == 0o700
+    assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary file left behind
+
+
+@pytest.mark.parametrize("damage", [
+    lambda raw: raw[: len(raw) // 2],                             # torn
+    lambda raw: raw.replace(b"very", b"VERY"),                    # edited text
+    lambda raw: raw.replace(b'"status": 200', b'"status": 201'),  # edited metadata
+    lambda raw: raw[:20] + raw[21:],                              # a digit of the checksum lost
+    lambda raw: b"",                                              # emptied
+    lambda raw: json.dumps(json.loads(raw)).encode(),             # re-saved by an editor, checksum line gone
+])
+def test_a_torn_or_edited_entry_is_detected(tmp_path: Path, damage) -> None:
+    cache = ResponseCache(tmp_path)
+    cache.put(REQUEST, RECEIVED)
+    path = cache.path(REQUEST)
+    path.write_bytes(damage(path.read_bytes()))
+    with pytest.raises(CorruptEntry) as caught:
+        cache.get(REQUEST)
+    assert str(path) in str(caught.value)
+
+
+def test_an_entry_under_the_wrong_name_or_of_another_format_is_refused(tmp_path: Path) -> None:
+    cache = ResponseCache(tmp_path)
+    cache.put(REQUEST, RECEIVED)
+    other = contract.search_request("something else")
+    cache.path(other).parent.mkdir(parents=True, exist_ok=True)
+    cache.path(other).write_bytes(cache.path(REQUEST).read_bytes())
+    with pytest.raises(CorruptEntry, match="does not belong"):
+        cache.get(other)
+    entry = decode_entry(cache.path(REQUEST).read_bytes(), "x")
+    old = encode_entry({**entry, "format": "quotefinder-cache/0"})
+    with pytest.raises(CorruptEntry, match="cache format 'quotefinder-cache/0'"):
+        decode_entry(old, "x")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=400))
+def test_the_reader_refuses_garbage_with_its_own_error(raw: bytes) -> None:
+    with contextlib.suppress(CorruptEntry):
+        decode_entry(raw, "fuzz")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_any_damage_to_a_real_entry_is_caught(data) -> None:
+    raw = encode_entry({"format": "quotefinder-cache/1", "key": "k", "response": {"answers": {"x": 0.5}}})
+    position = data.draw(st.integers(0, len(raw) - 1))
+    replacement = data.draw(st.integers(0, 255).filter(lambda b: b != raw[position]))
+    damaged = raw[:position] + bytes([replacement]) + raw[position + 1:]
+    with pytest.raises(CorruptEntry):
+        decode_entry(damaged, "fuzz")
+
+
+def caching_sends(cache: ResponseCache, api: FakeApi, requests, admit=admit_all) -> tuple[list, CachingClient]:
+    """Send `requests` through a caching client in front of a real client on a mock transport."""
+
+    async def go() -> list:
+        async with ApiClient("https://api.example", KEY, transport=httpx.MockTransport(api.handler)) as client:
+            caching = CachingClient(client, cache, admit)
+            results = [await caching.send(request) for request in requests]
+            return [results, caching]
+
+    results, caching = asyncio.run(go())
+    return results, caching
+
+
+def test_a_caching_client_looks_like_the_client_and_sends_only_what_is_missing(tmp_path: Path) -> None:
+    api = FakeApi(load_scenario(TEN_SCENARIO))
+    cache = ResponseCache(tmp_path)
+    requests = [contract.search_request("How many bones are in the adult human body?"),
+                contract.search_request("When was the Rosetta Stone discovered?")]
+    first, caching = caching_sends(cache, api, requests)
+    assert [type(r) for r in first] == [Received, Received] and len(api.requests) == 2
+    assert (caching.counts.sent, caching.counts.from_cache) == (2, 0)
+    again, caching = caching_sends(cache, api, [*requests, contract.search_request("Another?")])
+    assert again[:2] == first and len(api.requests) == 3  # only the new one was sent
+    assert (caching.counts.sent, caching.counts.from_cache) == (1, 2)
+    cache.path(requests[0]).write_bytes(b"torn")
+    _, caching = caching_sends(cache, api, requests)
+    assert (caching.counts.sent, caching.counts.replaced, caching.counts.from_cache) == (1, 1, 1)
+    assert cache.get(requests[0]) is not None  # replaced by a whole entry
+
+
+def test_a_response_the_admission_check_refuses_is_never_saved(tmp_path: Path) -> None:
+    def refuse(request, received) -> None:
+        raise ContractError("not what the pipeline reads")
+
+    cache = ResponseCache(tmp_path)
+    request = contract.search_request("How many bones are in the adult human body?")
+    with pytest.raises(ContractError):
+        caching_sends(cache, FakeApi(load_scenario(TEN_SCENARIO)), [request], refuse)
+    assert cache.get(request) is None and not list(tmp_path.rglob("*.json"))

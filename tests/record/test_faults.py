@@ -1,0 +1,294 @@
+"""What survives what: network faults from the stand-in, interruptions, kill -9, a full disk, and
+responses that break the API contract. Everything runs against the stand-in over loopback."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import KEY, ROOT, TEN_QUESTIONS, TEN_SCENARIO, env_for, expected_requests, record, write_questions
+from quotefinder.evalcmd import main
+from quotefinder.recipe import contract
+from quotefinder.recipe.contract import ApiRequest
+from quotefinder.record import cache
+from quotefinder.record.cache import decode_entry
+from quotefinder.sweepcmd import main as sweep_main
+from quotefinder.testing.standin import Faults, Reply
+
+TOTAL = sum(expected_requests(TEN_SCENARIO))
+FAST_RETRIES = ["--rate", "0", "--retries", "20", "--backoff", "0.01"]
+
+
+def saved(run_dir: Path) -> set[str]:
+    """Keys of every entry in the run, each checked whole: integrity, key, and the API contract."""
+    keys = set()
+    for path in (run_dir / "responses").rglob("*.json"):
+        entry = decode_entry(path.read_bytes(), path)
+        request = ApiRequest(entry["endpoint"], entry["request"], entry["repeat"])
+        assert request.key == entry["key"] == path.stem
+        contract.check(request, entry["response"])
+        keys.add(path.stem)
+    return keys
+
+
+def served_keys(server, since: int = 0) -> set[str]:
+    return {ApiRequest(path, body).key for path, body in server.requests[since:]}
+
+
+def test_transient_faults_are_retried_until_the_run_completes(tmp_path, standin_for, capsys) -> None:
+    faults = Faults(server_errors=0.15, drops=0.1, truncated=0.1, seed=7)
+    server = standin_for(TEN_SCENARIO, faults=faults)
+    run_dir = tmp_path / "run"
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), *FAST_RETRIES], env=env_for(server)) == 0
+    assert {"server_errors", "drops", "truncated"} <= set(server.injected)
+    assert len(saved(run_dir)) == TOTAL
+    captured = capsys.readouterr()
+    assert KEY not in captured.out + captured.err
+    assert all(KEY.encode() not in path.read_bytes() for path in run_dir.rglob("*") if path.is_file())
+    record_ = json.loads((run_dir / "run.json").read_text())
+    assert record_["complete"] and record_["requests"]["retries"] >= sum(server.injected.values()) - 2
+
+
+def test_responses_slower_than_the_timeout_are_retried(tmp_path, standin_for) -> None:
+    server = standin_for(TEN_SCENARIO, faults=Faults(stalls=0.1, stall_s=1.0, seed=3))
+    run_dir = tmp_path / "run"
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), *FAST_RETRIES, "--timeout", "0.3"],
+                env=env_for(server)) == 0
+    assert server.injected.get("stalls", 0) > 0 and len(saved(run_dir)) == TOTAL
+
+
+def test_a_rate_limit_is_honoured_through_retry_after(tmp_path, standin_for) -> None:
+    server = standin_for(TEN_SCENARIO, faults=Faults(rate_limit=20, burst=2))
+    text = TEN_QUESTIONS.read_text()
+    three = write_questions(tmp_path / "three.yaml", text[: text.index("  - id: voyager-heliopause")])
+    run_dir = tmp_path / "run"
+    started = time.monotonic()
+    assert main([str(three), "--run", str(run_dir), "--rate", "0", "--retries", "30", "--backoff", "0"],
+                env=env_for(server)) == 0
+    assert server.injected["rate_limited"] > 0 and len(saved(run_dir)) == len(server.requests)
+    assert time.monotonic() - started >= 1.0  # a 429 says Retry-After: 1, and the client waited for it
+
+
+def test_an_html_200_is_an_error_never_cached_and_a_rerun_finishes(tmp_path, standin_for, capsys) -> None:
+    broken = standin_for(TEN_SCENARIO, faults=Faults(html=0.25, seed=1))
+    run_dir = tmp_path / "run"
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), *FAST_RETRIES], env=env_for(broken)) == 2
+    record_ = json.loads((run_dir / "run.json").read_text())
+    assert not record_["complete"] and all("not JSON" in e["error"] for e in record_["errors"])
+    before = saved(run_dir)  # every saved entry is a whole, valid response: no error was cached
+    healthy = standin_for(TEN_SCENARIO)
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), *FAST_RETRIES], env=env_for(healthy)) == 0
+    assert not served_keys(healthy) & before and len(saved(run_dir)) == TOTAL
+
+
+def test_a_refused_key_sends_no_more_than_what_was_already_in_flight(tmp_path, standin_for, capsys) -> None:
+    attempts = []
+    lock = threading.Lock()
+
+    def count(path: str, body: dict) -> None:
+        with lock:
+            attempts.append(path)
+
+    server = standin_for(TEN_SCENARIO, key="the-real-key", fault=count)
+    assert main([str(TEN_QUESTIONS), "--run", str(tmp_path / "run"), *FAST_RETRIES, "--concurrency", "4"],
+                env=env_for(server)) == 2
+    assert len(attempts) <= 4 and "was refused" in capsys.readouterr().err
+
+
+BREAKAGES = {
+    "bones": ("rank", lambda p: p["answers"]["best"].update(choice="99"), "not one of the numbered sentences"),
+    "rosetta-stone": ("rank", lambda p: p["answers"]["has_answer"].update(noul=1.5), "outside [0, 1]"),
+    "hubble-launch": ("compare", lambda p: p.update(answers={k.replace("answers", "answer"): v
+                                                             for k, v in p["answers"].items()}), "has no `answers_1`"),
+    "sunlight-travel": ("search", lambda p: p["results"][0].pop("url"), "search result 1 has no `url`"),
+    "mariana-depth": ("rank", lambda p: p.pop("usage"), "has no `usage`"),
+    "voyager-heliopause": ("rank", lambda p: p["answers"].pop("has_answer"), "has no `has_answer`"),
+}
+
+
+def test_responses_that_break_the_contract_become_errors_of_their_question(tmp_path, standin_for, capsys) -> None:
+    texts = {q["id"]: q["question"] for q in json.loads((ROOT / "runs/ten/run.json").read_text())["questions"]}
+    server = None
+
+    def corrupt(path: str, body: dict) -> Reply | None:
+        question = body.get("query") or body.get("state", {}).get("question")
+        for qid, (kind, damage, _) in BREAKAGES.items():
+            is_kind = {"search": path == "/search", "rank": "best" in body.get("questions", {}),
+                       "compare": path != "/search" and "best" not in body.get("questions", {})}[kind]
+            if question == texts[qid] and is_kind:
+                status, payload = server.api.respond(path, json.dumps(body).encode(), KEY)
+                damage(payload)
+                return Reply(200, json.dumps(payload).encode(), (("Content-Type", "application/json"),))
+        return None
+
+    server = standin_for(TEN_SCENARIO, fault=corrupt)
+    run_dir = tmp_path / "run"
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), *FAST_RETRIES], env=env_for(server)) == 2
+    errors = {e["id"]: e["error"] for e in json.loads((run_dir / "run.json").read_text())["errors"]}
+    assert set(errors) == set(BREAKAGES)
+    for qid, (_, _, message) in BREAKAGES.items():
+        assert message in errors[qid], (qid, errors[qid])
+    out = capsys.readouterr().out
+    assert "not run: " in out and "Outcome    | Count" in out and "not run    |     6" in out
+    saved(run_dir)  # nothing broken was saved
+
+    assert sweep_main([str(run_dir), "--out", str(tmp_path / "r"), "--no-plots"]) == 2
+    assert sweep_main([str(run_dir), "--out", str(tmp_path / "r"), "--no-plots", "--allow-incomplete"]) == 0
+    summary = (tmp_path / "r" / "summary.md").read_text()
+    assert summary.startswith("**Incomplete: 6 question(s)")
+
+
+def start_eval(run_dir: Path, server, *options: str) -> subprocess.Popen:
+    env = {**os.environ, "PERPLEXITY_API_KEY": KEY, "PERPLEXITY_BASE_URL": server.base_url}
+    command = [sys.executable, str(ROOT / "eval.py"), str(TEN_QUESTIONS), "--run", str(run_dir), "--rate", "0",
+               *options]
+    return subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def wait_for_entries(run_dir: Path, count: int, process: subprocess.Popen, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and process.poll() is None:
+        if len(list((run_dir / "responses").rglob("*.json"))) >= count:
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"the recording did not reach {count} entries in time")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupt_keeps_every_response_and_the_rerun_resumes(tmp_path, standin_for, sig) -> None:
+    server = standin_for(TEN_SCENARIO, faults=Faults(latency_s=0.1))
+    run_dir = tmp_path / "run"
+    process = start_eval(run_dir, server, "--concurrency", "2")
+    wait_for_entries(run_dir, 10, process)
+    process.send_signal(sig)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 2, err
+    assert "rerun to resume" in err and KEY not in out + err
+    record_ = json.loads((run_dir / "run.json").read_text())
+    assert record_["complete"] is False and record_["errors"]
+    assert all(e["error"].startswith("missing the") for e in record_["errors"])  # says what each still lacks
+    kept = saved(run_dir)
+    assert 10 <= len(kept) < TOTAL
+    mark = len(server.requests)
+    assert record(run_dir, TEN_QUESTIONS, server) == 0
+    assert not served_keys(server, mark) & kept and len(saved(run_dir)) == TOTAL
+
+
+def test_kill_9_at_random_moments_never_corrupts_the_cache(tmp_path, standin_for) -> None:
+    server = standin_for(TEN_SCENARIO, faults=Faults(latency_s=0.02))
+    run_dir = tmp_path / "run"
+    rng = random.Random(2026)
+    for _ in range(6):
+        before, mark = (saved(run_dir) if run_dir.exists() else set()), len(server.requests)
+        process = start_eval(run_dir, server, "--concurrency", "8")
+        time.sleep(rng.uniform(0.05, 0.6))
+        process.kill()
+        process.communicate(timeout=30)
+        assert not served_keys(server, mark) & before  # nothing saved was asked for again
+        if (run_dir / "run.json").exists():
+            json.loads((run_dir / "run.json").read_text())  # always whole
+        saved(run_dir)  # every entry whole and valid, whatever moment the kill hit
+    assert record(run_dir, TEN_QUESTIONS, server) == 0
+    assert len(saved(run_dir)) == TOTAL and not list(run_dir.rglob("*.tmp"))
+
+
+def test_a_torn_or_edited_entry_is_requested_again_or_reported(tmp_path, standin_for, capsys) -> None:
+    server = standin_for(TEN_SCENARIO)
+    run_dir = tmp_path / "run"
+    assert record(run_dir, TEN_QUESTIONS, server) == 0
+    victim = sorted((run_dir / "responses").rglob("*.json"))[3]
+    victim.write_bytes(victim.read_bytes().replace(b'"noul": 0.', b'"noul": 1.'))
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), "--offline"], env={}) == 2
+    err = capsys.readouterr().err
+    assert "missing a usable entry" in err and "checksum mismatch" in err
+    assert sweep_main([str(run_dir), "--out", str(tmp_path / "r"), "--no-plots"]) == 2
+    assert str(victim) in capsys.readouterr().err
+    mark = len(server.requests)
+    assert record(run_dir, TEN_QUESTIONS, server) == 0
+    assert served_keys(server, mark) == {victim.stem} and len(saved(run_dir)) == TOTAL
+
+
+def test_a_full_disk_stops_the_recording_cleanly(tmp_path, standin_for, monkeypatch, capsys) -> None:
+    server = standin_for(TEN_SCENARIO)
+    run_dir = tmp_path / "run"
+    real_write, writes = os.write, []
+
+    def write(fd: int, data) -> int:
+        writes.append(len(data))
+        if len(writes) > 12:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(fd, data)
+
+    monkeypatch.setattr(cache.os, "write", write)
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), "--rate", "0"], env=env_for(server)) == 2
+    err = capsys.readouterr().err.lower()
+    assert "no space left on device" in err and "free some space" in err
+    assert not list(run_dir.rglob("*.tmp"))
+    kept = saved(run_dir)
+    assert 0 < len(kept) < TOTAL and json.loads((run_dir / "run.json").read_text())["complete"] is False
+    monkeypatch.setattr(cache.os, "write", real_write)
+    mark = len(server.requests)
+    assert record(run_dir, TEN_QUESTIONS, server) == 0
+    assert not served_keys(server, mark) & kept and len(saved(run_dir)) == TOTAL
+
+
+def test_a_real_full_filesystem(tmp_path, standin_for, capsys) -> None:
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=40k", "tmpfs", str(disk)],
+                                           capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here")
+    try:
+        server = standin_for(TEN_SCENARIO)
+        assert main([str(TEN_QUESTIONS), "--run", str(disk / "run"), "--rate", "0"], env=env_for(server)) == 2
+        assert "No space left on device" in capsys.readouterr().err
+        assert not list(disk.rglob("*.tmp"))
+        saved(disk / "run")
+    finally:
+        subprocess.run(["umount", str(disk)], check=True)
+
+
+def test_an_unusable_run_directory_is_a_clear_error(tmp_path, standin_for, capsys) -> None:
+    server = standin_for(TEN_SCENARIO)
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    assert main([str(TEN_QUESTIONS), "--run", str(blocker / "run"), "--rate", "0"], env=env_for(server)) == 2
+    assert "cannot create or open the run directory" in capsys.readouterr().err
+    assert server.count("/search") == 0
+    clutter = tmp_path / "clutter"
+    clutter.mkdir()
+    (clutter / "notes.txt").write_text("mine")
+    assert main([str(TEN_QUESTIONS), "--run", str(clutter)], env=env_for(server)) == 2
+    assert sweep_main([str(clutter)]) == 2
+    assert capsys.readouterr().err.count("not a run") == 2
+
+
+def test_a_run_of_another_format_version_is_refused(tmp_path, capsys) -> None:
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    data = json.loads((ROOT / "runs/ten/run.json").read_text())
+    (run_dir / "run.json").write_text(json.dumps({**data, "cache_format": "quotefinder-cache/0"}))
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir)], env={}) == 2
+    assert "cache format 'quotefinder-cache/0'" in capsys.readouterr().err
+
+
+def test_stale_temporary_files_are_tidied_by_the_next_recording(tmp_path, standin_for) -> None:
+    server = standin_for(TEN_SCENARIO)
+    run_dir = tmp_path / "run"
+    assert record(run_dir, TEN_QUESTIONS, server) == 0
+    shard = next((run_dir / "responses").iterdir())
+    (shard / ".abc.json.999.tmp").write_text('{"sha256": "torn')
+    extra = write_questions(tmp_path / "q.yaml", TEN_QUESTIONS.read_text()
+                            + "  - {id: new, question: A new question?, expect: no-answer}\n")
+    assert record(run_dir, extra, server) == 0
+    assert not list(run_dir.rglob("*.tmp"))

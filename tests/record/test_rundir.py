@@ -1,0 +1,91 @@
+"""run.json: one typed record that reads, checks and writes it; refused clearly when it is not a run
+record; rewritten only when something changed."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import ROOT
+from quotefinder.errors import RunDirError
+from quotefinder.questions import Question
+from quotefinder.record.rundir import RUN_FILE, RequestCounts, RunConfig, RunRecord
+
+
+def test_the_demo_record_reads_and_writes_back_byte_identical(tmp_path: Path) -> None:
+    record = RunRecord.load(ROOT / "runs" / "ten")
+    assert record is not None and record.synthetic and record.complete and record.repeats == 3
+    assert record.config.cutoffs.has_answer == 0.3 and record.config.has_answer_range == (0.0, 1.0)
+    assert [q.id for q in record.questions][:2] == ["mariana-depth", "sunlight-travel"]
+    assert record.save(tmp_path)
+    assert (tmp_path / RUN_FILE).read_bytes() == (ROOT / "runs" / "ten" / RUN_FILE).read_bytes()
+
+
+def test_a_record_is_rewritten_only_when_something_but_times_changed(tmp_path: Path) -> None:
+    record = RunRecord((Question("q", "Q?", "answer"),), complete=True, started_at="a", finished_at="b",
+                       requests=RequestCounts(sent=3))
+    assert record.save(tmp_path)
+    written = (tmp_path / RUN_FILE).read_bytes()
+    again = dataclasses.replace(record, started_at="c", finished_at="d", requests=RequestCounts())
+    assert not again.save(tmp_path, RunRecord.load(tmp_path))
+    assert (tmp_path / RUN_FILE).read_bytes() == written
+    assert dataclasses.replace(record, complete=False).save(tmp_path, RunRecord.load(tmp_path))
+    assert RunRecord.load(tmp_path) == dataclasses.replace(record, complete=False)
+
+
+def test_repeats_are_written_only_when_there_are_several(tmp_path: Path) -> None:
+    record = RunRecord((Question("q", "Q?", "no-answer"),), config=RunConfig(repeats=1))
+    assert "repeats" not in record.as_json()["config"]
+    assert dataclasses.replace(record, config=RunConfig(repeats=2)).as_json()["config"]["repeats"] == 2
+
+
+@pytest.mark.parametrize("content", ["", "{", "[]", '{"format": "other"}', "null",
+                                     '{"format": "quotefinder-run/1", "config": {"min_sentences": "1"}}',
+                                     '{"format": "quotefinder-run/1", "complete": "yes"}',
+                                     '{"format": "quotefinder-run/1", "questions": [{"question": "Q?", '
+                                     '"accept": ["("]}]}'])
+def test_what_is_not_a_run_record_is_refused(tmp_path: Path, content: str) -> None:
+    (tmp_path / RUN_FILE).write_text(content)
+    with pytest.raises(RunDirError, match="run.json"):
+        RunRecord.load(tmp_path)
+
+
+def test_a_directory_that_is_not_a_run_says_what_to_give_instead(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(RunDirError, match="not a run; choose another --run DIR"):
+        RunRecord.load(tmp_path)
+    with pytest.raises(RunDirError, match="give the run directory eval.py recorded into"):
+        RunRecord.require(tmp_path / "notes.txt")
+    assert RunRecord.load(tmp_path / "new") is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.recursive(
+    st.none() | st.booleans() | st.floats() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+))
+def test_any_json_is_either_a_run_or_refused(tmp_path_factory, value) -> None:
+    directory = tmp_path_factory.mktemp("run")
+    (directory / RUN_FILE).write_text(json.dumps(value))
+    with contextlib.suppress(RunDirError):
+        RunRecord.load(directory)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(
+    st.sampled_from(["evidence", "complete", "questions_file", "questions", "config", "started_at", "requests",
+                     "responses", "input_tokens", "errors", "cache_format"]),
+    st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+                 lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)),
+    max_size=4))
+def test_any_run_shaped_json_is_either_a_run_or_refused(tmp_path_factory, fields) -> None:
+    directory = tmp_path_factory.mktemp("run")
+    (directory / RUN_FILE).write_text(json.dumps({"format": "quotefinder-run/1", **fields}))
+    with contextlib.suppress(RunDirError):
+        RunRecord.load(directory)

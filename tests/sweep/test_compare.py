@@ -1,0 +1,119 @@
+"""Comparing a run with a baseline: labels per question, the grid of differences, refusals, exit codes."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, page, record, write_questions, write_scenario
+from quotefinder.questions import Outcome
+from quotefinder.record.rundir import RunRecord
+from quotefinder.sweep.compare import change, comparability
+from quotefinder.sweepcmd import main
+
+QUESTIONS = """\
+questions:
+  - {id: depth, question: How deep is the lake?, expect: answer, accept: ['\\b1,642\\b']}
+  - {id: age, question: How old is the lake?, expect: answer, accept: ['\\b25 million\\b']}
+  - {id: colour, question: What colour is the lake's ink?, expect: no-answer}
+  - {id: width, question: How wide is the lake?, expect: answer, accept: ['\\b79 km\\b']}
+"""
+
+
+def lake(depth_text: str, depth_answers: float, age_answers: float, width_answers: float) -> dict:
+    return {
+        "How deep is the lake?": [page("Depth", "https://lake.example/depth", depth_text, answers=depth_answers)],
+        "How old is the lake?": [page("Age", "https://lake.example/age",
+                                      "The lake formed about 25 million years ago in a rift.", answers=age_answers)],
+        "What colour is the lake's ink?": [page("Ink", "https://lake.example/ink",
+                                                "Visitors write postcards with blue pens at the shore.",
+                                                has_answer=0.2, answers=0.1)],
+        "How wide is the lake?": [page("Width", "https://lake.example/width",
+                                       "At its widest point the lake spans 79 km from shore to shore.",
+                                       answers=width_answers)],
+    }
+
+
+@pytest.fixture
+def two_runs(tmp_path: Path, standin_for) -> tuple[Path, Path]:
+    """A baseline and a later run of the same questions whose evidence changed."""
+    questions = write_questions(tmp_path / "lake.yaml", QUESTIONS)
+    before = lake("Its deepest point lies 1,642 metres below the surface.", 0.9, 0.3, 0.9)
+    after = lake("Its deepest point lies 1,700 metres below the surface.", 0.9, 0.9, 0.2)
+    for name, scenario in (("before", before), ("after", after)):
+        server = standin_for(write_scenario(tmp_path / f"{name}.json", scenario))
+        assert record(tmp_path / name, questions, server) == 0
+    return tmp_path / "after", tmp_path / "before"
+
+
+def test_labels_of_a_change() -> None:
+    assert change(Outcome.CORRECT, Outcome.CORRECT) == "UNCHANGED"
+    assert change(Outcome.CORRECT, Outcome.WRONG) == "NEW_WRONG"
+    assert change(Outcome.NO_ANSWER, Outcome.WRONG) == "NEW_WRONG"
+    assert change(Outcome.CORRECT, Outcome.MISSED) == "NEW_MISSED"
+    assert change(Outcome.MISSED, Outcome.CORRECT) == "FIXED"
+    assert change(Outcome.WRONG, Outcome.MISSED) == "FIXED"
+    assert change(Outcome.WRONG, Outcome.NO_ANSWER) == "FIXED"
+    assert change(Outcome.UNJUDGED, Outcome.CORRECT) == "REVIEW"
+
+
+def test_what_got_worse_and_what_got_fixed(two_runs, tmp_path, capsys) -> None:
+    after, before = two_runs
+    out = tmp_path / "report"
+    assert main([str(after), "--baseline", str(before), "--at", "0.3,0.6", "--out", str(out)]) == 1
+    with open(out / "questions.csv", newline="") as handle:
+        changes = {row["id"]: (row["baseline_outcome"], row["change"]) for row in csv.DictReader(handle)}
+    assert changes == {"depth": ("correct", "NEW_WRONG"), "age": ("missed", "FIXED"),
+                       "colour": ("no_answer", "UNCHANGED"), "width": ("correct", "NEW_MISSED")}
+    summary = (out / "summary.md").read_text()
+    assert "NEW_WRONG 1, NEW_MISSED 1, FIXED 1, REVIEW 0, UNCHANGED 1" in summary
+    assert (out / "heatmap-score-change.png").exists()
+    with open(out / "comparison.csv", newline="") as handle:
+        cell = next(r for r in csv.DictReader(handle) if float(r["has_answer_cutoff"]) == 0.3
+                    and float(r["answer_cutoff"]) == 0.6)
+    assert (cell["correct_change"], cell["wrong_change"], cell["missed_change"], cell["score_change"]) == (
+        "-1", "1", "0", "-3")
+
+
+def test_a_run_against_itself_is_all_unchanged(two_runs, tmp_path) -> None:
+    after, _ = two_runs
+    assert main([str(after), "--baseline", str(after), "--no-plots", "--out", str(tmp_path / "r")]) == 0
+    assert "UNCHANGED 4" in (tmp_path / "r" / "summary.md").read_text()
+
+
+@pytest.mark.parametrize(("edit", "reason"), [
+    (lambda r: r.update(evidence="live"), "live evidence against synthetic evidence"),
+    (lambda r: r["config"].update(model="another-model"), "different model"),
+    (lambda r: r.update(pipeline_version=99), "different pipeline version"),
+    (lambda r: r["questions"].pop(), "different question sets"),
+])
+def test_runs_that_are_not_comparable_are_refused(two_runs, tmp_path, capsys, edit, reason) -> None:
+    after, before = two_runs
+    data = json.loads((before / "run.json").read_text())
+    edit(data)
+    (before / "run.json").write_text(json.dumps(data))
+    assert main([str(after), "--baseline", str(before), "--no-plots", "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert "are not comparable" in err and reason in err
+
+
+def test_only_a_different_code_version_is_allowed_and_said(two_runs, tmp_path) -> None:
+    after, before = two_runs
+    data = json.loads((before / "run.json").read_text())
+    data["code_version"] = "0.0.1"
+    (before / "run.json").write_text(json.dumps(data))
+    assert main([str(after), "--baseline", str(before), "--no-plots", "--out", str(tmp_path / "r")]) in (0, 1)
+    assert "> Caution: recorded by different code versions (0.0.1 then" in (tmp_path / "r" / "summary.md").read_text()
+
+
+def test_the_demo_run_compares_with_itself_from_a_clean_checkout(tmp_path: Path) -> None:
+    run = ROOT / "runs" / "ten"
+    assert main([str(run), "--baseline", str(run), "--at", "0.3,0.9", "--no-plots", "--out", str(tmp_path)]) == 0
+
+
+def test_comparability_of_identical_records_is_clean() -> None:
+    record = RunRecord.require(ROOT / "runs" / "ten")
+    assert comparability(record, record) == ([], [])

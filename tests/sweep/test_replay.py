@@ -1,0 +1,37 @@
+"""Loading a run for the sweep: parallel and serial replays agree, and judged questions map to traces."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+from conftest import ROOT, items_of, record, write_questions
+from quotefinder.sweep import replay
+from quotefinder.sweep.grid import Curve, Table, parse_axis
+from quotefinder.testing import synthetic
+
+
+def test_parallel_replay_equals_serial_replay(tmp_path: Path, standin_for, monkeypatch) -> None:
+    questions, scenario = synthetic.write(tmp_path / "data", 40, seed=5)
+    assert record(tmp_path / "run", questions, standin_for(scenario)) == 0
+    points = parse_axis("0:1:0.05", "--x").values.tolist()
+    serial = replay.replay_run(tmp_path / "run", points, jobs=1)
+    monkeypatch.setattr(replay, "PARALLEL_FROM", 1)
+    parallel = replay.replay_run(tmp_path / "run", points, jobs=2)
+    assert [q.id for q in parallel.questions] == [q.id for q in serial.questions]
+    assert parallel.traces == serial.traces
+    h = np.array(points)
+    tables = [Table.of([Curve.of(q, t) for q, t in items_of(run)], h) for run in (serial, parallel)]
+    assert np.array_equal(tables[0].counts(h), tables[1].counts(h))
+
+
+def test_a_question_file_listing_fewer_questions_judges_only_those(tmp_path: Path, monkeypatch) -> None:
+    shutil.copytree(ROOT / "runs" / "ten", tmp_path / "runs" / "ten")
+    text = (ROOT / "questions" / "ten.yaml").read_text()
+    fewer = write_questions(tmp_path / "three.yaml", text[: text.index("  - id: voyager-heliopause")])
+    monkeypatch.setattr(replay, "PARALLEL_FROM", 1)
+    replayed = replay.replay_run(tmp_path / "runs" / "ten", [0.3], fewer, jobs=2)
+    assert [q.id for q in replayed.questions] == ["mariana-depth", "sunlight-travel", "bones"]
+    assert replayed.unjudged_in_run == 7
