@@ -14,8 +14,9 @@ from collections.abc import Callable, Iterator
 from decimal import Decimal, InvalidOperation
 from typing import Any, TypeVar
 
-from .errors import QuoteFinderError
+from .errors import InputError, QuoteFinderError
 from .recipe.decision import ANSWER_CUTOFF, ANSWER_WORDS, HAS_ANSWER_CUTOFF, HAS_ANSWER_WORDS
+from .sweep.grid import Axis, parse_axis
 
 EXIT_OK, EXIT_WORSE, EXIT_ERROR = 0, 1, 2
 
@@ -51,21 +52,53 @@ positive_int = bounded(int, 1, "a whole number >= 1")
 count = bounded(int, 0, "a whole number >= 0")
 
 
+def axis(text: str) -> Axis:
+    """A sweep axis 'START:STOP:STEP' (`grid.parse_axis`)."""
+    try:
+        return parse_axis(text)
+    except InputError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def folds(text: str) -> int:
+    """A number of cross-validation folds: 0 (none) or at least 2."""
+    value = count(text)
+    if value == 1:
+        raise argparse.ArgumentTypeError("cross-validation needs at least 2 folds (0: none)")
+    return value
+
+
 def cutoff_range(text: str) -> tuple[float, float]:
-    """'START:STOP' (or a sweep axis 'START:STOP:STEP', whose step does not matter here) with
-    0 <= START <= STOP <= 1: every cutoff from START to STOP, both included."""
+    """'START:STOP' with 0 <= START <= STOP <= 1: every cutoff from START to STOP, both included; or a
+    sweep axis 'START:STOP:STEP', which covers the same range."""
+    if text.count(":") == 2:
+        found = axis(text)
+        return float(found.decimals[0]), float(found.decimals[-1])
     parts = text.split(":")
     try:
-        if len(parts) not in (2, 3):
+        if len(parts) != 2:
             raise InvalidOperation
         start, stop = Decimal(parts[0]), Decimal(parts[1])
-        if len(parts) == 3:
-            Decimal(parts[2])
     except InvalidOperation:
         raise argparse.ArgumentTypeError(f"{text!r} is not START:STOP, e.g. 0:1 or 0.2:0.5") from None
     if not (start.is_finite() and stop.is_finite() and 0 <= start <= stop <= 1):
         raise argparse.ArgumentTypeError(f"{text!r}: need 0 <= START <= STOP <= 1")
     return float(start), float(stop)
+
+
+def open_unit(what: str) -> Callable[[str], float]:
+    """An argparse type: a number strictly between 0 and 1 (a rate, a share, a probability)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not 0.0 < value < 1.0:
+            raise argparse.ArgumentTypeError(f"{text!r}: {what} must be a number strictly between 0 and 1, e.g. 0.05")
+        return value
+
+    return parse
 
 
 def point(text: str) -> tuple[float, float]:

@@ -16,7 +16,7 @@ from .errors import QuoteFinderError
 from .recipe.decision import ANSWER_CUTOFF, HAS_ANSWER_CUTOFF
 from .record.client import DEFAULT_BASE_URL
 from .record.session import Recording, RecordOptions
-from .report import console
+from .report import decisions
 
 if TYPE_CHECKING:
     import httpx
@@ -48,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--offline", action="store_true", help="never connect; exit 2 listing any response missing")
     parser.add_argument("--concurrency", type=cli.positive_int, default=8, metavar="N",
                         help="questions in flight at once (default 8)")
-    parser.add_argument("--rate", type=cli.bounded(float, 0, "a rate >= 0 (0 means no limit)"), default=10.0,
+    parser.add_argument("--rate", type=cli.bounded(float, 0, "a finite rate >= 0 (0 means no limit)"), default=10.0,
                         metavar="R",
                         help="requests per second across all questions (default 10, the Decisions API limit; 0: none)")
     parser.add_argument("--has-answer-range", type=cli.cutoff_range, default=(0.0, 1.0), metavar="START:STOP",
@@ -58,11 +58,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--repeats", type=cli.positive_int, metavar="N",
                         help="independent observations of every request (default: as many as the run holds, "
                         "or 1); raising it sends only the new repeats")
-    parser.add_argument("--timeout", type=cli.bounded(float, 0.001, "a number of seconds > 0"), default=30.0,
+    parser.add_argument("--timeout", type=cli.bounded(float, 0.001, "a finite number of seconds > 0"), default=30.0,
                         metavar="S", help="seconds per request attempt (default 30)")
     parser.add_argument("--retries", type=cli.count, default=4, metavar="N",
                         help="retries of a transient failure (default 4)")
-    parser.add_argument("--backoff", type=cli.bounded(float, 0, "a number of seconds >= 0"), default=1.0, metavar="S",
+    parser.add_argument("--backoff", type=cli.bounded(float, 0, "a finite number of seconds >= 0"), default=1.0,
+                        metavar="S",
                         help="first wait before a retry, doubling each time up to 30 s, unless the API sends "
                         "Retry-After (default 1)")
     return parser
@@ -76,18 +77,19 @@ def main(argv: list[str] | None = None, env: dict[str, str] | None = None,
         return int(done.code or 0)
     env = dict(os.environ) if env is None else env
     key = env.get("PERPLEXITY_API_KEY", "")
-    options = RecordOptions(args.has_answer_range, args.repeats, args.concurrency, args.rate, args.timeout,
-                            args.retries, args.backoff)
+    options = RecordOptions(has_answer_range=args.has_answer_range, repeats=args.repeats,
+                            concurrency=args.concurrency, rate=args.rate, timeout_s=args.timeout,
+                            retries=args.retries, backoff_s=args.backoff)
     with cli.sigterm_as_interrupt():
         try:
-            recording = Recording.open(args.questions, args.run, options, console.notice)
+            recording = Recording.open(args.questions, args.run, options, decisions.notice)
             if refusal := recording.refusal(args.offline, key):
                 print(f"eval.py: {refusal}", file=sys.stderr)
                 return EXIT_INCOMPLETE
-            with console.RecordingBar(recording) as bar:
+            with decisions.RecordingBar(recording) as bar:
                 record = recording.run(env.get("PERPLEXITY_BASE_URL") or DEFAULT_BASE_URL, key, transport, bar.done)
-            console.show_decisions(recording.items, recording.cutoffs, recording.recorder.evidence)
-            console.show_recording_end(recording, record)
+            decisions.show_decisions(recording.items, recording.cutoffs, recording.recorder.evidence)
+            decisions.show_recording_end(recording, record)
             return EXIT_OK if record.complete else EXIT_INCOMPLETE
         except QuoteFinderError as error:
             cli.report_error("eval.py", error)

@@ -192,6 +192,7 @@ def test_the_committed_demo_replays_from_a_clean_checkout_without_a_key(tmp_path
 
 
 @pytest.mark.parametrize("args", [["--has-answer-range", "0.5:0.2"], ["--has-answer-range", "0:2"],
+                                  ["--has-answer-range", "0.2:0.5:0.07"], ["--rate", "inf"],
                                   ["--has-answer-range", "x"], ["--concurrency", "0"], ["--concurrency", "-3"],
                                   ["--rate", "-1"], ["--rate", "nan"], ["--timeout", "0"]])
 def test_bad_options_exit_2_with_a_message(args, capsys) -> None:

@@ -8,10 +8,12 @@ import random
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from conftest import (
     TEN_QUESTIONS,
+    decided,
     items_of,
     page,
     record,
@@ -19,8 +21,12 @@ from conftest import (
     write_questions,
     write_scenario,
 )
+from quotefinder.questions import Outcome
+from quotefinder.sweep.analysis import Settings, analyse
 from quotefinder.sweep.grid import parse_axis
+from quotefinder.sweep.guarantee import best_case_alpha, certify, questions_needed, upper_bound
 from quotefinder.sweep.replay import replay_run
+from quotefinder.sweep.stats import ScoreModel, choose, outcome_scores
 from quotefinder.sweepcmd import main
 
 COUNTS = ["correct", "wrong", "missed", "no_answer", "unjudged"]
@@ -182,7 +188,7 @@ def test_cross_validation_and_bootstrap_options_on_the_demo(ten: Path, tmp_path:
                  "--out", str(tmp_path / "r")]) == 0
     summary = (tmp_path / "r" / "summary.md").read_text()
     assert "Cross-validated (5 folds)" in summary and "Bootstrap (200 resamples" in summary
-    assert "cannot tell the recommended point from the default" in summary
+    assert "The recommended point is the default: keep it until more questions say otherwise." in summary
     assert main([str(ten), "--folds", "1", "--out", str(tmp_path / "r")]) == 2
     assert main([str(ten), "--folds", "11", "--out", str(tmp_path / "r")]) == 2
     assert main([str(ten), "--bootstrap", "0", "--no-plots", "--out", str(tmp_path / "s")]) == 0
@@ -201,7 +207,9 @@ def test_help_teaches_the_cutoffs_and_the_rule_behind_the_recommendation(capsys)
     text = " ".join(capsys.readouterr().out.split())
     assert "HAS_ANSWER_CUTOFF (default 0.3) compare results whose has_answer >= it" in text
     assert "ANSWER_CUTOFF (default 0.6) quote when the top compare probability >= it" in text
-    assert "score = correct + no-answer - C x wrong" in text and "deepest inside that region" in text
+    assert "score = correct + no-answer - C x wrong" in text and "within one paired standard error" in text
+    assert "The default cutoffs are kept when they lie in that region" in text
+    assert "--max-wrong-rate ALPHA certifies the cells where, with probability at least 1 - DELTA" in text
 
 
 @pytest.mark.parametrize("args", [["--jobs", "0"], ["--jobs", "-3"], ["--bootstrap", "-1"], ["--folds", "1"],
@@ -226,3 +234,88 @@ def test_a_question_file_given_as_the_run_says_what_to_give_instead(ten: Path, c
     assert main([str(questions)]) == 2
     err = capsys.readouterr().err
     assert err.count("give the run directory eval.py recorded into") == 2 and "--run" not in err
+
+
+def demo_items(ten: Path) -> tuple[list, np.ndarray]:
+    """The demo run's questions and traces in every repeat, and the grid axis the default sweep uses."""
+    axis = parse_axis("0:1:0.05").values
+    replayed = replay_run(ten, axis.tolist())
+    return [items_of(replayed, r) for r in range(replayed.repeats)], axis
+
+
+def test_the_demo_summary_says_how_often_the_default_would_quote_something_wrong(ten: Path, tmp_path: Path) -> None:
+    assert main([str(ten), "--no-plots", "--out", str(tmp_path / "r")]) == 0
+    summary = (tmp_path / "r" / "summary.md").read_text()
+    runs, axis = demo_items(ten)
+    lossy = sum(1 for run in runs for d, o in decided(run, 0.3, 0.6) if d.quote and o is not Outcome.CORRECT)
+    bound = upper_bound(lossy, 10, 3, 0.1)  # the treaty question's wrong quote, in each of the 3 repeats
+    assert lossy == 3 and f"at most {bound:.0%} of questions like these get a wrong quote there" in summary
+    rows = len(axis)
+    assert f"cannot certify any cell below {best_case_alpha(10, rows, 0.1):.0%}" in summary
+    assert f"certifying 5.0% would take at least {questions_needed(0.05, rows, 0.1)} questions" in summary
+    assert "these questions are a random sample of the questions you will serve" in summary
+
+
+def test_certified_cells_are_the_direct_certification_read_back_from_the_files(ten: Path, tmp_path: Path) -> None:
+    assert main([str(ten), "--out", str(tmp_path / "r"), "--max-wrong-rate", "0.45", "--delta", "0.2"]) == 0
+    runs, axis = demo_items(ten)
+    totals = np.zeros((len(axis), len(axis)), dtype=int)
+    for i, h in enumerate(axis):
+        for j, a in enumerate(axis):
+            totals[i, j] = sum(1 for run in runs for d, o in decided(run, h, a)
+                               if d.quote and o is not Outcome.CORRECT)
+    expected = certify(totals, 10, 3, 0.45, 0.2).certified
+    with open(tmp_path / "r" / "grid.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert np.array_equal(np.array([r["certified"] == "true" for r in rows]).reshape(expected.shape), expected)
+    frame = pd.read_csv(tmp_path / "r" / "grid.csv")
+    assert frame["certified"].dtype == bool and frame["certified"].sum() == expected.sum() > 0
+    summary = (tmp_path / "r" / "summary.md").read_text()
+    assert f"{expected.sum()} of 441 cells are certified" in summary
+    assert ("with probability at least 80%, at most 45% of questions like these get a wrong quote at (0.3, 0.9)"
+            in summary)
+
+
+def test_the_gate_on_a_certified_cell(ten: Path, tmp_path: Path, capsys) -> None:
+    out = ["--no-plots", "--out", str(tmp_path / "r"), "--max-wrong-rate", "0.45"]
+    assert main([str(ten), *out, "--at", "0.3,0.9"]) == 0
+    assert main([str(ten), *out, "--at", "0.3,0.6"]) == 1  # one wrong quote in each repeat: not certified at 45%
+    assert "certified with probability >= 0.9 BROKEN" in capsys.readouterr().out
+    assert main([str(ten), *out, "--at", "0.33,0.6"]) == 2
+    assert "is not a cell of the grid" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("args", [["--max-wrong-rate", "0"], ["--max-wrong-rate", "1"], ["--max-wrong-rate", "x"],
+                                  ["--max-wrong-rate", "nan"], ["--delta", "1.5"], ["--delta", "0"],
+                                  ["--answerable-share", "1"], ["--significance", "-0.1"]])
+def test_rates_and_probabilities_outside_zero_to_one_are_refused(ten: Path, tmp_path: Path, capsys, args) -> None:
+    assert main([str(ten), *args, "--out", str(tmp_path / "r")]) == 2
+    assert "strictly between 0 and 1" in capsys.readouterr().err
+
+
+def test_a_production_mix_weights_the_score_and_the_rates(ten: Path, tmp_path: Path) -> None:
+    assert main([str(ten), "--no-plots", "--out", str(tmp_path / "r"), "--answerable-share", "0.9"]) == 0
+    runs, _ = demo_items(ten)
+    values = {Outcome.CORRECT: 1.0, Outcome.NO_ANSWER: 1.0, Outcome.WRONG: -2.0}
+    weight = {"answer": 0.9 * 10 / 6, "no-answer": 0.1 * 10 / 4}
+    score = sum(weight[q.expect] * values.get(o, 0.0) for run in runs for (q, _), (_, o)
+                in zip(run, decided(run, 0.3, 0.6), strict=True)) / len(runs)
+    summary = (tmp_path / "r" / "summary.md").read_text()
+    assert f"| **score** | {round(score, 4):g} |" in summary
+    assert "weighted so that answerable questions make up 90% of the total" in summary
+    assert "not reweighted to the production mix" in summary
+    grid = pd.read_csv(tmp_path / "r" / "grid.csv")
+    cell = grid[(grid.has_answer_cutoff == 0.3) & (grid.answer_cutoff == 0.6)].iloc[0]
+    assert cell["score"] == pytest.approx(score, abs=1e-4) and cell["correct"] == 6  # counts stay counts
+
+
+def test_the_recommendation_for_each_wrong_quote_cost(ten: Path, tmp_path: Path) -> None:
+    assert main([str(ten), "--no-plots", "--out", str(tmp_path / "r")]) == 0
+    result = analyse(replay_run(ten, parse_axis("0:1:0.05").values.tolist()), parse_axis("0:1:0.05"),
+                     parse_axis("0:1:0.05"), Settings(resamples=0, folds=0))
+    summary = (tmp_path / "r" / "summary.md").read_text()
+    for cost in (1, 2, 5, 10):
+        model = ScoreModel(result.tables, result.a_axis.values, outcome_scores(cost))
+        pick = choose(model, np.ones(10), result.h_axis.values, result.a_axis.values, (0.3, 0.6))
+        h, a = result.h_axis.values[pick.h_index], result.a_axis.values[pick.a_index]
+        assert f"| {cost} | ({h:g}, {a:g}) |" in summary

@@ -31,7 +31,7 @@ import orjson
 
 from ..errors import CorruptEntry, MissingResponse, StorageError
 from ..recipe.contract import ApiRequest
-from .client import Received, Sender
+from .client import EVIDENCE, Received, Sender
 from .storage import private_dir, write_private
 
 FORMAT = "quotefinder-cache/1"
@@ -71,9 +71,10 @@ _EXCHANGE = ("response", "status", "request_id", "elapsed_s", "received_at", "ev
 def _received(entry: dict[str, Any], path: object) -> Received:
     """The exchange an entry saved, as the client returned it."""
     missing = [name for name in _EXCHANGE if name not in entry]
-    if missing or entry["evidence"] not in ("live", "synthetic"):
+    if missing or entry["evidence"] not in EVIDENCE:
         raise CorruptEntry(path, f"the entry lacks {', '.join(missing) or 'a known evidence'}")
-    return Received(*(entry[name] for name in _EXCHANGE))
+    return Received(data=entry["response"], status=entry["status"], request_id=entry["request_id"],
+                    elapsed_s=entry["elapsed_s"], received_at=entry["received_at"], evidence=entry["evidence"])
 
 
 class ResponseCache:

@@ -30,6 +30,7 @@ from ..recipe.contract import ApiRequest
 
 DEFAULT_BASE_URL = "https://api.perplexity.ai"
 EVIDENCE_HEADER = "x-quotefinder-evidence"  # set by the stand-in; the real API never sends it
+EVIDENCE = ("live", "synthetic")  # what a response is evidence of: the real API, or the stand-in
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_RETRY_AFTER_S = 120.0
 
@@ -224,4 +225,5 @@ class ApiClient:
             kind = response.headers.get("content-type", "unknown content type")
             raise ApiError(f"{where} returned 200 with a body that is not JSON ({kind})", status=status) from None
         evidence = "synthetic" if response.headers.get(EVIDENCE_HEADER) == "synthetic" else "live"
-        return Received(data, status, response.headers.get("x-request-id", ""), elapsed, _now(), evidence)
+        return Received(data=data, status=status, request_id=response.headers.get("x-request-id", ""),
+                        elapsed_s=elapsed, received_at=_now(), evidence=evidence)

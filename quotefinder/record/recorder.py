@@ -72,7 +72,7 @@ class Tally(CacheCounts):
     failed: int = 0
 
     def as_counts(self) -> RequestCounts:
-        return RequestCounts(self.sent, self.from_cache, self.retries, self.failed)
+        return RequestCounts(sent=self.sent, from_cache=self.from_cache, retries=self.retries, failed=self.failed)
 
 
 class Recorder:

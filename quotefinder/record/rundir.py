@@ -21,6 +21,7 @@ import contextlib
 import dataclasses
 import fcntl
 import json
+import math
 import os
 import re
 from collections.abc import Iterator
@@ -34,12 +35,12 @@ from ..questions import EXPECTS, Question, QuestionSet
 from ..recipe import contract
 from ..recipe.decision import ANSWER_CUTOFF, HAS_ANSWER_CUTOFF, MIN_SENTENCES, Cutoffs
 from .cache import FORMAT as CACHE_FORMAT
+from .client import EVIDENCE
 from .storage import private_dir, write_private
 
 RUN_FORMAT = "quotefinder-run/1"
 PIPELINE_VERSION = 1  # bump when a request body or the decision rule changes
 RUN_FILE = "run.json"
-EVIDENCE = ("live", "synthetic")
 _VOLATILE = ("started_at", "finished_at", "requests")  # may differ without run.json being rewritten
 _VERSIONS = ("format", "code_version", "pipeline_version", "cache_format")
 
@@ -69,7 +70,12 @@ class RunConfig:
 
     @property
     def cutoffs(self) -> Cutoffs:
+        """The default cutoffs the run's decisions were printed at (and the sweep compares against)."""
         return Cutoffs(self.has_answer_cutoff, self.answer_cutoff, self.min_sentences)
+
+    @property
+    def default_point(self) -> tuple[float, float]:
+        return self.has_answer_cutoff, self.answer_cutoff
 
     def joined_range(self, span: tuple[float, float], complete: bool) -> tuple[float, float]:
         """`span` joined with the range this config covers, when the run was complete and the two overlap:
@@ -152,8 +158,7 @@ class RunRecord:
 
     def with_times_of(self, previous: RunRecord) -> RunRecord:
         """This record with `previous`'s times and request counts: for an invocation that sent nothing."""
-        return dataclasses.replace(self, started_at=previous.started_at, finished_at=previous.finished_at,
-                                   requests=previous.requests)
+        return dataclasses.replace(self, **{name: getattr(previous, name) for name in _VOLATILE})
 
     # ---- writing ----------------------------------------------------------------------------------
 
@@ -254,7 +259,7 @@ class _Bad(Exception):
 _KINDS: dict[str, tuple[tuple[type, ...], str]] = {
     "text": ((str,), "text"),
     "flag": ((bool,), "true or false"),
-    "count": ((int,), "a whole number"),
+    "count": ((int, float), "a whole number"),
     "number": ((int, float), "a number"),
     "list": ((list,), "a list"),
     "object": ((dict,), "an object"),
@@ -273,6 +278,15 @@ def _get(data: dict[str, Any], name: str, kind: str, default: Any, where: str = 
     types, words = _KINDS[kind]
     if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
         raise _Bad(f"`{where}{name}` is {value!r}, not {words}")
+    if kind == "count":  # 3.0 is the whole number 3; 3.5, NaN and -1 are no count
+        if isinstance(value, float):
+            value = int(value) if math.isfinite(value) and value.is_integer() else -1
+        whole = int(value)
+        if whole < 0:
+            raise _Bad(f"`{where}{name}` is {value!r}, not {words}")
+        return whole
+    if kind == "number" and isinstance(value, float) and not math.isfinite(value):
+        raise _Bad(f"`{where}{name}` is {value!r}, not a finite number")
     return value
 
 
@@ -288,6 +302,8 @@ def _parse(data: dict[str, Any]) -> RunRecord:
     if span is not None and (len(span) != 2 or any(isinstance(v, bool) or not isinstance(v, int | float)
                                                    for v in span)):
         raise _Bad(f"`config.has_answer_range` is {span!r}, not [LO, HI]")
+    if span is not None and not 0 <= span[0] <= span[1] <= 1:
+        raise _Bad(f"`config.has_answer_range` is {span!r}, not 0 <= LO <= HI <= 1")
     defaults = RunConfig()
     run_config = RunConfig(
         base_url_host=_get(config, "base_url_host", "text", defaults.base_url_host, "config."),
@@ -300,6 +316,9 @@ def _parse(data: dict[str, Any]) -> RunRecord:
         has_answer_range=(span[0], span[1]) if span is not None else None,
         repeats=max(1, _get(config, "repeats", "count", 1, "config.")),
     )
+    for name in ("has_answer_cutoff", "answer_cutoff"):
+        if not 0 <= getattr(run_config, name) <= 1:
+            raise _Bad(f"`config.{name}` is {getattr(run_config, name)!r}, not a cutoff in [0, 1]")
     requests = _get(data, "requests", "object", {})
     return RunRecord(
         questions=tuple(_question(item, n) for n, item in enumerate(_get(data, "questions", "list", []))),
@@ -309,8 +328,8 @@ def _parse(data: dict[str, Any]) -> RunRecord:
         complete=_get(data, "complete", "flag", False),
         started_at=_get(data, "started_at", "text", ""),
         finished_at=_get(data, "finished_at", "text", ""),
-        requests=RequestCounts(*(_get(requests, name, "count", 0, "requests.")
-                                 for name in ("sent", "from_cache", "retries", "failed"))),
+        requests=RequestCounts(**{name: _get(requests, name, "count", 0, "requests.")
+                                  for name in ("sent", "from_cache", "retries", "failed")}),
         responses=_get(data, "responses", "count", 0),
         input_tokens=_get(data, "input_tokens", "count", 0),
         errors=tuple(_error(item) for item in _get(data, "errors", "list", [])),
@@ -321,15 +340,20 @@ def _parse(data: dict[str, Any]) -> RunRecord:
 
 
 def _question(item: Any, n: int) -> Question:
+    """A recorded question: every field present, as a question file would have it (judging relies on them)."""
     where = f"questions[{n}]."
-    if not isinstance(item, dict) or not isinstance(item.get("question"), str):
+    if not isinstance(item, dict):
         raise _Bad("`questions` is not a list of recorded questions")
-    expect = _get(item, "expect", "text", "answer", where)
-    accept = _get(item, "accept", "list", [], where)
-    if expect not in EXPECTS or not all(isinstance(p, str) for p in accept):
+    missing = [name for name in ("id", "question", "expect", "accept") if name not in item]
+    if missing:
+        raise _Bad(f"`{where}` has no `{missing[0]}`")
+    expect = _get(item, "expect", "text", None, where)
+    accept = _get(item, "accept", "list", None, where)
+    if expect not in EXPECTS or not all(isinstance(p, str) for p in accept) or (accept and expect != "answer"):
         raise _Bad(f"`{where}expect` or `{where}accept` is not what a question file allows")
     try:
-        return Question(_get(item, "id", "text", "", where), item["question"], expect, tuple(accept))
+        return Question(_get(item, "id", "text", None, where), _get(item, "question", "text", None, where), expect,
+                        tuple(accept))
     except re.error as error:
         raise _Bad(f"`{where}accept` holds an invalid regex ({error})") from None
 

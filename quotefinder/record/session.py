@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -75,7 +76,7 @@ class Recording:
 
     @classmethod
     def open(cls, questions_path: Path, run_dir: Path | None, options: RecordOptions,
-             notify: Callable[[str], None] = print) -> Recording:
+             notify: Callable[[str], None] = lambda text: print(text, file=sys.stderr)) -> Recording:
         """Load the questions and the run, and replay everything from the cache alone. `notify` hears
         what the user should know first (an edited question set, repeats kept)."""
         questions = load_questions(questions_path)

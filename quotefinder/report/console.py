@@ -1,134 +1,18 @@
-"""What the two commands print in the terminal: eval's decisions and Outcome | Count table, and the
-sweep's short account of where its report went. Page text passes through `textsafe.terminal`, so a
-title cannot move the cursor or recolour the screen.
+"""What sweep.py prints in the terminal: what was swept, the default and recommended points, how stable
+the choice is, the comparison and the gate, and where the report went. Page text passes through
+`textsafe.terminal`.
 """
 
 from __future__ import annotations
 
 import sys
-import time
-from collections import Counter
 from pathlib import Path
 from typing import TextIO
 
-from tqdm import tqdm
-
-from ..questions import OUTCOMES, Outcome
-from ..recipe.decision import Cutoffs
-from ..record.recorder import QuestionRun
-from ..record.rundir import RunRecord
-from ..record.session import Recording
+from ..questions import Outcome
 from ..sweep.analysis import Gate, Sweep
 from ..sweep.compare import Comparison
 from ..textsafe import terminal
-
-NOT_RUN = "not run"  # a question (repeat) that has no decision: its requests failed or are missing
-
-
-def notice(text: str) -> None:
-    """Something the user should know before the output proper: to stderr."""
-    print(text, file=sys.stderr)
-
-
-class RecordingBar:
-    """The progress bar of a recording: questions done, requests sent per second, from the cache,
-    retries and errors. Shown only when something is to be sent, and only on a terminal."""
-
-    def __init__(self, recording: Recording) -> None:
-        self.tally = recording.recorder.tally
-        total = len(recording.pending)
-        self.bar = tqdm(total=total, unit="question", file=sys.stderr, disable=None if total else True)
-        self.began = time.monotonic()
-
-    def done(self, item: QuestionRun) -> None:
-        t = self.tally
-        per_second = t.sent / max(time.monotonic() - self.began, 1e-9)
-        self.bar.update(1)
-        self.bar.set_postfix_str(f"sent {t.sent} ({per_second:.1f} req/s), from cache {t.from_cache}, "
-                                 f"retries {t.retries}, errors {t.failed}")
-
-    def __enter__(self) -> RecordingBar:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.bar.close()
-
-
-def show_recording_end(recording: Recording, record: RunRecord) -> None:
-    """What the user must know after the decisions: entries replaced, an interruption, failed questions."""
-    replaced = recording.recorder.tally.replaced
-    if replaced:
-        notice(f"{replaced} saved response(s) failed their checksum (torn or edited) and were requested again.")
-    if not recording.finished:
-        notice("\nInterrupted: every response received so far is saved; rerun to resume.")
-    elif not record.complete:
-        notice(f"\n{len(record.errors)} question(s) could not be completed; rerun to retry them "
-               "(saved responses are reused).")
-
-
-def _outcome(item: QuestionRun) -> str:
-    if item.summary is None:
-        return NOT_RUN
-    return item.question.judge(item.summary.decision.sentence).label
-
-
-def show_decisions(items: list[QuestionRun], cutoffs: Cutoffs, evidence: str | None,
-                   out: TextIO | None = None) -> list[Counter[str]]:
-    """Print each question's decision at `cutoffs` (the first repeat's in full, the others' outcomes on
-    one line), then the Outcome | Count table; return each repeat's counts by outcome label."""
-    out = out or sys.stdout
-    if evidence == "synthetic":
-        print("SYNTHETIC evidence: recorded against the stand-in API, not the real one.\n", file=out)
-    by_question: dict[str, list[QuestionRun]] = {}
-    for item in items:
-        by_question.setdefault(item.question.question, []).append(item)
-    repeats = max(item.repeat for item in items) + 1 if items else 1
-    counts: list[Counter[str]] = [Counter() for _ in range(repeats)]
-    for n, group in enumerate(by_question.values(), start=1):
-        group.sort(key=lambda item: item.repeat)
-        q = group[0].question
-        print(f"[{n}/{len(by_question)}] {terminal(q.id)}: {terminal(q.question)}", file=out)
-        outcomes = []
-        for item in group:
-            outcome = _outcome(item)
-            counts[item.repeat][outcome] += 1
-            outcomes.append(outcome)
-        _show_one(group[0], out)
-        if repeats > 1:
-            print(f"  repeats: {', '.join(outcomes)}", file=out)
-        print(f"  -> {outcomes[0]}\n", file=out)
-    label = " (synthetic)" if evidence == "synthetic" else ""
-    print(f"At HAS_ANSWER_CUTOFF {cutoffs.has_answer:g}, ANSWER_CUTOFF {cutoffs.answer:g}{label}"
-          f"{f', over {repeats} repeats' if repeats > 1 else ''}:\n", file=out)
-    print("Outcome    | Count\n-----------|------", file=out)
-    for outcome in [*(o.label for o in OUTCOMES), NOT_RUN]:
-        values = [c[outcome] for c in counts]
-        if outcome in (Outcome.UNJUDGED.label, NOT_RUN) and not any(values):
-            continue
-        low, high, mean = min(values), max(values), sum(values) / len(values)
-        shown = f"{low:>5}" if low == high else f"{mean:>5.4g} ({low}-{high})"
-        print(f"{outcome:<10} | {shown}", file=out)
-    return counts
-
-
-def _show_one(item: QuestionRun, out: TextIO) -> None:
-    """The quote (or the no-answer line and the closest candidate) with its source, or why none."""
-    if item.summary is None:
-        print(f"  not run: {terminal(item.error or 'missing ' + str(item.missing))}", file=out)
-        return
-    decision = item.summary.decision
-    shown = decision.quote or decision.closest
-    if decision.quote is not None:
-        print(f"  Answer (answers {decision.quote.answers:.3f}):", file=out)
-    else:
-        print(f"  No sentence in the top {item.summary.result_count} results answers this question.", file=out)
-        if shown is not None:
-            basis = "answers" if shown.answers is not None else "has_answer"
-            value = shown.answers if shown.answers is not None else shown.candidate.has_answer
-            print(f"  Closest ({basis} {value:.3f}, below cutoff):", file=out)
-    if shown is not None:
-        c = shown.candidate
-        print(f'  "{terminal(c.sentence)}"\n  {terminal(c.source)}', file=out)
 
 
 def show_sweep(result: Sweep, out_dir: Path, gate: Gate | None, comparison: Comparison | None,
@@ -148,11 +32,26 @@ def show_sweep(result: Sweep, out_dir: Path, gate: Gate | None, comparison: Comp
     for outcome in Outcome:
         if outcome is not Outcome.UNJUDGED or d.mean(outcome) or r.mean(outcome):
             print(f"{outcome.label:<10} | {d.mean(outcome):>18g} | {r.mean(outcome):>22g}", file=out)
+    if result.choice.is_default:
+        print("\nThe recommended point is the default: no cell scored more than one standard error above it.",
+              file=out)
     if result.stability is not None:
         print(f"\nBootstrap: the recommended cell's region was chosen in {result.stability.in_region:.0%} of "
               f"{result.stability.resamples} resamples.", file=out)
+    g = result.guarantee
+    confidence = f"with probability >= {1 - g.delta:.0%}"
+    if g.certificate is None:
+        print(f"Guarantee: at the default point, a wrong-quote rate of at most {g.default_bound:.1%} {confidence}.",
+              file=out)
+    elif g.best is None:
+        print(f"Guarantee: no cell certified at a wrong-quote rate of {g.certificate.alpha:g} {confidence}.", file=out)
+    else:
+        h, a = result.h_axis.values[g.best.h_index], result.a_axis.values[g.best.a_index]
+        print(f"Guarantee: {int(g.certificate.certified.sum())} cell(s) certified at a wrong-quote rate of at most "
+              f"{g.certificate.alpha:g} {confidence}; the best of them is ({h:g}, {a:g}).", file=out)
     if comparison is not None:
         print(f"\nAgainst {comparison.baseline.run_dir}: {comparison.tally_words()}", file=out)
+        print(f"Worse overall? {comparison.verdict_words()}", file=out)
         for caution in comparison.cautions:
             print(f"CAUTION: {caution}", file=out)
     if gate is not None:

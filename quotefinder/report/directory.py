@@ -33,6 +33,11 @@ def write_files(out_dir: Path, files: dict[str, bytes], plots: Sequence[str] = (
                 path.unlink()
 
 
+def default_out(run_dir: Path) -> Path:
+    """Where a sweep of `run_dir` writes its report unless told: reports/<run directory name>."""
+    return Path("reports") / Path(run_dir).resolve().name
+
+
 def write_report(out_dir: Path, result: Sweep, comparison: Comparison | None = None, gate: Gate | None = None,
                  plots: bool = True) -> None:
     """Write every file of one sweep's report into `out_dir` (created if need be); `plots=False` writes

@@ -19,6 +19,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402 (the backend must be chosen first)
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from matplotlib.collections import LineCollection  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from ..questions import OUTCOMES, Outcome  # noqa: E402
@@ -57,7 +58,8 @@ def _label(outcome: str) -> str:
 
 def heatmap(grid: pd.DataFrame, column: str, path: Path, marks: Mapping[str, tuple[float, float]], title: str,
             legend: str) -> None:
-    """`column` over HAS_ANSWER_CUTOFF (rows) x ANSWER_CUTOFF (columns), with marked points.
+    """`column` over HAS_ANSWER_CUTOFF (rows) x ANSWER_CUTOFF (columns), with marked points, and the
+    certified region outlined when `grid` has a `certified` column.
 
     Cividis keeps its order in greyscale; on a small grid every cell also shows its value.
     """
@@ -79,6 +81,9 @@ def heatmap(grid: pd.DataFrame, column: str, path: Path, marks: Mapping[str, tup
                     text = f"{value:.0f}" if whole else f"{value:.2f}".rstrip("0").rstrip(".")
                     ax.text(av, hv, text, ha="center", va="center", fontsize=6,
                             color="black" if value > middle else "white")
+        if "certified" in grid:
+            certified = grid.pivot(index="has_answer_cutoff", columns="answer_cutoff", values="certified")
+            _outline(ax, certified.to_numpy() == "true", _edges(a), _edges(h))
         for name, (mh, ma) in marks.items():
             marker, face = MARKS.get(name, ("P", "white"))
             ax.plot([ma], [mh], marker=marker, markersize=13, markerfacecolor=face, markeredgecolor="red",
@@ -88,6 +93,24 @@ def heatmap(grid: pd.DataFrame, column: str, path: Path, marks: Mapping[str, tup
         ax.set_title(title)
         ax.legend(loc="upper left", bbox_to_anchor=(0, -0.12), ncol=2, frameon=False)
         _save(fig, path)
+
+
+def _outline(ax: Any, region: np.ndarray, x_edges: np.ndarray, y_edges: np.ndarray) -> None:
+    """Draw the border of a boolean region of cells: every cell side with the region on one side only."""
+    padded = np.pad(region, 1)
+    segments = []
+    for i, j in zip(*np.nonzero(region), strict=True):
+        x0, x1, y0, y1 = x_edges[j], x_edges[j + 1], y_edges[i], y_edges[i + 1]
+        if not padded[i, j + 1]:  # the cell below (lower HAS_ANSWER_CUTOFF)
+            segments.append([(x0, y0), (x1, y0)])
+        if not padded[i + 2, j + 1]:
+            segments.append([(x0, y1), (x1, y1)])
+        if not padded[i + 1, j]:
+            segments.append([(x0, y0), (x0, y1)])
+        if not padded[i + 1, j + 2]:
+            segments.append([(x1, y0), (x1, y1)])
+    if segments:
+        ax.add_collection(LineCollection(segments, colors="#ff2d2d", linewidths=2.0, label="certified cells"))
 
 
 def _edges(centres: np.ndarray) -> np.ndarray:

@@ -12,13 +12,15 @@ from collections.abc import Sequence
 
 from ..questions import OUTCOMES, Outcome
 from ..recipe.decision import Decision
+from ..sweep import guarantee
 from ..sweep.analysis import Point, Rate, Sweep
 from ..sweep.compare import ChangeKind, Comparison
-from ..sweep.grid import CODE, Axis, score
+from ..sweep.grid import CODE, Axis
 from ..textsafe import markdown_code
 from .tables import plain_number
 
 LIST_AT_MOST = 50  # rows of a per-question list in the summary; questions.csv has them all
+EXAMPLE_RATE = 0.05  # the wrong-quote rate the guarantee section prices in questions when none was asked for
 
 
 def _md(text: str, table: bool = True) -> str:
@@ -63,16 +65,19 @@ def summary_markdown(result: Sweep, plots: Sequence[tuple[str, str]] = (), gate:
         f"(last recording sent {record.requests.sent})",
         f"- Grid: HAS_ANSWER_CUTOFF {_axis_words(result.h_axis)} x ANSWER_CUTOFF {_axis_words(result.a_axis)} "
         f"({result.counts.shape[0] * result.counts.shape[1]} cells); a probability equal to a cutoff passes it",
-        f"- Recommended by: score = correct + no-answer - {result.wrong_cost:g} x wrong (missed and unjudged score 0)"
-        f"{', averaged over repeats' if result.repeats > 1 else ''}; {result.choice.tied} cell(s) share the best "
-        f"score {plain_number(result.choice.best_score)}; among them the one deepest inside that region "
-        f"({_depth_words(result.choice.depth)}), then the one nearest the default",
+        f"- Recommended by: {_objective_words(result)}; the best cell is {_cell(result, result.choice.best)} with "
+        f"score {_score(result.choice.best_score)}, and the region of best score is the "
+        f"{int(result.choice.region.sum())} cell(s) within one standard error of it (from the per-question "
+        "differences); the recommendation is the default when the default lies in that region, else the "
+        "cell deepest inside it (grid steps to the nearest cell outside it, the grid's edge counting as "
+        "outside), then the one nearest the default",
     ]
     if replayed.unjudged_in_run:
         lines.append(f"- {replayed.unjudged_in_run} recorded question(s) are not in the question file: not counted")
     if gate:
         lines.append(f"- Gate: {gate}")
-    lines += ["", *_outcome_table(result), "", *_certainty(result), *_flaky(result)]
+    lines += ["", *_outcome_table(result), "", *_guarantee(result), *_certainty(result), *_costs(result),
+              *_flaky(result)]
     if comparison is not None:
         lines += _comparison(result, comparison)
     lines += [*_changed(result), *_review(result)]
@@ -84,10 +89,28 @@ def summary_markdown(result: Sweep, plots: Sequence[tuple[str, str]] = (), gate:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _depth_words(depth: float) -> str:
-    if depth == float("inf"):
-        return "every cell scores the same"
-    return f"{int(depth)} grid step(s) from the nearest lower-scoring cell"
+def _objective_words(result: Sweep) -> str:
+    words = f"score = correct + no-answer - {result.wrong_cost:g} x wrong (missed and unjudged score 0)"
+    if result.repeats > 1:
+        words += ", averaged over repeats"
+    share = result.settings.answerable_share
+    if share is not None:
+        words += (f", weighted so that answerable questions make up {share:.0%} of the total (the production mix; "
+                  "the counts below are not weighted)")
+    return words
+
+
+def _cell(result: Sweep, cell: tuple[int, int]) -> str:
+    return f"({result.h_axis.values[cell[0]]:g}, {result.a_axis.values[cell[1]]:g})"
+
+
+def _score(value: float) -> str:
+    return str(plain_number(round(value, 4)))
+
+
+def _percent(value: float) -> str:
+    """A rate as a percentage, to one decimal below 10%: 4.6%, 41%."""
+    return f"{value:.1%}" if value < 0.1 else f"{value:.0%}"
 
 
 def _count(point: Point, outcome: Outcome) -> str:
@@ -109,14 +132,18 @@ def _outcome_table(result: Sweep) -> list[str]:
         if shown:
             cells = f"| {outcome.label} | {_count(d, outcome)} | {_count(r, outcome)} |"
             if cv is not None:
-                cells += f" {plain_number(cv.counts[CODE[outcome]])} |"
+                cells += f" {plain_number(round(float(cv.counts[CODE[outcome]]), 4))} |"
             lines.append(cells)
-    scores = f"| **score** | {plain_number(result.score(d))} | {plain_number(result.score(r))} |"
+    scores = f"| **score** | {_score(result.score(d))} | {_score(result.score(r))} |"
     if cv is not None:
-        scores += f" {plain_number(float(score(cv.counts, result.wrong_cost)))} |"
+        held_out = float(result.per_question(d).sum() + cv.gain.per_question.sum())
+        scores += f" {_score(held_out)} |"
     lines.append(scores)
+    if result.choice.is_default:
+        lines += ["", f"The recommended point is the default ({d.h:g}, {d.a:g}): no cell scored more than one standard "
+                      "error above it, so nothing here is evidence for changing it."]
     if result.repeats > 1:
-        lines += ["", f"Counts are means over {result.repeats} repeats, with the lowest and highest in brackets."]
+        lines += ["", f"Counts are means over {result.repeats} repeats, with the lowest and highest in parentheses."]
     if cv is not None:
         lines += ["", "Cross-validated: for each fold the cutoffs were chosen on the other folds (stratified by "
                       "label) and the held-out questions judged at them; the counts add up the folds. Cutoffs "
@@ -125,68 +152,153 @@ def _outcome_table(result: Sweep) -> list[str]:
 
 
 def _fold_choices(result: Sweep) -> str:
-    h, a = result.h_axis.values, result.a_axis.values
     choices = result.cross_validation.choices if result.cross_validation else []
-    return ", ".join(f"({h[i]:g}, {a[j]:g})" for i, j in choices)
+    return ", ".join(_cell(result, cell) for cell in choices)
+
+
+def _guarantee(result: Sweep) -> list[str]:
+    """How often these cutoffs would quote something wrong, with the assumption it rests on."""
+    g = result.guarantee
+    confidence = f"{1 - g.delta:.0%}"
+    method = "exact binomial" if g.repeats == 1 else "Hoeffding-Bentkus, each question's repeats averaged"
+    d = result.default
+    lines = ["## Guarantee", ""]
+    certificate = g.certificate
+    if certificate is not None:
+        lines += [f"Cells certified to keep the wrong-quote rate at most {_percent(certificate.alpha)} with "
+                  f"probability at least {confidence} (Learn-then-Test: each of the {g.rows} HAS_ANSWER_CUTOFF rows "
+                  "tested from its highest ANSWER_CUTOFF down, stopping at its first failure, each test at level "
+                  f"{g.delta:g}/{g.rows} = {certificate.level:.3g}; {method} p-values). A wrong quote is one that "
+                  "is wrong or unjudged: an unjudged quote counts as wrong here.", ""]
+        if g.best is not None:
+            best = g.best.cell
+            unjudged = float(result.counts[(*best, CODE[Outcome.UNJUDGED])])
+            lines += [
+                f"- {int(certificate.certified.sum())} of {certificate.certified.size} cells are certified "
+                "(`certified` in `grid.csv`; outlined in the heatmaps).",
+                f"- The certified cell with the best score (the recommendation's rule, among certified cells) is "
+                f"{_cell(result, best)}, score {_score(float(result.scores[best]))}: **with probability at least "
+                f"{confidence}, at most {_percent(certificate.alpha)} of questions like these get a wrong quote at "
+                f"{_cell(result, best)}.** Observed there: {plain_number(round(g.rate_at(best) * g.n, 4))} wrong "
+                f"or unjudged quote(s) in {g.n} questions.",
+            ]
+            if unjudged:
+                lines.append(f"- {plain_number(round(unjudged, 4))} of those are unjudged and counted as wrong; "
+                             "reviewing them (`sweep.py RUN --review`) can only enlarge the certified set.")
+        else:
+            lines.append(f"- **No cell is certified at {_percent(certificate.alpha)}.** With {g.n} questions the "
+                         f"smallest rate any cell could be certified at is {_percent(g.best_case)} (a cell with no "
+                         f"wrong quote at all); {_percent(certificate.alpha)} needs at least {g.needed} questions, "
+                         "none of them quoted wrong at the certified cell (more if some are).")
+    else:
+        lines.append("How often would these cutoffs quote something wrong? A wrong quote here is one that is wrong "
+                     "or unjudged: an unjudged quote counts as wrong.")
+        lines.append("")
+        row = result.h_axis.values[g.smallest_row]
+        lines.append(f"- The smallest wrong-quote rate the grid procedure (`--max-wrong-rate ALPHA`, which shares "
+                     f"the {g.delta:g} among the {g.rows} HAS_ANSWER_CUTOFF rows) certifies at any cell with "
+                     f"probability at least {confidence} is {_percent(g.smallest)} (in the HAS_ANSWER_CUTOFF {row:g} "
+                     f"row). With {g.n} questions it cannot certify any cell below {_percent(g.best_case)}, even one "
+                     f"with no wrong quote at all; certifying {_percent(EXAMPLE_RATE)} would take at least "
+                     f"{guarantee.questions_needed(EXAMPLE_RATE, g.rows, g.delta)} questions, none of them quoted "
+                     "wrong at the certified cell (more if some are).")
+    lines.append(f"- At the default point ({d.h:g}, {d.a:g}): with probability at least {confidence}, at most "
+                 f"{_percent(g.default_bound)} of questions like these get a wrong quote there (a one-sided upper "
+                 f"bound, {method}, from {plain_number(round(g.default_total / g.repeats, 4))} wrong or unjudged "
+                 f"quote(s) in {g.n} questions; valid on its own because that point was fixed before looking).")
+    assumption = ("- It rests on one assumption: these questions are a random sample of the questions you will "
+                  "serve, and the pages and the model behave as they did when the run was recorded.")
+    if result.settings.answerable_share is not None:
+        assumption += " It is about the questions as sampled, not reweighted to the production mix."
+    return [*lines, assumption, ""]
 
 
 def _interval(rate: Rate) -> str:
     if rate.interval is None:
         return "n/a (none counted)"
     low, high = rate.interval
-    return f"{rate.successes}/{rate.trials} = {rate.successes / rate.trials:.0%} [{low:.0%}, {high:.0%}]"
+    successes = plain_number(round(rate.successes, 4))
+    trials = plain_number(round(rate.trials, 4))
+    if rate.upper_successes is None or rate.upper_interval is None or rate.upper_successes == rate.successes:
+        return f"{successes}/{trials} = {rate.successes / rate.trials:.0%} [{low:.0%}, {high:.0%}]"
+    upper = plain_number(round(rate.upper_successes, 4))
+    return (f"{successes}-{upper}/{trials} = {rate.successes / rate.trials:.0%}-"
+            f"{rate.upper_successes / rate.trials:.0%} [{low:.0%}, {rate.upper_interval[1]:.0%}]")
 
 
 def _certainty(result: Sweep) -> list[str]:
-    """Intervals, the bootstrap's stability and, when the set is too small, a plain warning."""
+    """Intervals, the bootstrap's stability, the cross-validated gain and, in words, what they mean."""
     d, r = result.default, result.recommended
-    first = " (first repeat)" if result.repeats > 1 else ""
-    lines = ["## How sure", "", f"| Rate, 95% Wilson interval{first} | Default | Recommended |", "|---|---|---|"]
+    each = ", every repeat" if result.repeats > 1 else ""
+    lines = ["## How sure", "", f"| Rate, 95% Wilson interval{each} | Default | Recommended |", "|---|---|---|"]
     for d_rate, r_rate in zip(result.rates(d), result.rates(r), strict=True):
         lines.append(f"| {d_rate.name} | {_interval(d_rate)} | {_interval(r_rate)} |")
     lines.append("")
+    notes = []
+    if result.repeats > 1:
+        notes.append("each question counts once, its repeats averaged")
+    if result.settings.answerable_share is not None:
+        notes.append("weighted to the production mix, with the interval on the effective number of questions")
+    if any(rate.upper_successes not in (None, rate.successes) for rate in [*result.rates(d), *result.rates(r)]):
+        notes.append("a range a-b counts unjudged quotes as right (a) and as wrong (b)")
+    if notes:
+        lines += [f"Rates: {'; '.join(notes)}.", ""]
     stability = result.stability
     if stability is not None:
         fewer = (" (fewer than the usual 1000 to keep a sweep this large quick; `--bootstrap N` asks for more)"
                  if result.bootstrap_capped else "")
-        lines.append(
-            f"Bootstrap ({stability.resamples} resamples of the questions, seeded{fewer}): the recommended cell "
-            f"itself was chosen in {stability.same_cell:.0%} of them, a cell of its region of best score in "
-            f"{stability.in_region:.0%}.")
-        if stability.difference is not None:
-            low, high = stability.difference
-            lines.append(f"Score gained over the default: {plain_number(result.score(r) - result.score(d))} on these "
-                         f"questions, where the cutoffs were chosen. Chosen on each resample and scored on the "
-                         f"questions it left out, scaled to {len(result.questions)} questions, the gain has the 95% "
-                         f"interval [{plain_number(round(low, 2))}, {plain_number(round(high, 2))}].")
-        lines.append("")
+        lines += [f"Bootstrap ({stability.resamples} resamples of the questions, seeded{fewer}): the recommended "
+                  f"cell itself was chosen in {stability.same_cell:.0%} of them, a cell of its region of best "
+                  f"score in {stability.in_region:.0%}.", ""]
+    cv = result.cross_validation
+    if cv is not None:
+        gain = cv.gain
+        head = (f"Gain over the default, cross-validated ({cv.k} folds): each question scored at the cutoffs chosen "
+                "without it, minus its score at the default: ")
+        if not gain.per_question.any():
+            lines += [head + "0 on every question (every fold's choice scores like the default on the questions it "
+                      "left out).", ""]
+        else:
+            lines += [head + f"{gain.mean:+.3f} +/- {gain.standard_error:.3f} per question (mean +/- standard error "
+                      f"over {len(gain.per_question)} questions; {_score(float(gain.per_question.sum()))} in all), "
+                      f"one-sided p = {gain.p_value:.3g} (paired t-test of no gain; approximate, the folds share "
+                      "training questions).", ""]
     lines += [_verdict_in_words(result), ""]
     return lines
 
 
 def _verdict_in_words(result: Sweep) -> str:
-    """Whether the difference between the default and the recommended point means anything."""
+    """Whether the recommendation is worth acting on, from the cross-validated gain."""
     n = len(result.questions)
-    d, r = result.default, result.recommended
-    if (d.h, d.a) == (r.h, r.a):
-        return "The recommended point is the default."
-    gained = result.score(r) - result.score(d)
-    stability = result.stability
-    if gained <= 0:
-        return "The recommended point scores no better than the default on these questions."
-    if stability is None or stability.difference is None:
-        return f"No bootstrap was run, so nothing here says whether {n} questions are enough to prefer it."
-    if stability.difference[0] <= 0:
-        return (f"**With {n} questions this run cannot tell the recommended point from the default**: chosen "
-                "on resamples and scored on the questions they left out, the gain's interval includes zero. "
-                "Treat the recommendation as a hypothesis and check it on more questions before changing "
-                "the cutoffs.")
+    if result.choice.is_default:
+        return "The recommended point is the default: keep it until more questions say otherwise."
     cv = result.cross_validation
-    if cv is not None and float(score(cv.counts, result.wrong_cost)) <= result.score(d):
-        return ("Chosen on these questions the recommended point looks better, but cross-validated it is not: "
-                "the gain may be fitted to this set. Add questions before changing the cutoffs.")
-    return (f"On {n} questions the recommended point's gain over the default holds on questions it was not "
-            f"chosen on (out of bag{' and cross-validated' if cv is not None else ''}).")
+    if cv is None:
+        return (f"Without cross-validation (`--folds 0`) nothing here says whether {n} questions are enough to "
+                "prefer the recommended point to the default.")
+    gain = cv.gain
+    if gain.mean <= 0:
+        return (f"**With {n} questions choosing the cutoffs this way gains nothing over the default on questions they "
+                "were not chosen on**: the gain seen in sample was fitted to these questions. Keep the default.")
+    if gain.p_value >= 0.05:
+        needed = f" Roughly {gain.needed} questions would detect a gain this size." if gain.needed else ""
+        return (f"**With {n} questions this run cannot tell the recommended point from the default**: the "
+                f"cross-validated gain could be noise (p = {gain.p_value:.2g}).{needed} Treat the recommendation as a "
+                "hypothesis and check it on more questions before changing the cutoffs.")
+    return (f"On {n} questions the gain of choosing the cutoffs this way holds on questions they were not chosen on "
+            f"(cross-validated, p = {gain.p_value:.2g}).")
+
+
+def _costs(result: Sweep) -> list[str]:
+    """Which cell is recommended as a wrong quote costs more, so a reader sees how much the choice depends on C."""
+    lines = ["## If a wrong quote cost more", "", "| Wrong-quote cost C | Recommended | Score there | |",
+             "|---:|---|---:|---|"]
+    for priced in result.costs:
+        note = "the default" if priced.choice.is_default else ""
+        if priced.cost == result.wrong_cost:
+            note = ", ".join(part for part in (note, "this sweep's C") if part)
+        lines.append(f"| {priced.cost:g} | {_cell(result, priced.choice.cell)} | {_score(priced.score)} | {note} |")
+    return [*lines, ""]
 
 
 def _flaky(result: Sweep) -> list[str]:
@@ -203,23 +315,34 @@ def _flaky(result: Sweep) -> list[str]:
     return [*lines, *_more(len(flaky)), ""]
 
 
+def _outcomes_words(outcomes: Sequence[Outcome]) -> str:
+    """'correct x2, wrong': each outcome with how many repeats had it, in `OUTCOMES` order."""
+    parts = []
+    for outcome in OUTCOMES:
+        count = sum(1 for o in outcomes if o is outcome)
+        if count:
+            parts.append(outcome.label if count == 1 else f"{outcome.label} x{count}")
+    return ", ".join(parts)
+
+
 def _comparison(result: Sweep, comparison: Comparison) -> list[str]:
     h, a = comparison.point
     base = comparison.baseline
+    averaged = " (each question's repeats taken together in each run)" if max(result.repeats, base.repeats) > 1 else ""
     lines = [f"## Compared with {_md(str(base.run_dir), False)}", "",
-             f"At ({h:g}, {a:g}), question by question{' and repeat by repeat' if comparison.repeats > 1 else ''}: "
-             f"{comparison.tally_words()}."]
+             f"At ({h:g}, {a:g}), question by question{averaged}: {comparison.tally_words()}.", "",
+             f"Worse overall? {comparison.verdict_words()}."]
     if comparison.cautions:
         lines += ["", *(f"> Caution: {caution}." for caution in comparison.cautions)]
     changed = [row for row in comparison.rows if row.kind is not ChangeKind.UNCHANGED]
     if changed:
-        lines += ["", "| Question | Repeat | Baseline | Now | Change |", "|---|---:|---|---|---|"]
-        lines += [f"| {_md(row.question.id)} | {row.repeat} | {row.before.label} | {row.after.label} | "
+        lines += ["", "| Question | Baseline | Now | Change |", "|---|---|---|---|"]
+        lines += [f"| {_md(row.question.id)} | {_outcomes_words(row.before)} | {_outcomes_words(row.after)} | "
                   f"{row.kind.value} |" for row in changed[:LIST_AT_MOST]]
         lines += _more(len(changed))
     best = float(comparison.score_difference.max())
     worst = float(comparison.score_difference.min())
-    lines += ["", f"Over the grid the score changed by {plain_number(worst)} to {plain_number(best)} per cell "
+    lines += ["", f"Over the grid the score changed by {_score(worst)} to {_score(best)} per cell "
                   "(`comparison.csv`).", ""]
     return lines
 

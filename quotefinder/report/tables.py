@@ -16,7 +16,7 @@ import pandas as pd
 from ..questions import OUTCOMES, Outcome
 from ..sweep.analysis import Sweep
 from ..sweep.compare import Comparison
-from ..sweep.grid import CODE, Curve, score
+from ..sweep.grid import CODE, Curve
 from ..textsafe import csv_text
 
 COUNT_COLUMNS = [outcome.value for outcome in OUTCOMES]  # correct, wrong, missed, no_answer, unjudged
@@ -45,14 +45,14 @@ def _cells(result: Sweep) -> pd.DataFrame:
 def grid_frame(result: Sweep) -> pd.DataFrame:
     """One row per cell: both cutoffs, the five counts (means over repeats), then quoted, score,
     `<outcome>_min`/`_max` over repeats (when there are several), the bootstrap's share of
-    recommendations, and evidence."""
+    recommendations, `certified` (true/false, with a requested wrong-quote rate), and evidence."""
     frame = _cells(result)
     flat = result.counts.reshape(-1, len(OUTCOMES))
     for column, outcome in zip(COUNT_COLUMNS, OUTCOMES, strict=True):
         frame[column] = plain_numbers(flat[:, CODE[outcome]])
     quoted = [CODE[o] for o in (Outcome.CORRECT, Outcome.WRONG, Outcome.UNJUDGED)]
     frame["quoted"] = plain_numbers(flat[:, quoted].sum(1))
-    frame["score"] = plain_numbers(score(result.counts, result.wrong_cost))
+    frame["score"] = plain_numbers(np.round(result.scores, 9))
     if result.repeats > 1:
         lows, highs = result.per_repeat.min(axis=0), result.per_repeat.max(axis=0)
         for column, outcome in zip(COUNT_COLUMNS, OUTCOMES, strict=True):
@@ -60,6 +60,9 @@ def grid_frame(result: Sweep) -> pd.DataFrame:
             frame[f"{column}_max"] = highs[..., CODE[outcome]].ravel()
     if result.stability is not None:
         frame["bootstrap_share"] = plain_numbers(result.stability.frequency)
+    certificate = result.guarantee.certificate
+    if certificate is not None:
+        frame["certified"] = ["true" if c else "false" for c in certificate.certified.ravel()]
     frame["evidence"] = result.replayed.record.evidence_word
     return frame
 
@@ -86,11 +89,12 @@ def _along_answer(curve: Curve, h: float) -> str:
 
 def questions_frame(result: Sweep, comparison: Comparison | None = None) -> pd.DataFrame:
     """Per question: outcomes at the default and recommended points, the quote, where outcomes change
-    (first repeat), its outcomes in every repeat, and its change against a baseline."""
+    (first repeat), its outcomes in every repeat, and its change against a baseline (its outcome in each
+    of the baseline's repeats, and the change judged on all repeats)."""
     rec = result.recommended
     h_text = [result.h_axis.text(i) for i in range(len(result.h_axis.decimals))]
     along_h = result.tables[0].outcomes(rec.a)
-    changes = {(row.question.question, row.repeat): row for row in comparison.rows} if comparison else {}
+    changes = {row.question.question: row for row in comparison.rows} if comparison else {}
     rows = []
     for index, (question, curve, codes, at_default, at_recommended) in enumerate(zip(
             result.questions, result.curves, along_h, result.default.first, rec.first, strict=True)):
@@ -116,8 +120,8 @@ def questions_frame(result: Sweep, comparison: Comparison | None = None) -> pd.D
         if result.repeats > 1:
             row["recommended_by_repeat"] = " ".join(o.value for o in rec.outcomes(index))
         if comparison:
-            compared = changes.get((question.question, 0))
-            row["baseline_outcome"] = compared.before.value if compared else ""
+            compared = changes.get(question.question)
+            row["baseline_outcome"] = " ".join(o.value for o in compared.before) if compared else ""
             row["change"] = compared.kind.value if compared else ""
         row["evidence"] = result.replayed.record.evidence_word
         rows.append(row)

@@ -1,20 +1,50 @@
 """A sweep's analysis: the grid over every repeat, the recommended cell, the points worth reporting,
-how sure the choice can be, and the CI gate at one point. Computing only; `report` writes it.
+how sure the choice can be, the wrong-quote guarantee, and the CI gate at one point. Computing only;
+the `report` package lays it out.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..errors import InputError
 from ..questions import OUTCOMES, Outcome, Question
-from .grid import CODE, Axis, Choice, Curve, Judged, Table, at_point, recommend_scores, score
+from . import guarantee
+from .grid import CODE, Axis, Curve, Judged, Table, at_point, cell_index
 from .replay import Replayed
-from .stats import CrossValidation, ScoreModel, Stability, bootstrap, cross_validate, outcome_scores, wilson
+from .stats import (
+    Choice,
+    CrossValidation,
+    ScoreModel,
+    Stability,
+    bootstrap,
+    choose,
+    cross_validate,
+    outcome_scores,
+    weighted_wilson,
+)
 
 BOOTSTRAP = 1000
 BOOTSTRAP_BUDGET = 3e7  # work units (see `resamples_for`) x resamples, when the number is not asked for
+FOLDS = 5
+COSTS = (1.0, 2.0, 5.0, 10.0)  # wrong-quote costs the summary shows the recommendation for
+LOSSY = (Outcome.WRONG, Outcome.UNJUDGED)  # a quote not known to be correct counts as wrong for the guarantee
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How to analyse: the objective, how sure to be, and what to guarantee."""
+
+    wrong_cost: float = 2.0
+    resamples: int | None = None  # bootstrap size; None: 1,000, fewer for very large sweeps
+    folds: int | None = None  # cross-validation folds; None: 5 (at most one per question); 0: none
+    seed: int = 0
+    max_wrong_rate: float | None = None  # certify cells at this wrong-quote rate
+    delta: float = guarantee.DELTA  # ... with probability at least 1 - delta
+    answerable_share: float | None = None  # weight the questions to this production mix
 
 
 @dataclass
@@ -56,12 +86,17 @@ class Point:
 
 @dataclass(frozen=True)
 class Rate:
-    """A proportion at a point with its 95% Wilson interval (None when nothing was counted)."""
+    """A proportion at a point over questions (each question's repeats averaged, weighted to the production
+    mix when there is one) with its 95% Wilson interval (None when nothing was counted). `upper` is the
+    proportion counting unjudged quotes as wrong too, for a rate shown as a range."""
 
     name: str
-    successes: int
-    trials: int
+    successes: float
+    trials: float
+    effective: float  # trials for the interval (Kish's effective sample size under weights)
     interval: tuple[float, float] | None
+    upper_successes: float | None = None
+    upper_interval: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -75,11 +110,44 @@ class Flaky:
 
 @dataclass(frozen=True)
 class Gate:
-    """A CI check of bounds at one point, in every repeat (the worst one decides)."""
+    """A CI check at one point: count bounds in every repeat (the worst one decides), and, with a
+    certificate, whether the point is certified."""
 
     point: tuple[float, float]
     holds: bool
     words: str  # e.g. "PASS at (0.3, 0.9): wrong 0 <= 0 holds"
+
+
+@dataclass(frozen=True)
+class CostChoice:
+    """The recommendation had a wrong quote cost `cost` instead."""
+
+    cost: float
+    choice: Choice
+    score: float
+
+
+@dataclass(frozen=True)
+class Guarantee:
+    """What the run can guarantee about the wrong-quote rate (see `guarantee`)."""
+
+    delta: float
+    n: int
+    repeats: int
+    rows: int
+    totals: np.ndarray  # (H, A): loss totals (0/1 losses summed over questions and repeats)
+    default_total: int  # the same at the default point
+    default_bound: float  # 1 - delta upper bound on the risk at the default point
+    smallest: float  # the smallest alpha the grid procedure certifies any cell at
+    smallest_row: int
+    best_case: float  # the smallest alpha n questions could certify (no wrong quote at a cell)
+    certificate: guarantee.Certificate | None = None  # with --max-wrong-rate
+    best: Choice | None = None  # the certified cell with the best score
+    needed: int | None = None  # questions the requested alpha needs at the least
+
+    def rate_at(self, cell: tuple[int, int]) -> float:
+        """The observed loss rate at a cell: wrong or unjudged quotes per question, repeats averaged."""
+        return float(self.totals[cell]) / (self.repeats * self.n)
 
 
 @dataclass
@@ -89,21 +157,38 @@ class Sweep:
     replayed: Replayed
     h_axis: Axis
     a_axis: Axis
-    wrong_cost: float
+    settings: Settings
     per_repeat: np.ndarray  # (repeats, H, A, outcomes)
     curves: list[Curve]  # the first repeat's, one per question
     tables: list[Table]  # one per repeat
+    model: ScoreModel
     choice: Choice
     default: Point
     recommended: Point
+    guarantee: Guarantee
+    costs: list[CostChoice]
     stability: Stability | None = None
     bootstrap_capped: bool = False  # fewer resamples than the default, to keep a large sweep quick
     cross_validation: CrossValidation | None = None
 
     @property
+    def wrong_cost(self) -> float:
+        return self.settings.wrong_cost
+
+    @property
+    def weights(self) -> np.ndarray:
+        """Each question's weight in the score and the rates (all 1 without a production mix)."""
+        return self.model.weights
+
+    @property
     def counts(self) -> np.ndarray:
         """(H, A, outcomes): mean over repeats."""
         return self.per_repeat.mean(axis=0)
+
+    @property
+    def scores(self) -> np.ndarray:
+        """(H, A): the objective at every cell, weighted, averaged over repeats."""
+        return self.model.grid(np.ones(self.model.n_questions))
 
     @property
     def repeats(self) -> int:
@@ -114,8 +199,13 @@ class Sweep:
         """The swept questions, in file order."""
         return self.replayed.questions
 
+    def per_question(self, point: Point) -> np.ndarray:
+        """Each question's contribution to the objective at a point: weight x score averaged over repeats."""
+        values = outcome_scores(self.wrong_cost)
+        return self.weights * np.mean([[values[CODE[j.outcome]] for j in run] for run in point.judged], axis=0)
+
     def score(self, point: Point) -> float:
-        return float(score(point.counts(), self.wrong_cost).mean())
+        return float(self.per_question(point).sum())
 
     def flaky(self) -> list[Flaky]:
         """Questions whose decision at the recommended point (the sentence quoted, or none) differs
@@ -128,22 +218,30 @@ class Sweep:
         return found
 
     def rates(self, point: Point) -> list[Rate]:
-        """Correct among answerable, wrong among quoted, no-answer among unanswerable (first repeat)."""
-        counts = point.counts()[0]
-        answerable = sum(1 for q in self.questions if q.expect == "answer")
-        quoted = int(counts[CODE[Outcome.CORRECT]] + counts[CODE[Outcome.WRONG]] + counts[CODE[Outcome.UNJUDGED]])
-        found = []
-        for name, successes, trials in (
-            ("correct among answerable questions", counts[CODE[Outcome.CORRECT]], answerable),
-            ("wrong among quotes", counts[CODE[Outcome.WRONG]], quoted),
-            ("no-answer among unanswerable questions", counts[CODE[Outcome.NO_ANSWER]],
-             len(self.questions) - answerable),
-        ):
-            found.append(Rate(name, int(successes), int(trials), wilson(successes, trials)))
-        return found
+        """Correct among answerable, wrong among quotes (unjudged as a range), no-answer among
+        unanswerable: every repeat, each question's repeats averaged, weighted to the production mix."""
+        share = {o: np.mean([[j.outcome is o for j in run] for run in point.judged], axis=0) for o in OUTCOMES}
+        quoted = np.mean([[j.decision.quote is not None for j in run] for run in point.judged], axis=0)
+        answerable = np.array([q.expect == "answer" for q in self.questions], dtype=float)
+        weights = self.weights
+
+        def rate(name: str, successes: np.ndarray, trials: np.ndarray, upper: np.ndarray | None = None) -> Rate:
+            proportion, effective, interval = weighted_wilson(successes, trials, weights)
+            total = float(weights @ trials)
+            if upper is None:
+                return Rate(name, proportion * total, total, effective, interval)
+            high, _, high_interval = weighted_wilson(upper, trials, weights)
+            return Rate(name, proportion * total, total, effective, interval, high * total, high_interval)
+
+        return [
+            rate("correct among answerable questions", share[Outcome.CORRECT], answerable),
+            rate("wrong among quotes", share[Outcome.WRONG], quoted, share[Outcome.WRONG] + share[Outcome.UNJUDGED]),
+            rate("no-answer among unanswerable questions", share[Outcome.NO_ANSWER], 1 - answerable),
+        ]
 
     def gate(self, at: tuple[float, float], max_wrong: int | None, min_correct: int | None) -> Gate:
-        """Check the bounds at one point in every repeat (the worst one decides)."""
+        """Check the bounds at one point in every repeat (the worst one decides), and, when cells were
+        certified, that the point is one of them."""
         runs = Point.of("gate", *at, self.replayed).counts()
         wrong = int(runs[:, CODE[Outcome.WRONG]].max())
         correct = int(runs[:, CODE[Outcome.CORRECT]].min())
@@ -152,32 +250,81 @@ class Sweep:
             checks.append((wrong <= max_wrong, f"wrong {wrong} <= {max_wrong}"))
         if min_correct is not None:
             checks.append((correct >= min_correct, f"correct {correct} >= {min_correct}"))
+        certificate = self.guarantee.certificate
+        if certificate is not None:
+            cell = (cell_index(self.h_axis.values, at[0]), cell_index(self.a_axis.values, at[1]))
+            if cell[0] is None or cell[1] is None:
+                raise InputError(f"--at {at[0]:g},{at[1]:g} is not a cell of the grid, so it cannot be certified; "
+                                 "choose a point on the --has-answer and --answer axes")
+            checks.append((bool(certificate.certified[cell]), f"wrong-quote rate <= {certificate.alpha:g} certified "
+                           f"with probability >= {1 - certificate.delta:g}"))
         holds = all(ok for ok, _ in checks)
         words = ", ".join(f"{text} {'holds' if ok else 'BROKEN'}" for ok, text in checks) or "no bounds given"
-        worst = " (the worst of the repeats)" if len(runs) > 1 else ""
+        worst = " (the worst of the repeats)" if len(runs) > 1 and (max_wrong, min_correct) != (None, None) else ""
         return Gate(at, holds, f"{'PASS' if holds else 'FAIL'} at ({at[0]:g}, {at[1]:g}){worst}: {words}")
 
 
-def per_question_scores(point: Point, wrong_cost: float) -> np.ndarray:
-    """Each question's contribution to the objective at a point, averaged over repeats."""
-    values = outcome_scores(wrong_cost)
-    return np.mean([[values[CODE[j.outcome]] for j in run] for run in point.judged], axis=0)
+def production_weights(questions: list[Question], share: float | None) -> np.ndarray:
+    """Weights that make answerable questions `share` of the total (mean weight 1); all 1 without a share."""
+    n = len(questions)
+    if share is None:
+        return np.ones(n)
+    answerable = np.array([q.expect == "answer" for q in questions])
+    n_answer = int(answerable.sum())
+    if n_answer in (0, n):
+        raise InputError(f"--answerable-share {share:g}: the questions must include both answerable and "
+                         "unanswerable ones to be weighted to a mix")
+    return np.where(answerable, share * n / n_answer, (1 - share) * n / (n - n_answer))
+
+
+def loss_totals(tables: list[Table], answer: np.ndarray) -> np.ndarray:
+    """(H, A): how many quotes not known to be correct, summed over questions and repeats (integers)."""
+    codes = [CODE[o] for o in LOSSY]
+    return np.sum([table.lossy_quotes(answer, codes) for table in tables], axis=0)
+
+
+def assess(model: ScoreModel, tables: list[Table], h: np.ndarray, a: np.ndarray, default: Point,
+           settings: Settings) -> Guarantee:
+    """The guarantee section's numbers: the bound at the default point, the smallest certifiable alpha,
+    and, with a requested alpha, the certified cells and the best of them (the recommendation's rule,
+    among certified cells)."""
+    n, repeats = model.n_questions, len(tables)
+    totals = loss_totals(tables, a)
+    rows, delta = totals.shape[0], settings.delta
+    default_total = sum(1 for run in default.judged for j in run
+                        if j.decision.quote is not None and j.outcome in LOSSY)
+    smallest, row = guarantee.smallest_certifiable(totals, n, repeats, delta)
+    found = Guarantee(delta, n, repeats, rows, totals, default_total,
+                      guarantee.upper_bound(default_total, n, repeats, delta), smallest, row,
+                      guarantee.best_case_alpha(n, rows, delta))
+    if settings.max_wrong_rate is None:
+        return found
+    certificate = guarantee.certify(totals, n, repeats, settings.max_wrong_rate, delta)
+    best = None
+    if certificate.any:
+        best = choose(model, np.ones(n), h, a, (default.h, default.a), allowed=certificate.certified)
+    needed = guarantee.questions_needed(settings.max_wrong_rate, rows, delta)
+    return dataclasses.replace(found, certificate=certificate, best=best, needed=needed)
 
 
 def resamples_for(model: ScoreModel, repeats: int, asked: int | None) -> int:
     """The bootstrap's size: as asked, or 1,000 unless the run or the grid is so large that fewer keep a
-    sweep quick. A resample costs a pass over question x repeat x HAS_ANSWER_CUTOFF entries, plus the
-    recommendation's erosion of the grid (cells x up to half the longer axis)."""
+    sweep quick. A resample costs three passes over question x repeat x HAS_ANSWER_CUTOFF entries (the
+    scores, their squares and their products with the best cell's), plus two erosions of the grid (cells x
+    up to half the longer axis)."""
     if asked is not None:
         return asked
-    work = model.n_questions * repeats * model.n_h + model.n_h * model.n_a * max(model.n_h, model.n_a) / 4
+    work = 3 * model.n_questions * repeats * model.n_h + model.n_h * model.n_a * max(model.n_h, model.n_a) / 2
     return min(BOOTSTRAP, max(20, int(BOOTSTRAP_BUDGET / max(work, 1))))
 
 
-def analyse(replayed: Replayed, h_axis: Axis, a_axis: Axis, wrong_cost: float, resamples: int | None = None,
-            folds: int = 0, seed: int = 0) -> Sweep:
+def analyse(replayed: Replayed, h_axis: Axis, a_axis: Axis, settings: Settings | None = None) -> Sweep:
     """Fill the grid for every repeat, choose the recommended cell on the mean score, judge the default
-    and recommended points, and measure how stable the choice is (bootstrap; K-fold if `folds`)."""
+    and recommended points, measure how stable and how real the choice is (bootstrap, K-fold), and what
+    can be guaranteed about wrong quotes."""
+    settings = settings or Settings()
+    if not replayed.questions:
+        raise InputError(f"{replayed.run_dir}: no question is left to sweep")
     h, a = h_axis.values, a_axis.values
     tables: list[Table] = []
     curves: list[Curve] = []
@@ -186,21 +333,28 @@ def analyse(replayed: Replayed, h_axis: Axis, a_axis: Axis, wrong_cost: float, r
         curves = curves or run_curves
         tables.append(Table.of(run_curves, h))
     per_repeat = np.stack([table.counts(a) for table in tables])
-    config = replayed.record.config
-    default = (config.has_answer_cutoff, config.answer_cutoff)
-    model = ScoreModel(tables, a, wrong_cost)
-    full = model.grid(np.ones(model.n_questions))
-    choice = recommend_scores(full, h, a, default)
+    default = replayed.record.config.default_point
+    weights = production_weights(replayed.questions, settings.answerable_share)
+    model = ScoreModel(tables, a, outcome_scores(settings.wrong_cost), weights)
+    everyone = np.ones(model.n_questions)
+    choice = choose(model, everyone, h, a, default)
+    costs = []
+    for cost in COSTS:
+        priced = ScoreModel(tables, a, outcome_scores(cost), weights)
+        pick = choose(priced, everyone, h, a, default)
+        costs.append(CostChoice(cost, pick, float(priced.grid(everyone)[pick.cell])))
     default_point = Point.of("default", float(default[0]), float(default[1]), replayed)
     recommended = Point.of("recommended", float(h[choice.h_index]), float(a[choice.a_index]), replayed)
-    result = Sweep(replayed, h_axis, a_axis, wrong_cost, per_repeat, curves, tables, choice, default_point, recommended)
-    count = resamples_for(model, len(tables), resamples)
-    if count > 0 and model.n_questions:
-        region = np.round(full, 9) == np.round(full, 9).max()
-        result.stability = bootstrap(model, h, a, default, (choice.h_index, choice.a_index), region,
-                                     per_question_scores(default_point, wrong_cost), count, seed)
-        result.bootstrap_capped = resamples is None and count < BOOTSTRAP
+    assessed = assess(model, tables, h, a, default_point, settings)
+    result = Sweep(replayed, h_axis, a_axis, settings, per_repeat, curves, tables, model, choice, default_point,
+                   recommended, assessed, costs)
+    count = resamples_for(model, len(tables), settings.resamples)
+    if count > 0:
+        result.stability = bootstrap(model, h, a, default, choice, count, settings.seed)
+        result.bootstrap_capped = settings.resamples is None and count < BOOTSTRAP
+    folds = min(FOLDS, model.n_questions) if settings.folds is None else settings.folds
     if folds >= 2:
         expect = [q.expect for q in replayed.questions]
-        result.cross_validation = cross_validate(model, tables, expect, folds, h, a, default, seed)
+        result.cross_validation = cross_validate(model, tables, expect, folds, h, a, default,
+                                                 result.per_question(default_point), settings.seed)
     return result

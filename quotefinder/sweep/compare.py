@@ -4,17 +4,23 @@ over the whole grid. Both runs are judged with the same question file, so only e
 Two runs are comparable only when they asked the same questions the same way: the same question
 texts, pipeline and cache versions, model and search settings, and the same kind of evidence (a
 synthetic run is never compared with a live one). Only a different code version is allowed, and
-said. Per question (and repeat) at the point:
+said. Each question is compared on all its repeats in each run (its outcomes' shares, never repeat r
+of one run against repeat r of the other):
 
-    UNCHANGED   the same outcome
-    NEW_WRONG   now a wrong quote, and it was not before
-    NEW_MISSED  now missed, and it was correct before
-    FIXED       better than before: a wrong quote gone, or a missed answer now correct
+    UNCHANGED   the same outcomes
     REVIEW      a change to or from an unjudged quote: nobody has said whether it is better
+    NEW_WRONG   a larger share of wrong quotes than before
+    NEW_MISSED  no more wrong quotes, but a smaller share of correct ones (they became missed)
+    FIXED       any other change: fewer wrong quotes, or more correct ones
+
+Whether the run is worse overall is a paired sign test over the questions that changed (NEW_WRONG and
+NEW_MISSED against FIXED): pipeline noise moves questions both ways, a regression mostly one way.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -25,8 +31,10 @@ from ..questions import Outcome, Question
 from ..record.rundir import RunRecord
 from .analysis import Sweep
 from .grid import at_point
+from .probability import sign_test
 from .replay import Replayed
-from .stats import outcome_scores
+
+SIGNIFICANCE = 0.05
 
 
 class ChangeKind(StrEnum):
@@ -77,33 +85,40 @@ def require_comparable(new: RunRecord, base: RunRecord, new_name: object, base_n
     return cautions
 
 
-def change(before: Outcome, after: Outcome) -> ChangeKind:
-    """How one question's outcome changed between the baseline and the run."""
-    if before is after:
+def change(before: Sequence[Outcome], after: Sequence[Outcome]) -> ChangeKind:
+    """How one question changed between the baseline (its outcome in each repeat) and the run."""
+    if Counter(before) == Counter(after):
         return ChangeKind.UNCHANGED
-    if Outcome.UNJUDGED in (before, after):
+    if Outcome.UNJUDGED in before or Outcome.UNJUDGED in after:
         return ChangeKind.REVIEW
-    if after is Outcome.WRONG:
+
+    def share(outcomes: Sequence[Outcome], outcome: Outcome) -> float:
+        return sum(1 for o in outcomes if o is outcome) / len(outcomes)
+
+    if share(after, Outcome.WRONG) > share(before, Outcome.WRONG):
         return ChangeKind.NEW_WRONG
-    if after is Outcome.MISSED and before is Outcome.CORRECT:
+    if share(after, Outcome.CORRECT) < share(before, Outcome.CORRECT):
         return ChangeKind.NEW_MISSED
     return ChangeKind.FIXED
 
 
 @dataclass(frozen=True)
 class Change:
-    """One question (one repeat) at the compared point: its outcome then and now, and the change."""
+    """One question at the compared point: its outcome in each repeat then and now, and the change."""
 
     question: Question
-    repeat: int
-    before: Outcome
-    after: Outcome
+    before: tuple[Outcome, ...]
+    after: tuple[Outcome, ...]
     kind: ChangeKind
 
 
 @dataclass
 class Comparison:
-    """The run against its baseline at one point, and the difference of their grids."""
+    """The run against its baseline at one point, and the difference of their grids.
+
+    `worse` is what the exit status follows: with `strict`, any question that got worse; otherwise a
+    one-sided exact sign test (worse against fixed questions) below `significance`.
+    """
 
     baseline: Replayed
     point: tuple[float, float]
@@ -111,11 +126,27 @@ class Comparison:
     difference: np.ndarray  # (H, A, outcomes): run's mean counts minus the baseline's
     score_difference: np.ndarray  # (H, A)
     cautions: list[str]
-    repeats: int
+    significance: float = SIGNIFICANCE
+    strict: bool = False
+
+    @property
+    def worse_questions(self) -> int:
+        return sum(1 for row in self.rows if row.kind.worse)
+
+    @property
+    def better_questions(self) -> int:
+        return sum(1 for row in self.rows if row.kind is ChangeKind.FIXED)
+
+    @property
+    def p_value(self) -> float:
+        """P(at least this many of the changed questions got worse) if worse and better were equally likely."""
+        return sign_test(self.worse_questions, self.better_questions)
 
     @property
     def worse(self) -> bool:
-        return any(row.kind.worse for row in self.rows)
+        if self.strict:
+            return self.worse_questions > 0
+        return self.p_value < self.significance
 
     def tally(self) -> dict[ChangeKind, int]:
         """How many rows of each kind, every kind present, in reporting order."""
@@ -125,14 +156,22 @@ class Comparison:
         """'NEW_WRONG 1, NEW_MISSED 0, FIXED 2, REVIEW 0, UNCHANGED 7'."""
         return ", ".join(f"{kind.value} {count}" for kind, count in self.tally().items())
 
+    def verdict_words(self) -> str:
+        """The sign test and what the exit status follows, in words."""
+        test = (f"{self.worse_questions} worse against {self.better_questions} fixed, one-sided exact sign test "
+                f"p = {self.p_value:.3g}")
+        if self.strict:
+            return f"{test}; --strict: {'FAIL' if self.worse else 'PASS'} (any question that got worse fails)"
+        if self.worse:
+            return f"{test} < {self.significance:g}: WORSE, more than pipeline noise would explain"
+        return f"{test} >= {self.significance:g}: not worse beyond what pipeline noise explains"
 
-def compare(result: Sweep, baseline: Sweep, point: tuple[float, float]) -> Comparison:
-    """Label each question (and repeat both runs hold) at `point`, and difference the two grids."""
+
+def compare(result: Sweep, baseline: Sweep, point: tuple[float, float], significance: float = SIGNIFICANCE,
+            strict: bool = False) -> Comparison:
+    """Label each question at `point` from all its repeats in each run, and difference the two grids."""
     run, base = result.replayed, baseline.replayed
     cautions = require_comparable(run.record, base.record, run.run_dir, base.run_dir)
-    repeats = min(run.repeats, base.repeats)
-    if run.repeats != base.repeats:
-        cautions.append(f"the runs hold {base.repeats} and {run.repeats} repeats; the first {repeats} are compared")
     base_index = {q.question: n for n, q in enumerate(base.questions)}
     unmatched = sorted({q.id for q in run.questions if q.question not in base_index}
                        | {q.id for q in base.questions} - {q.id for q in run.questions})
@@ -140,14 +179,14 @@ def compare(result: Sweep, baseline: Sweep, point: tuple[float, float]) -> Compa
         cautions.append(f"{len(unmatched)} question(s) could be replayed in only one of the runs and are not "
                         f"compared ({', '.join(unmatched[:10])}{', ...' if len(unmatched) > 10 else ''}); the grid "
                         "difference is over different question sets")
+    after = [at_point(run.questions, traces, *point) for traces in run.traces]
+    before = [at_point(base.questions, traces, *point) for traces in base.traces]
     rows = []
-    for repeat in range(repeats):
-        after = at_point(run.questions, run.traces[repeat], *point)
-        before = at_point(base.questions, base.traces[repeat], *point)
-        for question, now in zip(run.questions, after, strict=True):
-            if question.question in base_index:
-                then = before[base_index[question.question]].outcome
-                rows.append(Change(question, repeat, then, now.outcome, change(then, now.outcome)))
+    for n, question in enumerate(run.questions):
+        if question.question in base_index:
+            then = tuple(judged[base_index[question.question]].outcome for judged in before)
+            now = tuple(judged[n].outcome for judged in after)
+            rows.append(Change(question, then, now, change(then, now)))
     difference = result.counts - baseline.counts
-    score_difference = difference @ outcome_scores(result.wrong_cost)
-    return Comparison(base, point, rows, difference, score_difference, cautions, repeats)
+    score_difference = result.scores - baseline.scores
+    return Comparison(base, point, rows, difference, score_difference, cautions, significance, strict)

@@ -171,6 +171,16 @@ class Table:
         return quoted_sums(quote_hist) + np.cumsum(none_hist, axis=1)[:, :n_a]
 
 
+    def lossy_quotes(self, answer: np.ndarray, lossy: Sequence[int]) -> np.ndarray:
+        """How many questions are quoted with an outcome code in `lossy` at each cell, shape (H, A) (ints)."""
+        n_h, n_a = len(self.has_answer), len(answer)
+        passed = cutoffs_passed(answer, self.probability)
+        counted = np.isin(self.quoted, list(lossy)) & (passed > 0)
+        h_index = np.broadcast_to(np.arange(n_h), passed.shape)
+        histogram = np.bincount(h_index[counted] * (n_a + 1) + passed[counted], minlength=n_h * (n_a + 1))
+        return quoted_sums(histogram.reshape(n_h, n_a + 1))
+
+
 def quoted_sums(histogram: np.ndarray) -> np.ndarray:
     """From a histogram over T, how many ANSWER_CUTOFF values a top's probability passes (axis 1, size
     A + 1), the sum over T > i for every answer index i (size A): a top is quoted exactly where i < T."""
@@ -205,47 +215,27 @@ def score(counts: np.ndarray, wrong_cost: float) -> np.ndarray:
 
 def depth(region: np.ndarray) -> np.ndarray:
     """For each cell of a boolean region: its Chebyshev distance, in grid steps, to the nearest cell
-    outside the region (0 outside; the grid's edge does not count as outside; inf if nothing is)."""
+    outside the region, the grid's edge counting as outside (0 outside; a region's edge cells are 1
+    deep, so a region that runs to the end of an axis is not deeper for it)."""
     result = np.zeros(region.shape, dtype=float)
     inside = region.copy()
     level = 0
     while inside.any():
         level += 1
         result[inside] = level
-        padded = np.pad(inside, 1, mode="edge")
+        padded = np.pad(inside, 1, mode="constant", constant_values=False)
         shrunk = np.ones_like(inside)
         for di in (0, 1, 2):
             for dj in (0, 1, 2):
                 shrunk &= padded[di : di + inside.shape[0], dj : dj + inside.shape[1]]
-        if (shrunk == inside).all():
-            result[inside] = np.inf
-            break
         inside = shrunk
     return result
 
 
-@dataclass(frozen=True)
-class Choice:
-    """The recommended cell and why."""
-
-    h_index: int
-    a_index: int
-    best_score: float
-    depth: float
-    tied: int  # cells sharing the best score
-
-
-def recommend_scores(scores: np.ndarray, has_answer: np.ndarray, answer: np.ndarray,
-                     default: tuple[float, float]) -> Choice:
-    """The best-scoring cell deepest inside its region of equal score; then the one nearest the default
-    point; then the lowest HAS_ANSWER_CUTOFF, then the lowest ANSWER_CUTOFF.
-
-    Scores are compared to 9 decimals: means over repeats and weighted sums are floats, and two cells
-    with the same true score must not differ by a rounding error.
-    """
-    scores = np.round(scores, 9)
-    top = scores.max()
-    region = scores == top
+def deepest_nearest(region: np.ndarray, has_answer: np.ndarray, answer: np.ndarray,
+                    default: tuple[float, float]) -> tuple[int, int, float]:
+    """The cell of a non-empty region deepest inside it (`depth`), then nearest the default point, then
+    with the lowest HAS_ANSWER_CUTOFF, then the lowest ANSWER_CUTOFF; with its depth."""
     depths = depth(region)
     h_grid, a_grid = np.meshgrid(has_answer, answer, indexing="ij")
     # squared distance rounded to 12 decimals: (0.1, 0.5) and (0.2, 0.4) are equally far from (0.3, 0.6)
@@ -253,5 +243,23 @@ def recommend_scores(scores: np.ndarray, has_answer: np.ndarray, answer: np.ndar
     distance = np.round((h_grid - default[0]) ** 2 + (a_grid - default[1]) ** 2, 12)
     deepest = depths == depths[region].max()
     candidates = np.flatnonzero((region & deepest).ravel())  # row-major: lower h first, then lower a
-    i, j = np.unravel_index(candidates[np.argmin(distance.ravel()[candidates])], scores.shape)
-    return Choice(int(i), int(j), float(top), float(depths[i, j]), int(region.sum()))
+    i, j = np.unravel_index(candidates[np.argmin(distance.ravel()[candidates])], region.shape)
+    return int(i), int(j), float(depths[i, j])
+
+
+def top_cell(scores: np.ndarray, has_answer: np.ndarray, answer: np.ndarray,
+             default: tuple[float, float]) -> tuple[int, int]:
+    """The best-scoring cell: among cells sharing the top score, `deepest_nearest`.
+
+    Scores are compared to 9 decimals: means over repeats and weighted sums are floats, and two cells
+    with the same true score must not differ by a rounding error. -inf marks cells that may not be chosen.
+    """
+    rounded = np.round(scores, 9)
+    i, j, _ = deepest_nearest(rounded == rounded.max(), has_answer, answer, default)
+    return i, j
+
+
+def cell_index(axis_values: np.ndarray, value: float) -> int | None:
+    """The index of `value` on an axis (to 9 decimals), None when it is not a grid value."""
+    found = np.flatnonzero(np.isclose(axis_values, value, rtol=0, atol=1e-9))
+    return int(found[0]) if len(found) else None

@@ -9,14 +9,15 @@ and compares it with a baseline run. Writing the report is `report.directory`'s.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
 from ..record.rundir import RunRecord
-from .analysis import Sweep, analyse
-from .compare import Comparison, compare, require_comparable
+from .analysis import Settings, Sweep, analyse
+from .compare import SIGNIFICANCE, Comparison, compare, require_comparable
 from .grid import Axis
 from .replay import Replayed, replay_run
 from .verdicts import rejudge, review, unjudged_on_grid, verdicts_path
@@ -30,31 +31,30 @@ class SweepOptions:
     run: Path
     has_answer: Axis
     answer: Axis
+    settings: Settings = Settings()
     questions: Path | None = None
-    wrong_cost: float = 2.0
     allow_incomplete: bool = False
     jobs: int = 1
-    bootstrap: int | None = None
-    folds: int = 0
-    seed: int = 0
     at: tuple[float, float] | None = None
     baseline: Path | None = None
+    significance: float = SIGNIFICANCE  # the baseline comparison's sign test
+    strict: bool = False  # fail on any question that got worse instead
 
 
 def run_sweep(options: SweepOptions, review_quotes: bool = False, ask: Callable[[str], str] | None = None,
               say: Callable[[str], None] = print) -> tuple[Sweep, Comparison | None]:
     """Replay, analyse, review (if asked) and compare; see the module docstring."""
     record = RunRecord.require(options.run)
-    default = (record.config.has_answer_cutoff, record.config.answer_cutoff)
+    default = record.config.default_point
     point = options.at or default
     points = sorted({*options.has_answer.values.tolist(), default[0], point[0]})
     replayed = replay_run(options.run, points, options.questions, options.allow_incomplete, options.jobs)
-    if options.folds > len(replayed.questions):
-        raise InputError(f"--folds {options.folds}: only {len(replayed.questions)} question(s) to divide")
+    folds = options.settings.folds
+    if folds is not None and folds > len(replayed.questions):
+        raise InputError(f"--folds {folds}: only {len(replayed.questions)} question(s) to divide")
 
     def analysed(judged: Replayed) -> Sweep:
-        return analyse(judged, options.has_answer, options.answer, options.wrong_cost, options.bootstrap,
-                       options.folds, options.seed)
+        return analyse(judged, options.has_answer, options.answer, options.settings)
 
     result = analysed(replayed)
     if review_quotes:
@@ -69,5 +69,7 @@ def run_sweep(options: SweepOptions, review_quotes: bool = False, ask: Callable[
         # judged with the run's question file and verdicts: between the two, only the evidence differs
         base = replay_run(options.baseline, points, replayed.question_set.path, options.allow_incomplete,
                           options.jobs)
-        comparison = compare(result, analyse(base, options.has_answer, options.answer, options.wrong_cost, 0), point)
+        quick = dataclasses.replace(options.settings, resamples=0, folds=0, max_wrong_rate=None)
+        comparison = compare(result, analyse(base, options.has_answer, options.answer, quick), point,
+                             options.significance, options.strict)
     return result, comparison

@@ -1,13 +1,17 @@
-"""How sure a choice of cutoffs can be: Wilson intervals, a bootstrap over questions, cross-validation.
+"""How sure a choice of cutoffs can be: the recommendation rule, Wilson intervals, a bootstrap over
+questions, cross-validation and the cross-validated gain over the default.
 
 All of it works on a `ScoreModel`: each question's contribution to the objective at every cell, so
-that a resampled or held-out set of questions is just a vector of weights. The grid for weights w is
+that a resampled, held-out or reweighted set of questions is just a vector of counts. At a fixed
+HAS_ANSWER_CUTOFF h, question q's score along ANSWER_CUTOFF index i is a step function:
 
-    S(h, a) = sum_q w_q * [score_q(nothing quoted) + (score_q(top quoted at h) - score_q(nothing)) * 1{a < T_qh}]
+    s_q(h, i) = u_q + (1/R) sum_r delta_qrh * 1{i < T_qrh}
 
-(averaged over repeats), where T_qh is how many ANSWER_CUTOFF values the top candidate's compare
-probability passes (`p >= a`): one weighted histogram and a cumulative sum per resample, never a
-loop over cells. Randomness is seeded, so the same run gives the same numbers.
+where u_q is its score when nothing is quoted, delta_qrh what quoting its top candidate in repeat r
+changes, and T_qrh how many ANSWER_CUTOFF values that candidate's compare probability passes (`p >= a`).
+Any function g of s_q, summed over questions, is then one weighted histogram per repeat and a
+cumulative sum (`ScoreModel.grid`), never a loop over cells. Randomness is seeded, so the same run
+gives the same numbers.
 """
 
 from __future__ import annotations
@@ -18,22 +22,42 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import InputError
 from ..questions import OUTCOMES, Outcome
 from ..recipe.decision import cutoffs_passed
-from .grid import CODE, Table, quoted_sums, recommend_scores
+from .grid import CODE, Table, cell_index, deepest_nearest, quoted_sums, top_cell
+from .probability import Z_ONE_SIDED_95, Z_POWER_80, t_sf
 
 Z95 = 1.959963984540054
+TOLERANCE = 1e-9  # scores within this of each other are equal (sums of floats)
 
 
 def wilson(successes: float, trials: float, z: float = Z95) -> tuple[float, float] | None:
-    """The Wilson score interval for a proportion (95% by default); None when there are no trials."""
+    """The Wilson score interval for a proportion (95% by default); None when there are no trials.
+    Fractional successes and trials are allowed (means over repeats, effective sample sizes)."""
     if trials <= 0:
         return None
-    p = successes / trials
+    p = min(max(successes / trials, 0.0), 1.0)
     denominator = 1 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denominator
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
     return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def weighted_wilson(successes: np.ndarray, trials: np.ndarray, weights: np.ndarray
+                    ) -> tuple[float, float, tuple[float, float] | None]:
+    """(proportion, effective trials, Wilson interval) of sum(w x) / sum(w t) over questions, where x_q and
+    t_q are a question's successes and trials (means over repeats, in [0, 1]) and w_q its weight.
+
+    The interval uses Kish's effective sample size (sum w t)^2 / sum (w t)^2, which is the number of
+    trials when every weight and trial is 1.
+    """
+    total = float(weights @ trials)
+    if total <= 0:
+        return 0.0, 0.0, None
+    proportion = float(weights @ successes) / total
+    effective = total * total / float((weights * trials) @ (weights * trials))
+    return proportion, effective, wilson(proportion * effective, effective)
 
 
 def outcome_scores(wrong_cost: float) -> np.ndarray:
@@ -45,37 +69,124 @@ def outcome_scores(wrong_cost: float) -> np.ndarray:
 
 
 class ScoreModel:
-    """Every question's contribution to the objective over the grid, for weighted sums of questions.
+    """Every question's contribution to the objective over the grid, for sums over questions.
 
-    `tables` holds one `Table` per repeat, over the same questions in the same order.
+    `tables` holds one `Table` per repeat, over the same questions in the same order; `values` is the
+    objective's value of each outcome (`outcome_scores`); `weights` are importance weights per question
+    (a production mix; 1 for the questions as sampled), so question q contributes x_q = w_q s_q.
     """
 
-    def __init__(self, tables: Sequence[Table], answer: np.ndarray, wrong_cost: float) -> None:
-        values = outcome_scores(wrong_cost)
+    def __init__(self, tables: Sequence[Table], answer: np.ndarray, values: np.ndarray,
+                 weights: np.ndarray | None = None) -> None:
         first = tables[0]
         self.n_questions, self.n_h = first.probability.shape
         self.n_a = len(answer)
-        self.passed = np.stack([cutoffs_passed(answer, t.probability) for t in tables])  # (R, Q, H)
+        self.repeats = len(tables)
+        self.weights = np.ones(self.n_questions) if weights is None else np.asarray(weights, dtype=float)
+        passed = np.stack([cutoffs_passed(answer, t.probability) for t in tables])  # (R, Q, H)
         quoted = np.stack([values[np.maximum(t.quoted, 0)] for t in tables])  # unused where nothing is quoted
-        self.unquoted = values[first.unquoted]  # (Q,)
-        self.delta = (quoted - self.unquoted[None, :, None]) / len(tables)
+        unquoted = values[first.unquoted]  # (Q,)
+        delta = quoted - unquoted[None, :, None]
+        # The step function's breakpoints in ascending order, each with its step carried along.
+        order = np.argsort(passed, axis=0, kind="stable")
+        self.passed = passed
+        self.delta = delta
+        self.sorted_passed = np.take_along_axis(passed, order, axis=0)
+        steps = np.take_along_axis(delta, order, axis=0) / self.repeats
+        # level_j: the score on the segment below the j-th breakpoint; the last level is u (nothing quoted)
+        above = np.cumsum(steps[::-1], axis=0)[::-1]  # sum of the steps at and after breakpoint j
+        self.levels = np.concatenate([above, np.zeros((1, *above.shape[1:]))]) + unquoted[None, :, None]
+        self.base = unquoted * self.weights  # x_q when nothing is quoted
         h_index = np.arange(self.n_h)[None, None, :]
-        self.bins = (h_index * (self.n_a + 1) + self.passed).reshape(len(tables), -1)  # (R, Q*H)
+        self.bins = (h_index * (self.n_a + 1) + self.sorted_passed).reshape(self.repeats, -1)  # (R, Q*H)
 
-    def grid(self, weights: np.ndarray) -> np.ndarray:
-        """The objective at every cell, shape (H, A), for questions weighted by `weights` (Q,)."""
+    def grid(self, counts: np.ndarray, power: int = 1, factor: np.ndarray | None = None) -> np.ndarray:
+        """sum_q counts_q * factor_q * x_q(c)^power at every cell c, shape (H, A).
+
+        `counts` says how often each question counts (1; a bootstrap multiplicity; 0 to leave it out).
+        """
+        scale = counts * (factor if factor is not None else 1.0) * self.weights**power
+        levels = self.levels**power  # (R + 1, Q, H)
+        increments = (levels[:-1] - levels[1:]) * scale[None, :, None]
         size = self.n_h * (self.n_a + 1)
-        weighted = (self.delta * weights[None, :, None]).reshape(self.bins.shape)
         histogram = np.zeros(size)
-        for bins, values in zip(self.bins, weighted, strict=True):
-            histogram += np.bincount(bins, weights=values, minlength=size)
-        histogram = histogram.reshape(self.n_h, self.n_a + 1)
-        return float(weights @ self.unquoted) + quoted_sums(histogram)
+        for bins, weights in zip(self.bins, increments.reshape(self.repeats, -1), strict=True):
+            histogram += np.bincount(bins, weights=weights, minlength=size)
+        base = float(scale @ (self.levels[-1, :, 0] ** power))
+        return base + quoted_sums(histogram.reshape(self.n_h, self.n_a + 1))
+
+    def scores_at(self, h_index: int, a_index: int) -> np.ndarray:
+        """Each question's score s_q at one cell (Q,), averaged over repeats, before weighting."""
+        quoted = a_index < self.passed[:, :, h_index]  # (R, Q)
+        return self.levels[-1, :, 0] + (self.delta[:, :, h_index] * quoted).sum(axis=0) / self.repeats
 
     def per_question(self, h_index: int, a_index: int) -> np.ndarray:
-        """Each question's contribution at one cell (Q,), averaged over repeats."""
-        quoted = a_index < self.passed[:, :, h_index]  # (R, Q)
-        return self.unquoted + (self.delta[:, :, h_index] * quoted).sum(axis=0)
+        """Each question's contribution x_q = w_q s_q at one cell (Q,)."""
+        return self.weights * self.scores_at(h_index, a_index)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The recommended cell and why.
+
+    `best` is the best-scoring cell (among equal best, the deepest in their region, then nearest the
+    default); `region` the cells whose score is within one paired standard error of it. The
+    recommendation is the default when the default lies in that region, else `deepest_nearest` of it.
+    """
+
+    h_index: int
+    a_index: int
+    best: tuple[int, int]
+    best_score: float
+    region: np.ndarray  # (H, A) bool
+    depth: float  # grid steps to the nearest cell outside the region (0 when the default was kept)
+    is_default: bool  # the default was kept because no cell beat it by more than a standard error
+
+    @property
+    def cell(self) -> tuple[int, int]:
+        return self.h_index, self.a_index
+
+
+def region_of_best(model: ScoreModel, counts: np.ndarray, best: tuple[int, int],
+                   scores: np.ndarray) -> np.ndarray:
+    """The cells whose score is within one paired standard error of the best cell's.
+
+    With d_q = x_q(best) - x_q(c) over the N counted questions, the standard error of the difference of
+    the sums is sqrt(N var(d)), var with N - 1 in the denominator; every sum comes from `model.grid`.
+    """
+    n = float(counts.sum())
+    if n < 2:
+        return np.ones(scores.shape, dtype=bool)
+    at_best = model.per_question(*best)  # x_q(best)
+    best_total = scores[best]
+    squares_best = float(counts @ (at_best**2))
+    cross = model.grid(counts, factor=at_best)  # sum counts w s_b w s_c = sum counts x_b x_c
+    squares = model.grid(counts, power=2)
+    sum_d = best_total - scores
+    sum_d2 = squares_best - 2 * cross + squares
+    variance = np.maximum(sum_d2 - sum_d * sum_d / n, 0.0) / (n - 1)
+    return sum_d <= np.sqrt(n * variance) + TOLERANCE
+
+
+def choose(model: ScoreModel, counts: np.ndarray, h: np.ndarray, a: np.ndarray,
+           default: tuple[float, float], allowed: np.ndarray | None = None) -> Choice:
+    """The recommendation for the questions counted by `counts` (see `Choice`). `allowed` restricts the
+    choice to some cells (the certified ones); the region is then the allowed cells within one standard
+    error of the best allowed cell."""
+    scores = model.grid(counts)
+    if not np.isfinite(scores).all():
+        raise InputError("a score on the grid is not a number (NaN or infinite): check --wrong-cost and the "
+                         "question weights")
+    masked = scores if allowed is None else np.where(allowed, scores, -np.inf)
+    best = top_cell(masked, h, a, default)
+    region = region_of_best(model, counts, best, scores)
+    if allowed is not None:
+        region &= allowed
+    d_h, d_a = cell_index(h, default[0]), cell_index(a, default[1])
+    if d_h is not None and d_a is not None and region[d_h, d_a]:
+        return Choice(d_h, d_a, best, float(scores[best]), region, 0.0, True)
+    i, j, deepest = deepest_nearest(region, h, a, default)
+    return Choice(i, j, best, float(scores[best]), region, deepest, False)
 
 
 @dataclass(frozen=True)
@@ -86,49 +197,71 @@ class Stability:
     same_cell: float  # share of resamples whose recommended cell is the full set's
     in_region: float  # share whose recommended cell lies in the full set's region of best score
     frequency: np.ndarray  # (H, A): share of resamples recommending each cell
-    # 95% interval of the score a resample's own choice gains over the default on the questions that
-    # resample left out (out of bag), scaled to the whole set: what choosing on this much data gains
-    difference: tuple[float, float] | None
 
 
-def bootstrap(model: ScoreModel, h: np.ndarray, a: np.ndarray, default: tuple[float, float],
-              chosen: tuple[int, int], region: np.ndarray, default_scores: np.ndarray,
+def bootstrap(model: ScoreModel, h: np.ndarray, a: np.ndarray, default: tuple[float, float], chosen: Choice,
               resamples: int, seed: int = 0) -> Stability:
-    """Resample the questions with replacement `resamples` times (seeded) and re-run the choice.
-
-    `default_scores` are each question's contributions at the default point. Each resample's own
-    choice is scored against them on the questions it left out, so the gain is not the optimism of
-    choosing and scoring on the same questions.
-    """
+    """Resample the questions with replacement `resamples` times (seeded) and re-run the choice."""
     rng = np.random.default_rng(seed)
-    counts = np.zeros((len(h), len(a)))
+    frequency = np.zeros((len(h), len(a)))
     same = inside = 0
-    gains = []
     n = model.n_questions
     for _ in range(resamples):
-        weights = np.bincount(rng.integers(0, n, n), minlength=n).astype(float)
-        pick = recommend_scores(model.grid(weights), h, a, default)
-        counts[pick.h_index, pick.a_index] += 1
-        same += (pick.h_index, pick.a_index) == chosen
-        inside += bool(region[pick.h_index, pick.a_index])
-        left_out = weights == 0
-        if left_out.any():
-            gain = model.per_question(pick.h_index, pick.a_index) - default_scores
-            gains.append(float(gain[left_out].mean() * n))
-    interval = tuple(np.percentile(gains, [2.5, 97.5]).tolist()) if gains else None
+        counts = np.bincount(rng.integers(0, n, n), minlength=n).astype(float)
+        pick = choose(model, counts, h, a, default)
+        frequency[pick.cell] += 1
+        same += pick.cell == chosen.cell
+        inside += bool(chosen.region[pick.cell])
     share = max(resamples, 1)
-    return Stability(resamples, same / share, inside / share, counts / share, interval)
+    return Stability(resamples, same / share, inside / share, frequency / share)
 
 
 def folds(expect: Sequence[str], k: int, seed: int = 0) -> np.ndarray:
-    """A fold number per question, stratified by label: each label's questions, shuffled, dealt in turn."""
+    """A fold number per question, stratified by label: each label's questions, shuffled, are dealt round
+    the folds in turn, one label after the other with one running position (from a seeded start), so
+    fold sizes differ by at most one, overall and within each label."""
     rng = np.random.default_rng(seed)
     assigned = np.zeros(len(expect), dtype=int)
+    position = int(rng.integers(k))
     for label in sorted(set(expect)):
         members = np.flatnonzero(np.array(expect) == label)
         rng.shuffle(members)
-        assigned[members] = (np.arange(len(members)) + int(rng.integers(k))) % k
+        assigned[members] = (position + np.arange(len(members))) % k
+        position = (position + len(members)) % k
     return assigned
+
+
+@dataclass(frozen=True)
+class Gain:
+    """Each question's score at the cutoffs chosen without it, minus its score at the default (K-fold).
+
+    `mean` and `standard_error` are per question; `p_value` is a one-sided paired t-test of "no gain"
+    (approximate: the folds share training questions); `needed` roughly how many questions a gain this
+    size needs to be detected (one-sided 5% test, 80% power), None when the gain is not positive.
+    """
+
+    per_question: np.ndarray
+    mean: float
+    standard_error: float
+    p_value: float
+    needed: int | None
+
+    @classmethod
+    def of(cls, gains: np.ndarray) -> Gain:
+        n = len(gains)
+        mean = float(gains.mean()) if n else 0.0
+        sd = float(gains.std(ddof=1)) if n > 1 else 0.0
+        error = sd / math.sqrt(n) if n else 0.0
+        if n < 2:
+            p_value = 1.0  # one question cannot be tested
+        elif error == 0:
+            p_value = 0.0 if mean > 0 else 1.0  # every question gained the same
+        else:
+            p_value = t_sf(mean / error, n - 1)
+        needed = None
+        if mean > 0:
+            needed = max(2, math.ceil(((Z_ONE_SIDED_95 + Z_POWER_80) * sd / mean) ** 2))
+        return cls(gains, mean, error, p_value, needed)
 
 
 @dataclass(frozen=True)
@@ -138,19 +271,24 @@ class CrossValidation:
     k: int
     choices: list[tuple[int, int]]  # per fold: (h index, a index) chosen on the other folds
     counts: np.ndarray  # (outcomes,): held-out outcomes at each fold's chosen cell, summed (mean over repeats)
+    gain: Gain  # against the default, per question
 
 
 def cross_validate(model: ScoreModel, tables: Sequence[Table], expect: Sequence[str], k: int, h: np.ndarray,
-                   a: np.ndarray, default: tuple[float, float], seed: int = 0) -> CrossValidation:
-    """K-fold cross-validation of the recommendation (stratified by label, seeded)."""
+                   a: np.ndarray, default: tuple[float, float], at_default: np.ndarray,
+                   seed: int = 0) -> CrossValidation:
+    """K-fold cross-validation of the recommendation (stratified by label, seeded). `at_default` is each
+    question's contribution x_q at the default point."""
     fold_of = folds(expect, k, seed)
     counts = np.zeros(len(OUTCOMES))
+    gains = np.zeros(model.n_questions)
     choices = []
     for fold in range(k):
         held_out = fold_of == fold
-        pick = recommend_scores(model.grid((~held_out).astype(float)), h, a, default)
-        choices.append((pick.h_index, pick.a_index))
+        pick = choose(model, (~held_out).astype(float), h, a, default)
+        choices.append(pick.cell)
+        gains[held_out] = (model.per_question(*pick.cell) - at_default)[held_out]
         for table in tables:
             codes = table.outcomes(a[pick.a_index])[held_out, pick.h_index]
             counts += np.bincount(codes, minlength=len(OUTCOMES)) / len(tables)
-    return CrossValidation(k, choices, counts)
+    return CrossValidation(k, choices, counts, Gain.of(gains))

@@ -38,6 +38,7 @@ from ..recipe.pipeline import Coverage
 from ..record.cache import ResponseCache, decode_entry
 from ..record.client import ApiClient, RateLimiter, Received, RetryPolicy
 from ..record.recorder import QuestionRun, Recorder
+from ..record.rundir import RunRecord
 
 TARGETS = {"sweep_s": 5.0, "grid_ratio": 1.3, "memory_mib": 1024.0, "rate_share": 0.9}
 
@@ -119,8 +120,9 @@ def prepare(work: Path, count: int, seed: int) -> tuple[Path, Path, Path, tuple[
     meta = {"questions": count, "seed": seed, "version": __version__}
     questions, scenario, run = work / "questions.yaml", work / "scenario.json", work / "run"
     marker = work / "meta.json"
-    reusable = marker.exists() and json.loads(marker.read_text()) == meta and (run / "run.json").exists()
-    if reusable and json.loads((run / "run.json").read_text()).get("complete"):
+    reusable = marker.exists() and json.loads(marker.read_text()) == meta
+    recorded = RunRecord.load(run) if reusable else None
+    if recorded is not None and recorded.complete:
         return questions, scenario, run, None
     shutil.rmtree(work, ignore_errors=True)
     print(f"generating {count} synthetic questions ...", flush=True)
@@ -198,10 +200,10 @@ def recording_rate(questions: Path, scenario: Path, work: Path) -> dict[str, flo
         shutil.rmtree(run, ignore_errors=True)
         subset_file = subset(questions, 115, work / "rate-questions.yaml")
         _, memory = timed(eval_command(subset_file, run, "--rate", str(limit), "--concurrency", "8"), env)
-        record = json.loads((run / "run.json").read_text())
+        record = RunRecord.require(run)
         count, rate = sustained_rate(run)
-        results.update(requests=count, rate=rate, retries=record["requests"]["retries"], memory=memory,
-                       failed=record["requests"]["failed"], limit=limit, latency=latency)
+        results.update(requests=count, rate=rate, retries=record.requests.retries, memory=memory,
+                       failed=record.requests.failed, limit=limit, latency=latency)
         baseline_run = work / "rate-baseline"
         shutil.rmtree(baseline_run, ignore_errors=True)
         sent, seconds = asyncio.run(sequential(subset(questions, 12, work / "baseline-questions.yaml"), baseline_run,
@@ -267,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report", type=Path, help="also write the results table (Markdown) here")
     args = parser.parse_args(argv)
     questions, scenario, run, recorded = prepare(args.work, args.questions, args.seed)
-    responses = json.loads((run / "run.json").read_text())["responses"]
+    responses = RunRecord.require(run).responses
     print(f"timing sweeps of {responses:,} responses ...", flush=True)
     sweeps = sweep_timings(run, args.work, args.repeats)
     rate = None

@@ -39,6 +39,14 @@ def test_a_record_is_rewritten_only_when_something_but_times_changed(tmp_path: P
     assert RunRecord.load(tmp_path) == dataclasses.replace(record, complete=False)
 
 
+def test_a_whole_number_written_as_a_float_is_read_as_that_number(tmp_path: Path) -> None:
+    data = json.loads((ROOT / "runs" / "ten" / RUN_FILE).read_text())
+    data["config"].update(repeats=3.0, min_sentences=1.0)
+    (tmp_path / RUN_FILE).write_text(json.dumps(data))
+    record = RunRecord.load(tmp_path)
+    assert record is not None and record.repeats == 3 and record.config.min_sentences == 1
+
+
 def test_repeats_are_written_only_when_there_are_several(tmp_path: Path) -> None:
     record = RunRecord((Question("q", "Q?", "no-answer"),), config=RunConfig(repeats=1))
     assert "repeats" not in record.as_json()["config"]
@@ -48,8 +56,16 @@ def test_repeats_are_written_only_when_there_are_several(tmp_path: Path) -> None
 @pytest.mark.parametrize("content", ["", "{", "[]", '{"format": "other"}', "null",
                                      '{"format": "quotefinder-run/1", "config": {"min_sentences": "1"}}',
                                      '{"format": "quotefinder-run/1", "complete": "yes"}',
-                                     '{"format": "quotefinder-run/1", "questions": [{"question": "Q?", '
-                                     '"accept": ["("]}]}'])
+                                     '{"format": "quotefinder-run/1", "questions": [{"id": "q", "question": "Q?", '
+                                     '"expect": "answer", "accept": ["("]}]}',
+                                     # a recorded question missing a field would be judged by a silent default
+                                     '{"format": "quotefinder-run/1", "questions": [{"id": "q", "question": "Q?", '
+                                     '"accept": []}]}',
+                                     '{"format": "quotefinder-run/1", "config": {"has_answer_cutoff": 1e400}}',
+                                     '{"format": "quotefinder-run/1", "config": {"answer_cutoff": -5}}',
+                                     '{"format": "quotefinder-run/1", "config": {"has_answer_range": [0.5, 0.2]}}',
+                                     '{"format": "quotefinder-run/1", "config": {"repeats": 2.5}}',
+                                     '{"format": "quotefinder-run/1", "responses": 1' + "0" * 400 + '.0}'])
 def test_what_is_not_a_run_record_is_refused(tmp_path: Path, content: str) -> None:
     (tmp_path / RUN_FILE).write_text(content)
     with pytest.raises(RunDirError, match="run.json"):

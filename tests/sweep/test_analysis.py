@@ -8,7 +8,7 @@ import numpy as np
 
 from conftest import decided, random_repeats, replayed_of
 from quotefinder.questions import Outcome
-from quotefinder.sweep.analysis import analyse
+from quotefinder.sweep.analysis import Settings, analyse
 from quotefinder.sweep.grid import Curve, Table, parse_axis
 
 
@@ -16,7 +16,7 @@ def test_analyse_averages_repeats_and_finds_flaky_questions(tmp_path: Path) -> N
     runs = random_repeats(3, questions=10, repeats=3)
     replayed = replayed_of(runs, tmp_path)
     axis = parse_axis("0:1:0.1")
-    result = analyse(replayed, axis, axis, 2.0, resamples=0)
+    result = analyse(replayed, axis, axis, Settings(resamples=0, folds=0))
     per_repeat = [Table.of([Curve.of(q, t) for q, t in run], axis.values).counts(axis.values) for run in runs]
     assert np.allclose(result.counts, np.mean(per_repeat, axis=0))
     h, a = result.recommended.h, result.recommended.a
@@ -29,7 +29,7 @@ def test_analyse_averages_repeats_and_finds_flaky_questions(tmp_path: Path) -> N
 def test_the_gate_holds_only_if_every_repeat_holds(tmp_path: Path) -> None:
     runs = random_repeats(5, questions=12, repeats=3)
     axis = parse_axis("0:1:0.1")
-    result = analyse(replayed_of(runs, tmp_path), axis, axis, 2.0, resamples=0)
+    result = analyse(replayed_of(runs, tmp_path), axis, axis, Settings(resamples=0, folds=0))
     wrong = [sum(1 for _, o in decided(run, 0.3, 0.6) if o is Outcome.WRONG) for run in runs]
     assert len(set(wrong)) > 1  # the repeats disagree, so the worst one must decide
     assert result.gate((0.3, 0.6), max(wrong), None).holds

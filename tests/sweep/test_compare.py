@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,10 @@ from conftest import ROOT, page, record, write_questions, write_scenario
 from quotefinder.questions import Outcome
 from quotefinder.record.rundir import RunRecord
 from quotefinder.sweep.compare import change, comparability
+from quotefinder.sweep.probability import sign_test
 from quotefinder.sweepcmd import main
+from quotefinder.testing import synthetic
+from quotefinder.testing.standin import load_scenario
 
 QUESTIONS = """\
 questions:
@@ -49,33 +53,50 @@ def two_runs(tmp_path: Path, standin_for) -> tuple[Path, Path]:
     return tmp_path / "after", tmp_path / "before"
 
 
+C, W, M, N, U = Outcome.CORRECT, Outcome.WRONG, Outcome.MISSED, Outcome.NO_ANSWER, Outcome.UNJUDGED
+
+
 def test_labels_of_a_change() -> None:
-    assert change(Outcome.CORRECT, Outcome.CORRECT) == "UNCHANGED"
-    assert change(Outcome.CORRECT, Outcome.WRONG) == "NEW_WRONG"
-    assert change(Outcome.NO_ANSWER, Outcome.WRONG) == "NEW_WRONG"
-    assert change(Outcome.CORRECT, Outcome.MISSED) == "NEW_MISSED"
-    assert change(Outcome.MISSED, Outcome.CORRECT) == "FIXED"
-    assert change(Outcome.WRONG, Outcome.MISSED) == "FIXED"
-    assert change(Outcome.WRONG, Outcome.NO_ANSWER) == "FIXED"
-    assert change(Outcome.UNJUDGED, Outcome.CORRECT) == "REVIEW"
+    assert change((C,), (C,)) == "UNCHANGED"
+    assert change((C,), (W,)) == "NEW_WRONG"
+    assert change((N,), (W,)) == "NEW_WRONG"
+    assert change((C,), (M,)) == "NEW_MISSED"
+    assert change((M,), (C,)) == "FIXED"
+    assert change((W,), (M,)) == "FIXED"
+    assert change((W,), (N,)) == "FIXED"
+    assert change((U,), (C,)) == "REVIEW"
+
+
+def test_labels_of_a_change_over_repeats_compare_shares_not_repeat_by_repeat() -> None:
+    assert change((C, W, C), (C, C, W)) == "UNCHANGED"  # the same outcomes, in another order
+    assert change((C, C, C), (C, C, W)) == "NEW_WRONG"
+    assert change((C, C, W), (C, W, W)) == "NEW_WRONG"
+    assert change((C, C, W), (C, M, M)) == "NEW_MISSED"  # a wrong quote gone, but a correct one too
+    assert change((C, W, W), (C, C, W)) == "FIXED"
+    assert change((M, M), (C, M, M)) == "FIXED"  # the runs may hold different numbers of repeats
+    assert change((C, C), (C, U)) == "REVIEW"
 
 
 def test_what_got_worse_and_what_got_fixed(two_runs, tmp_path, capsys) -> None:
     after, before = two_runs
     out = tmp_path / "report"
-    assert main([str(after), "--baseline", str(before), "--at", "0.3,0.6", "--out", str(out)]) == 1
+    assert main([str(after), "--baseline", str(before), "--at", "0.3,0.6", "--out", str(out), "--strict"]) == 1
     with open(out / "questions.csv", newline="") as handle:
         changes = {row["id"]: (row["baseline_outcome"], row["change"]) for row in csv.DictReader(handle)}
     assert changes == {"depth": ("correct", "NEW_WRONG"), "age": ("missed", "FIXED"),
                        "colour": ("no_answer", "UNCHANGED"), "width": ("correct", "NEW_MISSED")}
     summary = (out / "summary.md").read_text()
     assert "NEW_WRONG 1, NEW_MISSED 1, FIXED 1, REVIEW 0, UNCHANGED 1" in summary
+    assert "2 worse against 1 fixed, one-sided exact sign test p = 0.5; --strict: FAIL" in summary
     assert (out / "heatmap-score-change.png").exists()
     with open(out / "comparison.csv", newline="") as handle:
         cell = next(r for r in csv.DictReader(handle) if float(r["has_answer_cutoff"]) == 0.3
                     and float(r["answer_cutoff"]) == 0.6)
     assert (cell["correct_change"], cell["wrong_change"], cell["missed_change"], cell["score_change"]) == (
         "-1", "1", "0", "-3")
+    # Two worse and one fixed is what noise does half the time: without --strict that is no failure.
+    assert main([str(after), "--baseline", str(before), "--at", "0.3,0.6", "--out", str(out), "--no-plots"]) == 0
+    assert "p = 0.5 >= 0.05: not worse beyond what pipeline noise explains" in (out / "summary.md").read_text()
 
 
 def test_a_run_against_itself_is_all_unchanged(two_runs, tmp_path) -> None:
@@ -117,3 +138,41 @@ def test_the_demo_run_compares_with_itself_from_a_clean_checkout(tmp_path: Path)
 def test_comparability_of_identical_records_is_clean() -> None:
     record = RunRecord.require(ROOT / "runs" / "ten")
     assert comparability(record, record) == ([], [])
+
+
+def test_a_second_recording_of_the_same_pages_is_noise_not_a_regression(tmp_path, standin_for, capsys) -> None:
+    """Record the same synthetic set twice from one stand-in whose answers move when asked again: questions
+    flip both ways at the point, which --strict fails on and the sign test does not."""
+    questions, scenario_path = synthetic.write(tmp_path / "data", 80, seed=3)
+    scenario = load_scenario(scenario_path)
+    scenario.repeat_jitter = 0.15
+    server = standin_for(scenario)
+    for name in ("first", "second"):
+        assert record(tmp_path / name, questions, server) == 0
+    out = ["--no-plots", "--out", str(tmp_path / "r"), "--at", "0.3,0.6"]
+    assert main([str(tmp_path / "second"), "--baseline", str(tmp_path / "first"), *out]) == 0
+    summary = (tmp_path / "r" / "summary.md").read_text()
+    worse, fixed = (int(x) for x in re.search(r"(\d+) worse against (\d+) fixed", summary).groups())
+    assert worse > 0 and fixed > 0  # noise moved questions both ways ...
+    assert sign_test(worse, fixed) >= 0.05 and f"p = {sign_test(worse, fixed):.3g}" in summary
+    assert main([str(tmp_path / "second"), "--baseline", str(tmp_path / "first"), *out, "--strict"]) == 1
+
+
+def test_many_questions_getting_worse_fail_the_sign_test(tmp_path, standin_for, capsys) -> None:
+    lines, before, after = ["questions:"], {}, {}
+    for n in range(10):
+        text = f"How tall is tower {n}?"
+        lines.append(f"  - {{id: t{n}, question: '{text}', expect: answer, accept: ['\\b{100 + n} m\\b']}}")
+        right = f"Tower {n} stands {100 + n} m tall above the square."
+        wrong = f"Tower {n} stands {200 + n} m tall above the square."
+        before[text] = [page("T", f"https://t{n}.example", right if n < 9 else wrong)]
+        after[text] = [page("T", f"https://t{n}.example", wrong if n < 8 else right)]  # 8 worse, 1 fixed
+    questions = write_questions(tmp_path / "towers.yaml", "\n".join(lines) + "\n")
+    for name, scenario in (("before", before), ("after", after)):
+        assert record(tmp_path / name, questions, standin_for(write_scenario(tmp_path / f"{name}.json", scenario))) == 0
+    assert main([str(tmp_path / "after"), "--baseline", str(tmp_path / "before"), "--no-plots",
+                 "--out", str(tmp_path / "r")]) == 1
+    summary = (tmp_path / "r" / "summary.md").read_text()
+    assert f"8 worse against 1 fixed, one-sided exact sign test p = {10 / 512:.3g} < 0.05: WORSE" in summary
+    assert main([str(tmp_path / "after"), "--baseline", str(tmp_path / "before"), "--no-plots",
+                 "--out", str(tmp_path / "r"), "--significance", "0.01"]) == 0

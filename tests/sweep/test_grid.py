@@ -12,7 +12,7 @@ from quotefinder.errors import InputError
 from quotefinder.questions import OUTCOMES, Outcome, Question
 from quotefinder.recipe.decision import Candidate
 from quotefinder.recipe.pipeline import Trace
-from quotefinder.sweep.grid import CODE, Curve, Table, depth, parse_axis, recommend_scores, score
+from quotefinder.sweep.grid import CODE, Curve, Table, depth, parse_axis, score, top_cell
 
 
 def fill(curves, has_answer, answer) -> np.ndarray:
@@ -20,9 +20,9 @@ def fill(curves, has_answer, answer) -> np.ndarray:
     return Table.of(curves, has_answer).counts(answer)
 
 
-def recommend(counts, has_answer, answer, wrong_cost, default):
-    """The recommendation for a grid of counts."""
-    return recommend_scores(score(counts, wrong_cost), has_answer, answer, default)
+def recommend(counts, has_answer, answer, wrong_cost, default) -> tuple[int, int]:
+    """The best-scoring cell for a grid of counts."""
+    return top_cell(score(counts, wrong_cost), has_answer, answer, default)
 
 
 def test_axis_values_are_the_floats_nearest_the_decimals() -> None:
@@ -89,33 +89,44 @@ def counts_from_scores(scores: np.ndarray) -> np.ndarray:
     return counts
 
 
-def test_depth_is_the_chebyshev_distance_to_a_lower_cell() -> None:
+def test_depth_is_the_chebyshev_distance_to_a_cell_outside_or_the_edge() -> None:
     region = np.zeros((7, 7), dtype=bool)
     region[1:6, 1:6] = True
     d = depth(region)
     assert d[3, 3] == 3 and d[1, 1] == 1 and d[2, 3] == 2 and d[0, 0] == 0
-    assert np.isinf(depth(np.ones((3, 3), dtype=bool))).all()
+    everything = depth(np.ones((5, 5), dtype=bool))  # the grid's edge counts as outside
+    assert everything[2, 2] == 3 and everything[0, 2] == 1 and everything[1, 1] == 2
     edge = np.zeros((5, 5), dtype=bool)
-    edge[:, :3] = True  # touching the grid's edge does not make a knife edge
-    assert depth(edge)[2, 0] == 3
+    edge[:, :3] = True  # a region that runs to the end of an axis is not deeper for it
+    assert depth(edge)[2, 0] == 1 and depth(edge)[2, 1] == 2
 
 
-def test_recommend_prefers_the_deepest_cell_of_the_best_region() -> None:
+def test_depth_equals_a_direct_search_for_the_nearest_outside_cell() -> None:
+    rng = np.random.default_rng(4)
+    for _ in range(20):
+        region = rng.random((6, 8)) < 0.7
+        padded = np.pad(region, 1)  # the edge: outside
+        outside = np.argwhere(~padded)
+        expected = np.zeros(region.shape)
+        for i, j in np.argwhere(region):
+            expected[i, j] = np.abs(outside - (i + 1, j + 1)).max(axis=1).min()
+        assert np.array_equal(depth(region), expected)
+
+
+def test_the_top_cell_is_the_deepest_of_the_best_region() -> None:
     axis = np.linspace(0, 1, 11)
     scores = np.zeros((11, 11))
     scores[0, 10] = 9  # a single best cell on a knife edge ...
     scores[0, 9] = 5
     scores[2:9, 2:9] = 9  # ... and a broad plateau with the same score
-    choice = recommend(counts_from_scores(scores), axis, axis, 2.0, (0.3, 0.6))
-    assert (choice.h_index, choice.a_index) == (5, 5) and choice.depth == 4 and choice.tied == 50
+    assert recommend(counts_from_scores(scores), axis, axis, 2.0, (0.3, 0.6)) == (5, 5)
 
 
-def test_recommend_breaks_depth_ties_by_distance_to_the_default() -> None:
+def test_the_top_cell_breaks_depth_ties_by_distance_to_the_default() -> None:
     axis = np.linspace(0, 1, 11)
     scores = np.zeros((11, 11))
-    scores[:, 8:] = 3
-    choice = recommend(counts_from_scores(scores), axis, axis, 2.0, (0.3, 0.6))
-    assert (choice.h_index, choice.a_index) == (3, 10)  # depth 3 at the far column; the default's row
+    scores[:, 8:] = 3  # a step at 0.8 that runs to the edge: the middle column is deepest, not the edge
+    assert recommend(counts_from_scores(scores), axis, axis, 2.0, (0.3, 0.6)) == (3, 9)
 
 
 def test_wrong_cost_changes_the_objective() -> None:
@@ -123,15 +134,14 @@ def test_wrong_cost_changes_the_objective() -> None:
     counts = np.zeros((2, 2, len(OUTCOMES)), dtype=np.int64)
     counts[0, 0, CODE[Outcome.CORRECT]], counts[0, 0, CODE[Outcome.WRONG]] = 5, 1  # 5 - c
     counts[1, 1, CODE[Outcome.NO_ANSWER]] = 4  # 4
-    assert recommend(counts, axis, axis, 2.0, (0, 0)).h_index == 1
-    assert recommend(counts, axis, axis, 0.5, (0, 0)).h_index == 0
+    assert recommend(counts, axis, axis, 2.0, (0, 0))[0] == 1
+    assert recommend(counts, axis, axis, 0.5, (0, 0))[0] == 0
 
 
 def test_equidistant_cells_go_to_the_lower_has_answer_cutoff_despite_float_rounding() -> None:
     axis = parse_axis("0:1:0.1", "--x").values
     scores = np.zeros((11, 11))
     scores[1, 5] = scores[2, 4] = 5  # (0.1, 0.5) and (0.2, 0.4): both sqrt(0.08) from (0.3, 0.6) in decimals
-    choice = recommend(counts_from_scores(scores), axis, axis, 2.0, (0.3, 0.6))
-    assert (choice.h_index, choice.a_index) == (1, 5)
+    assert recommend(counts_from_scores(scores), axis, axis, 2.0, (0.3, 0.6)) == (1, 5)
     scores[1, 5], scores[1, 7] = 0, 5  # (0.1, 0.7) is as far as (0.2, 0.4) too, and lower still
-    assert (recommend(counts_from_scores(scores), axis, axis, 2.0, (0.3, 0.6)).h_index) == 1
+    assert recommend(counts_from_scores(scores), axis, axis, 2.0, (0.3, 0.6))[0] == 1

@@ -1,18 +1,35 @@
-"""Intervals, the weighted score model, the bootstrap and cross-validation, each against a slow reference."""
+"""The recommendation rule, intervals, the score model, the bootstrap and cross-validation, each held to a
+slow reference built from the pipeline's own `decide` or to a direct computation."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
 
 from conftest import decided, random_repeats
+from quotefinder.errors import InputError
 from quotefinder.questions import Question
 from quotefinder.recipe.decision import Candidate
 from quotefinder.recipe.pipeline import Trace
-from quotefinder.sweep.grid import CODE, Curve, Table, parse_axis, recommend_scores
-from quotefinder.sweep.stats import ScoreModel, bootstrap, cross_validate, folds, outcome_scores, wilson
+from quotefinder.sweep.grid import CODE, Curve, Table, deepest_nearest, parse_axis, top_cell
+from quotefinder.sweep.probability import t_sf
+from quotefinder.sweep.stats import (
+    Gain,
+    ScoreModel,
+    bootstrap,
+    choose,
+    cross_validate,
+    folds,
+    outcome_scores,
+    weighted_wilson,
+    wilson,
+)
 
-AXIS = parse_axis("0:1:0.1", "--x")
+AXIS = parse_axis("0:1:0.1")
+H = A = AXIS.values
+DEFAULT = (0.3, 0.6)
 
 
 @pytest.mark.parametrize(("k", "n", "low", "high"), [
@@ -30,112 +47,212 @@ def test_wilson_matches_published_values(k: int, n: int, low: float, high: float
 
 def test_wilson_without_trials_is_none() -> None:
     assert wilson(0, 0) is None
+    assert weighted_wilson(np.zeros(3), np.zeros(3), np.ones(3))[2] is None
 
 
-def slow_scores(runs, weights, h, a, wrong_cost) -> np.ndarray:
-    """Per cell, the weighted objective averaged over repeats, from the pipeline's own `decide`."""
+def test_weighted_wilson_is_wilson_on_the_effective_number_of_questions() -> None:
+    successes = np.array([1, 0, 1, 1, 0.0])
+    trials = np.ones(5)
+    assert weighted_wilson(successes, trials, np.ones(5)) == (0.6, 5.0, wilson(3, 5))
+    weights = np.array([2.0, 2.0, 0.5, 0.5, 0.5])
+    proportion, effective, interval = weighted_wilson(successes, trials, weights)
+    assert proportion == pytest.approx((2 + 0.5 + 0.5) / 5.5)
+    assert effective == pytest.approx(5.5**2 / (4 + 4 + 0.75))  # Kish: (sum w)^2 / sum w^2
+    assert interval == pytest.approx(wilson(proportion * effective, effective))
+    repeats = np.array([2 / 3, 1.0, 0.0])  # fractional successes: a question's mean over its repeats
+    assert weighted_wilson(repeats, np.ones(3), np.ones(3))[:2] == pytest.approx((5 / 9, 3.0))
+
+
+def cell_scores(runs, wrong_cost: float = 2.0, weights=None) -> np.ndarray:
+    """x_q(c) for every question and cell (Q, H, A): weight x mean over repeats of the outcome's value,
+    straight from `decide`."""
     values = outcome_scores(wrong_cost)
-    grid = np.zeros((len(h), len(a)))
-    for i, hv in enumerate(h):
-        for j, av in enumerate(a):
+    q = len(runs[0])
+    weights = np.ones(q) if weights is None else weights
+    found = np.zeros((q, len(H), len(A)))
+    for i, hv in enumerate(H):
+        for j, av in enumerate(A):
             for run in runs:
-                grid[i, j] += sum(w * values[CODE[o]] for w, (_, o) in zip(weights, decided(run, hv, av), strict=True))
-    return grid / len(runs)
+                found[:, i, j] += [values[CODE[o]] for _, o in decided(run, hv, av)]
+    return found / len(runs) * weights[:, None, None]
 
 
-def model_of(runs, wrong_cost=2.0) -> ScoreModel:
-    tables = [Table.of([Curve.of(q, t) for q, t in run], AXIS.values) for run in runs]
-    return ScoreModel(tables, AXIS.values, wrong_cost)
+def model_of(runs, wrong_cost: float = 2.0, weights=None) -> ScoreModel:
+    tables = [Table.of([Curve.of(q, t) for q, t in run], H) for run in runs]
+    return ScoreModel(tables, A, outcome_scores(wrong_cost), weights)
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_the_weighted_model_equals_a_slow_weighted_replay(seed: int) -> None:
+def test_the_model_equals_a_slow_replay_for_any_counts_powers_and_weights(seed: int) -> None:
     runs = random_repeats(seed)
-    weights = np.random.default_rng(seed).integers(0, 4, len(runs[0])).astype(float)
-    model = model_of(runs, wrong_cost=1.5)
-    assert np.allclose(model.grid(weights), slow_scores(runs, weights, AXIS.values, AXIS.values, 1.5), atol=1e-9)
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(0, 4, len(runs[0])).astype(float)
+    weights = rng.uniform(0.2, 3, len(runs[0]))
+    factor = rng.normal(size=len(runs[0]))
+    model = model_of(runs, 1.5, weights)
+    x = cell_scores(runs, 1.5, weights)
+    assert np.allclose(model.grid(counts), np.einsum("q,qha->ha", counts, x), atol=1e-9)
+    assert np.allclose(model.grid(counts, power=2), np.einsum("q,qha->ha", counts, x**2), atol=1e-9)
+    assert np.allclose(model.grid(counts, factor=factor), np.einsum("q,qha->ha", counts * factor, x), atol=1e-9)
+    assert np.allclose(model.per_question(3, 7), x[:, 3, 7])
+
+
+def slow_choose(x: np.ndarray, counts: np.ndarray, default=DEFAULT) -> tuple[tuple[int, int], np.ndarray, bool]:
+    """The recommendation rule written out: the best cell, the cells within one paired standard error of
+    it (computed question by question), the default if inside, else the deepest (edge outside)."""
+    scores = np.einsum("q,qha->ha", counts, x)
+    best = top_cell(scores, H, A, default)
+    keep = np.repeat(np.arange(len(counts)), counts.astype(int))  # each counted question, as often as counted
+    region = np.zeros(scores.shape, dtype=bool)
+    for i in range(len(H)):
+        for j in range(len(A)):
+            d = x[keep, best[0], best[1]] - x[keep, i, j]
+            error = math.sqrt(len(d) * d.var(ddof=1)) if len(d) > 1 else math.inf
+            region[i, j] = d.sum() <= error + 1e-9
+    d_cell = (int(np.argmin(abs(H - default[0]))), int(np.argmin(abs(A - default[1]))))
+    if region[d_cell]:
+        return d_cell, region, True
+    i, j, _ = deepest_nearest(region, H, A, default)
+    return (i, j), region, False
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_recommendation_equals_the_rule_written_out(seed: int) -> None:
+    runs = random_repeats(seed, questions=10, repeats=2)
+    counts = np.random.default_rng(seed).integers(0, 3, 10).astype(float)
+    counts[:2] = 1  # at least two questions
+    got = choose(model_of(runs), counts, H, A, DEFAULT)
+    cell, region, kept = slow_choose(cell_scores(runs), counts)
+    assert got.cell == cell and np.array_equal(got.region, region) and got.is_default == kept
+
+
+def step_runs(step_at: float, questions: int = 12) -> list[list[tuple[Question, Trace]]]:
+    """Answer questions whose only candidate (has_answer 0.9) is a wrong sentence with compare probability
+    just below `step_at`: quoted, and wrong, below that ANSWER_CUTOFF, missed from it up. The score steps up
+    at `step_at` and stays flat to the edge."""
+    run = []
+    for n in range(questions):
+        wrong = Candidate(1, "T", "u", None, 1, f"It is 999, says page {n}.", 0.5, 0.5, 0.9)
+        trace = Trace(f"q{n}?", 0, [1], [wrong], {(1,): [step_at - 0.01]})
+        run.append((Question(f"q{n}", f"q{n}?", "answer", ("206",)), trace))
+    return [run]
+
+
+def test_a_flat_region_that_runs_to_the_edge_does_not_pull_the_choice_to_the_edge() -> None:
+    """Every question is quoted wrongly below ANSWER_CUTOFF 0.6 and missed from 0.6 up: the score steps at
+    0.6 and is flat to 1.0. The choice sits inside the flat region, not at its far edge."""
+    choice = choose(model_of(step_runs(0.6)), np.ones(12), H, A, (0.3, 0.4))
+    assert not choice.is_default and A[choice.a_index] < 1.0 and A[choice.a_index] >= 0.6
+    assert choice.region[:, 6:].all() and not choice.region[:10, :6].any()  # at HAS_ANSWER_CUTOFF 1 (row 10)
+    assert choice.region[10].all()  # nothing qualifies (has_answer 0.9), so every question is missed there too
+    assert choice.depth == 3 and A[choice.a_index] == 0.8  # three steps from 0.5 and from the edge
+
+
+def test_the_default_is_kept_unless_a_cell_beats_it_by_more_than_a_standard_error() -> None:
+    runs = step_runs(0.6)
+    one_question = [[runs[0][0], *[(q, Trace(t.question, 0, [1], [], {})) for q, t in runs[0][1:]]]]
+    kept = choose(model_of(one_question), np.ones(12), H, A, DEFAULT)
+    assert kept.is_default  # only one question differs: exactly one standard error, not more
+    assert not choose(model_of(runs), np.ones(12), H, A, (0.3, 0.4)).is_default  # twelve do
+
+
+def test_the_choice_can_be_restricted_to_allowed_cells() -> None:
+    allowed = np.zeros((len(H), len(A)), dtype=bool)
+    allowed[:, 9:] = True
+    choice = choose(model_of(step_runs(0.6)), np.ones(12), H, A, DEFAULT, allowed)
+    assert allowed[choice.cell] and choice.region[~allowed].sum() == 0
+
+
+def test_a_score_that_is_not_a_number_is_an_error() -> None:
+    weights = np.ones(12)
+    weights[3] = np.nan
+    with pytest.raises(InputError, match="not a number"):
+        choose(model_of(step_runs(0.6), weights=weights), np.ones(12), H, A, DEFAULT)
 
 
 def test_bootstrap_equals_resampling_by_hand() -> None:
     runs = random_repeats(7, questions=9, repeats=2)
     model = model_of(runs)
-    h = a = AXIS.values
-    default = (0.3, 0.6)
-    full = model.grid(np.ones(9))
-    choice = recommend_scores(full, h, a, default)
-    region = np.round(full, 9) == np.round(full, 9).max()
-    values = outcome_scores(2.0)
-    at_default = np.mean([[values[CODE[o]] for _, o in decided(run, *default)] for run in runs], axis=0)
-    got = bootstrap(model, h, a, default, (choice.h_index, choice.a_index), region, at_default, 40, seed=3)
-
+    x = cell_scores(runs)
+    chosen = choose(model, np.ones(9), H, A, DEFAULT)
+    got = bootstrap(model, H, A, DEFAULT, chosen, 30, seed=3)
     rng = np.random.default_rng(3)
-    expected, gains = np.zeros((len(h), len(a))), []
-    for _ in range(40):
-        weights = np.bincount(rng.integers(0, 9, 9), minlength=9).astype(float)
-        pick = recommend_scores(slow_scores(runs, weights, h, a, 2.0), h, a, default)
-        expected[pick.h_index, pick.a_index] += 1
-        at_pick = np.mean([[values[CODE[o]] for _, o in decided(run, h[pick.h_index], a[pick.a_index])]
-                           for run in runs], axis=0)
-        left_out = weights == 0
-        if left_out.any():
-            gains.append((at_pick - at_default)[left_out].mean() * 9)
-    assert np.array_equal(got.frequency * 40, expected)
-    assert got.same_cell == expected[choice.h_index, choice.a_index] / 40
-    assert got.in_region == expected[region].sum() / 40
-    assert got.difference == pytest.approx(tuple(np.percentile(gains, [2.5, 97.5])))
+    expected = np.zeros((len(H), len(A)))
+    for _ in range(30):
+        counts = np.bincount(rng.integers(0, 9, 9), minlength=9).astype(float)
+        expected[slow_choose(x, counts)[0]] += 1
+    assert np.array_equal(got.frequency * 30, expected)
+    assert got.same_cell == expected[chosen.cell] / 30
+    assert got.in_region == expected[chosen.region].sum() / 30
 
 
 def test_bootstrap_is_seeded() -> None:
     model = model_of(random_repeats(1))
-    args = (AXIS.values, AXIS.values, (0.3, 0.6), (0, 0), np.ones((11, 11), dtype=bool), np.ones(12), 30)
-    assert np.array_equal(bootstrap(model, *args, seed=5).frequency, bootstrap(model, *args, seed=5).frequency)
+    chosen = choose(model, np.ones(12), H, A, DEFAULT)
+    first, second = (bootstrap(model, H, A, DEFAULT, chosen, 20, seed=5) for _ in range(2))
+    assert np.array_equal(first.frequency, second.frequency)
 
 
-def test_folds_are_stratified_and_seeded() -> None:
-    labels = ["answer"] * 13 + ["no-answer"] * 7
-    assigned = folds(labels, 4, seed=2)
-    assert np.array_equal(assigned, folds(labels, 4, seed=2))
-    for label in ("answer", "no-answer"):
-        sizes = np.bincount(assigned[np.array(labels) == label], minlength=4)
-        assert sizes.max() - sizes.min() <= 1
+@pytest.mark.parametrize(("labels", "k"), [
+    (["answer"] * 13 + ["no-answer"] * 7, 4),
+    (["answer", "answer", "no-answer"], 3),  # dealt label by label, each from its own start, a fold was empty
+    (["no-answer", "answer", "answer", "answer", "no-answer"], 5),
+    (["answer"] * 4 + ["no-answer"] * 4, 3),
+])
+def test_folds_are_dealt_round_robin_with_one_running_position(labels: list[str], k: int) -> None:
+    for seed in range(10):
+        assigned = folds(labels, k, seed)
+        assert np.array_equal(assigned, folds(labels, k, seed))
+        sizes = np.bincount(assigned, minlength=k)
+        assert sizes.max() - sizes.min() <= 1 and (sizes > 0).all()
+        for label in set(labels):
+            inside = np.bincount(assigned[np.array(labels) == label], minlength=k)
+            assert inside.max() - inside.min() <= 1
 
 
 def test_cross_validation_equals_choosing_and_scoring_by_hand() -> None:
     runs = random_repeats(11, questions=15, repeats=2)
     model = model_of(runs)
-    tables = [Table.of([Curve.of(q, t) for q, t in run], AXIS.values) for run in runs]
+    x = cell_scores(runs)
+    tables = [Table.of([Curve.of(q, t) for q, t in run], H) for run in runs]
     expect = [q.expect for q, _ in runs[0]]
-    h = a = AXIS.values
-    got = cross_validate(model, tables, expect, 3, h, a, (0.3, 0.6), seed=4)
-
-    counts = np.zeros(5)
-    for fold, assigned in enumerate([folds(expect, 3, seed=4)] * 3):
+    at_default = x[:, 3, 6]
+    got = cross_validate(model, tables, expect, 3, H, A, DEFAULT, at_default, seed=4)
+    counts, gains = np.zeros(5), np.zeros(15)
+    assigned = folds(expect, 3, seed=4)
+    for fold in range(3):
         held = assigned == fold
-        training = [[item for item, keep in zip(run, ~held, strict=True) if keep] for run in runs]
-        pick = recommend_scores(slow_scores(training, np.ones(int((~held).sum())), h, a, 2.0), h, a, (0.3, 0.6))
-        assert got.choices[fold] == (pick.h_index, pick.a_index)
+        pick, _, _ = slow_choose(x, (~held).astype(float))
+        assert got.choices[fold] == pick
+        gains[held] = (x[:, pick[0], pick[1]] - at_default)[held]
         for run in runs:
-            for (_, outcome), keep in zip(decided(run, h[pick.h_index], a[pick.a_index]), held, strict=True):
+            for (_, outcome), keep in zip(decided(run, H[pick[0]], A[pick[1]]), held, strict=True):
                 if keep:
                     counts[CODE[outcome]] += 1 / len(runs)
-    assert np.allclose(got.counts, counts)
+    assert np.allclose(got.counts, counts) and np.allclose(got.gain.per_question, gains)
+
+
+def test_the_gain_is_a_paired_t_test_on_the_per_question_gains() -> None:
+    gains = np.array([3.0, 0, 0, 1, 0, -1, 3, 0, 0, 3])
+    gain = Gain.of(gains)
+    sd = math.sqrt(sum((g - 0.9) ** 2 for g in gains) / 9)
+    assert gain.mean == pytest.approx(0.9) and gain.standard_error == pytest.approx(sd / math.sqrt(10))
+    assert gain.p_value == pytest.approx(t_sf(0.9 / (sd / math.sqrt(10)), 9))
+    assert gain.needed == math.ceil(((1.6448536 + 0.8416212) * sd / 0.9) ** 2)
+    assert Gain.of(np.zeros(5)).p_value == 1.0 and Gain.of(np.zeros(5)).needed is None
+    assert Gain.of(np.array([-1.0, 0, -2])).needed is None  # no gain: no number of questions shows one
 
 
 def test_bootstrap_known_values_for_questions_that_all_agree() -> None:
     """Six answer questions, each quoted correctly wherever has_answer 0.9 and compare 0.8 pass: every
-    resample sees the same best region, and each left-out question gains one point over a default
-    that scores zero, so the out-of-bag gain, scaled to six questions, is exactly 6."""
-    runs = [[]]
+    resample sees the same best region and chooses the same cell."""
+    runs: list[list[tuple[Question, Trace]]] = [[]]
     for n in range(6):
         candidate = Candidate(1, "T", "u", None, 1, f"It is 206, says page {n}.", 0.9, 0.9, 0.9)
         runs[0].append((Question(f"q{n}", f"q{n}?", "answer", ("206",)), Trace(f"q{n}?", 0, [1], [candidate],
                                                                             {(1,): [0.8]})))
     model = model_of(runs)
-    h = a = AXIS.values
-    full = model.grid(np.ones(6))
-    choice = recommend_scores(full, h, a, (0.3, 0.6))
-    assert full[choice.h_index, choice.a_index] == 6
-    region = np.round(full, 9) == np.round(full, 9).max()
-    got = bootstrap(model, h, a, (0.3, 0.6), (choice.h_index, choice.a_index), region, np.zeros(6), 100, seed=1)
+    chosen = choose(model, np.ones(6), H, A, DEFAULT)
+    assert model.grid(np.ones(6))[chosen.cell] == 6 and chosen.is_default
+    got = bootstrap(model, H, A, DEFAULT, chosen, 100, seed=1)
     assert got.same_cell == 1.0 and got.in_region == 1.0 and got.frequency.sum() == pytest.approx(1.0)
-    assert got.difference == (6.0, 6.0)

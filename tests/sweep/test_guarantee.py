@@ -1,0 +1,138 @@
+"""The wrong-quote guarantee: the loss never rises along a row (which the fixed-sequence test needs), the
+p-values are the direct ones, and a seeded simulation shows the certified cells hold their bound."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import decided, random_repeats
+from quotefinder.questions import Outcome
+from quotefinder.sweep.analysis import loss_totals
+from quotefinder.sweep.grid import Curve, Table, parse_axis
+from quotefinder.sweep.guarantee import (
+    best_case_alpha,
+    certify,
+    fixed_sequence,
+    pvalues,
+    questions_needed,
+    smallest_certifiable,
+    upper_bound,
+)
+from quotefinder.sweep.probability import binomial_cdf, risk_pvalue
+
+AXIS = parse_axis("0:1:0.05")
+
+
+def slow_totals(runs, h, a) -> np.ndarray:
+    """Quotes not known to be correct, per cell, summed over questions and repeats, from `decide`."""
+    totals = np.zeros((len(h), len(a)), dtype=int)
+    for i, hv in enumerate(h):
+        for j, av in enumerate(a):
+            for run in runs:
+                totals[i, j] += sum(1 for d, o in decided(run, hv, av)
+                                    if d.quote is not None and o in (Outcome.WRONG, Outcome.UNJUDGED))
+    return totals
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_the_loss_never_rises_as_answer_cutoff_rises(seed: int) -> None:
+    """At a fixed HAS_ANSWER_CUTOFF the qualified set, so the candidate that would be quoted, is fixed, and
+    a higher ANSWER_CUTOFF can only withhold its quote: question by question, repeat by repeat."""
+    runs = random_repeats(seed, questions=15, repeats=3)
+    h, a = AXIS.values, AXIS.values
+    for run in runs:
+        for hv in h:
+            losses = np.array([[d.quote is not None and o is not Outcome.CORRECT for d, o in decided(run, hv, av)]
+                               for av in a])  # (A, Q)
+            assert (np.diff(losses.astype(int), axis=0) <= 0).all()
+    tables = [Table.of([Curve.of(q, t) for q, t in run], h) for run in runs]
+    totals = loss_totals(tables, a)
+    assert np.array_equal(totals, slow_totals(runs, h, a))
+    assert (np.diff(totals, axis=1) <= 0).all()
+
+
+@pytest.mark.parametrize("repeats", [1, 3])
+def test_every_p_value_is_the_direct_one(repeats: int) -> None:
+    rng = np.random.default_rng(repeats)
+    totals = np.sort(rng.integers(0, 40 * repeats, (5, 7)), axis=1)[:, ::-1]
+    got = pvalues(totals, 40, repeats, 0.1)
+    direct = np.array([[risk_pvalue(int(t), repeats, 40, 0.1) for t in row] for row in totals])
+    assert np.allclose(got, direct, rtol=1e-12, atol=0)
+
+
+def test_fixed_sequence_stops_each_row_at_its_first_failure() -> None:
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        p = rng.random((6, 9)) * rng.choice([0.01, 0.1, 1.0])
+        expected = np.zeros(p.shape, dtype=bool)
+        for row in range(6):
+            for column in reversed(range(9)):
+                if p[row, column] > 0.02:
+                    break
+                expected[row, column] = True
+        assert np.array_equal(fixed_sequence(p, 0.02), expected)
+
+
+def population(rows: int = 16, columns: int = 20):
+    """Questions quoted when their compare probability u ~ U(0, 1) passes ANSWER_CUTOFF a, each quote wrong
+    with probability rho_h in row h: the true risk at (h, a) is exactly (1 - a) rho_h. Many cells lie just
+    above 5%, so a procedure that tests too loosely certifies some of them."""
+    a = np.linspace(0, 0.95, columns)
+    rho = np.linspace(0.052, 0.2, rows)
+    return a, rho, (1 - a)[None, :] * rho[:, None]
+
+
+def draw_totals(rng: np.random.Generator, a: np.ndarray, rho: np.ndarray, n: int, repeats: int) -> np.ndarray:
+    u = rng.random(n)
+    quoted = (u[:, None] >= a[None, :]).astype(int)
+    wrong = (rng.random((repeats, n, len(rho))) < rho[None, None, :]).astype(int)  # each repeat's own verdict
+    return np.einsum("rnh,na->ha", wrong, quoted)
+
+
+@pytest.mark.parametrize("repeats", [1, 3])
+def test_a_seeded_simulation_keeps_the_family_wise_error_under_delta(repeats: int) -> None:
+    alpha, delta, n, draws = 0.05, 0.1, 400, 2000
+    a, rho, risk = population()
+    rng = np.random.default_rng(2026 + repeats)
+    failures = loose = certified = 0
+    for _ in range(draws):
+        totals = draw_totals(rng, a, rho, n, repeats)
+        certificate = certify(totals, n, repeats, alpha, delta)
+        failures += bool((certificate.certified & (risk > alpha)).any())
+        certified += int(certificate.certified.sum())
+        loose += bool((fixed_sequence(certificate.pvalues, delta) & (risk > alpha)).any())
+    slack = 3 * np.sqrt(delta * (1 - delta) / draws)
+    assert failures / draws <= delta + slack  # the guarantee
+    assert certified / draws > 20  # ... while certifying a good part of the safe cells (140 of 320)
+    if repeats == 1:
+        # The same simulation catches a procedure that forgets to share delta among the rows.
+        assert loose / draws > delta + slack
+
+
+def test_the_smallest_alpha_and_the_questions_it_needs_are_exact() -> None:
+    rows, delta = 21, 0.1
+    for n in (10, 60, 300):
+        best = best_case_alpha(n, rows, delta)
+        clean = np.zeros((rows, 5), dtype=int)
+        assert certify(clean, n, 1, best * (1 + 1e-9), delta).any
+        assert not certify(clean, n, 1, best * (1 - 1e-6), delta).any
+    needed = questions_needed(0.05, rows, delta)
+    clean = np.zeros((rows, 5), dtype=int)
+    assert certify(clean, needed, 1, 0.05, delta).any and not certify(clean, needed - 1, 1, 0.05, delta).any
+    assert questions_needed(0.05, 1, 0.05) == 59  # (0.95)^59 <= 0.05 < (0.95)^58
+
+
+def test_the_smallest_certifiable_alpha_is_where_the_grid_starts_certifying() -> None:
+    rng = np.random.default_rng(5)
+    totals = np.sort(rng.integers(0, 30, (6, 8)), axis=1)[:, ::-1]
+    for repeats in (1, 2):
+        alpha, row = smallest_certifiable(totals, 100, repeats, 0.1)
+        assert certify(totals, 100, repeats, alpha + 1e-9, 0.1).certified[row].any()
+        assert not certify(totals, 100, repeats, alpha - 1e-6, 0.1).any
+
+
+@pytest.mark.parametrize(("k", "n"), [(0, 10), (1, 10), (4, 60), (30, 300)])
+def test_the_bound_at_one_point_is_the_clopper_pearson_bound(k: int, n: int) -> None:
+    bound = upper_bound(k, n, 1, 0.1)
+    assert binomial_cdf(k, n, bound) <= 0.1 < binomial_cdf(k, n, bound - 1e-9)
