@@ -13,7 +13,8 @@
     │   ├── TransientError           429, 5xx, dropped connection, timeout: retried with backoff
     │   ├── EvidenceMixError         a live response arriving in a synthetic run, or the reverse
     │   └── InsecureEndpoint         a base URL that would send the key over plain http
-    └── MissingResponse              replay needs a response the run does not hold
+    ├── MissingResponse              replay needs a response the run does not hold
+    └── BudgetSpent                  --max-requests reached: stop sending, as an interrupt would
 """
 
 from __future__ import annotations
@@ -86,3 +87,7 @@ class InsecureEndpoint(ApiError):
 
 class MissingResponse(QuoteFinderError):
     """A replay needs a response that the run does not hold."""
+
+
+class BudgetSpent(QuoteFinderError):
+    """The invocation has sent as many requests as `--max-requests` allows; nothing more goes out."""

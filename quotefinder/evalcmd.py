@@ -62,6 +62,20 @@ def build_parser() -> argparse.ArgumentParser:
                         metavar="S", help="seconds per request attempt (default 30)")
     parser.add_argument("--retries", type=cli.count, default=4, metavar="N",
                         help="retries of a transient failure (default 4)")
+    cost = parser.add_argument_group("cost")
+    cost.add_argument("--estimate", action="store_true",
+                      help="send nothing; print how many requests and input tokens recording what is missing would "
+                      "take (at most, and expected), how long at --rate, and what it costs with the prices below")
+    cost.add_argument("--max-requests", type=cli.count, metavar="N",
+                      help="send at most N requests in this invocation (retries included), then stop as Ctrl+C "
+                      "would: everything received is saved, and the next invocation goes on")
+    cost.add_argument("--price-per-1k-requests", type=cli.bounded(float, 0, "a price >= 0"), metavar="P",
+                      help="with --estimate: what 1,000 requests cost, in your currency")
+    cost.add_argument("--price-per-million-tokens", type=cli.bounded(float, 0, "a price >= 0"), metavar="P",
+                      help="with --estimate: what a million input tokens cost")
+    parser.add_argument("--verbose", action="store_true",
+                        help=f"print every question's decision, however many (past {decisions.SCREENFUL} they go to "
+                        f"{decisions.DECISIONS_FILE} in the run)")
     parser.add_argument("--backoff", type=cli.bounded(float, 0, "a finite number of seconds >= 0"), default=1.0,
                         metavar="S",
                         help="first wait before a retry, doubling each time up to 30 s, unless the API sends "
@@ -79,16 +93,20 @@ def main(argv: list[str] | None = None, env: dict[str, str] | None = None,
     key = env.get("PERPLEXITY_API_KEY", "")
     options = RecordOptions(has_answer_range=args.has_answer_range, repeats=args.repeats,
                             concurrency=args.concurrency, rate=args.rate, timeout_s=args.timeout,
-                            retries=args.retries, backoff_s=args.backoff)
+                            retries=args.retries, backoff_s=args.backoff, max_requests=args.max_requests)
     with cli.sigterm_as_interrupt():
         try:
             recording = Recording.open(args.questions, args.run, options, decisions.notice)
+            if args.estimate:
+                decisions.show_estimate(recording, args.rate, args.price_per_1k_requests,
+                                        args.price_per_million_tokens)
+                return EXIT_OK
             if refusal := recording.refusal(args.offline, key):
                 print(f"eval.py: {refusal}", file=sys.stderr)
                 return EXIT_INCOMPLETE
             with decisions.RecordingBar(recording) as bar:
                 record = recording.run(env.get("PERPLEXITY_BASE_URL") or DEFAULT_BASE_URL, key, transport, bar.done)
-            decisions.show_decisions(recording.items, recording.cutoffs, recording.recorder.evidence)
+            decisions.report_decisions(recording, args.verbose)
             decisions.show_recording_end(recording, record)
             return EXIT_OK if record.complete else EXIT_INCOMPLETE
         except QuoteFinderError as error:

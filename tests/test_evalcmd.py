@@ -271,3 +271,63 @@ def test_the_covered_range_takes_a_sweeps_axis_too(tmp_path, standin_for, spec) 
     assert main([str(TEN_QUESTIONS), "--run", str(run_dir), *FAST, "--has-answer-range", spec],
                 env=env_for(server)) == 0
     assert json.loads((run_dir / "run.json").read_text())["config"]["has_answer_range"] == [0.2, 0.5]
+
+
+def test_an_estimate_sends_nothing_and_bounds_what_recording_sends(tmp_path, standin_for, capsys) -> None:
+    server = standin_for(TEN_SCENARIO)
+    run_dir = tmp_path / "run"
+    env = env_for(server)
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), "--estimate", "--price-per-1k-requests", "5",
+                 "--price-per-million-tokens", "2"], env={}) == 0
+    out = capsys.readouterr().out
+    assert len(server.requests) == 0 and not run_dir.exists()  # nothing sent, nothing written
+    assert "at most 110 requests (10 question repeat(s)" in out  # 10 questions x (1 + 5 + 5)
+    assert "the recipe's published figures" in out and "time at --rate 10: about" in out
+    assert "requests at 5 per 1,000: about 0.55, at most 0.55" in out
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), *FAST], env=env) == 0
+    searches, ranks, compares = expected_requests(TEN_SCENARIO)
+    assert len(server.requests) == searches + ranks + compares <= 110
+    capsys.readouterr()
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), "--estimate"], env={}) == 0
+    assert "at most 0 requests" in capsys.readouterr().out
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), "--estimate", "--repeats", "2"], env={}) == 0
+    out = capsys.readouterr().out
+    per_question = (searches + ranks + compares) / 10
+    assert "at most 110 requests" in out and f"expected about {per_question * 10:,.0f} requests" in out
+    assert "this run's own 10 recorded question repeat(s)" in out
+
+
+@pytest.mark.parametrize("budget", [1, 7, 23])
+def test_max_requests_stops_like_an_interrupt_and_the_next_run_goes_on(tmp_path, standin_for, capsys,
+                                                                       budget) -> None:
+    server = standin_for(TEN_SCENARIO)
+    run_dir = tmp_path / "run"
+    env = env_for(server)
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), *FAST, "--max-requests", str(budget)], env=env) == 2
+    assert len(server.requests) == budget  # never more, and every one of them in flight was answered ...
+    saved = {p.name for p in (run_dir / "responses").rglob("*.json")}
+    assert len(saved) == budget  # ... and saved
+    record = json.loads((run_dir / "run.json").read_text())
+    assert record["complete"] is False and record["requests"]["sent"] == budget
+    assert "Stopped at --max-requests" in capsys.readouterr().err
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), *FAST], env=env) == 0
+    searches, ranks, compares = expected_requests(TEN_SCENARIO)
+    assert len(server.requests) == searches + ranks + compares  # nothing paid for twice
+
+
+def test_past_a_screenful_the_decisions_go_to_a_file_in_the_run(tmp_path, standin_for, capsys) -> None:
+    from quotefinder.testing import synthetic
+
+    questions, scenario = synthetic.write(tmp_path / "data", 30, seed=2)
+    server = standin_for(scenario)
+    run_dir = tmp_path / "run"
+    assert main([str(questions), "--run", str(run_dir), *FAST], env=env_for(server)) == 0
+    out = capsys.readouterr().out
+    assert f"decision: {run_dir / 'decisions.txt'} (--verbose prints them here)" in out
+    assert "[1/30]" not in out and "Outcome    | Count" in out and len(out.splitlines()) < 20
+    written = (run_dir / "decisions.txt").read_text()
+    assert written.count("\n[") == 30 and "[30/30] item-29" in written
+    before = run_files(run_dir)
+    assert main([str(questions), "--run", str(run_dir), "--verbose"], env={}) == 0
+    assert "[30/30] item-29" in capsys.readouterr().out
+    assert run_files(run_dir) == before  # nothing sent, nothing rewritten

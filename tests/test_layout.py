@@ -12,12 +12,14 @@ from conftest import ROOT
 PACKAGE = ROOT / "quotefinder"
 # Lowest first. A module may import its own layer and the ones listed before it.
 LAYERS = [
-    ("shared", {"quotefinder", "quotefinder.errors", "quotefinder.textsafe", "quotefinder.questions"}),
+    ("shared", {"quotefinder", "quotefinder.errors", "quotefinder.textsafe", "quotefinder.storage",
+                "quotefinder.questions"}),
     ("recipe", {"quotefinder.recipe"}),
     ("record", {"quotefinder.record"}),
     ("sweep", {"quotefinder.sweep"}),
     ("report", {"quotefinder.report"}),
-    ("command lines", {"quotefinder.cli", "quotefinder.evalcmd", "quotefinder.sweepcmd"}),
+    ("command lines", {"quotefinder.cli", "quotefinder.evalcmd", "quotefinder.sweepcmd",
+                       "quotefinder.questions.__main__"}),
     ("testing", {"quotefinder.testing"}),
 ]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import random
 from pathlib import Path
 
@@ -29,7 +30,7 @@ from quotefinder.sweep.replay import replay_run
 from quotefinder.sweep.stats import ScoreModel, choose, outcome_scores
 from quotefinder.sweepcmd import main
 
-COUNTS = ["correct", "wrong", "missed", "no_answer", "unjudged"]
+COUNTS = ["correct", "wrong", "missed", "no_answer", "unjudged", "unlabelled"]
 
 
 def read_grid(path: Path) -> list[dict[str, str]]:
@@ -41,9 +42,9 @@ def test_the_demo_run_sweeps_offline_with_no_key(ten: Path, tmp_path: Path, no_n
     out = tmp_path / "report"
     assert main([str(ten), "--out", str(out)]) == 0
     rows = read_grid(out / "grid.csv")
-    assert len(rows) == 21 * 21 and list(rows[0])[:7] == ["has_answer_cutoff", "answer_cutoff", *COUNTS]
+    assert len(rows) == 21 * 21 and list(rows[0])[:8] == ["has_answer_cutoff", "answer_cutoff", *COUNTS]
     default = next(r for r in rows if float(r["has_answer_cutoff"]) == 0.3 and float(r["answer_cutoff"]) == 0.6)
-    assert [int(default[c]) for c in COUNTS] == [6, 1, 0, 3, 0]  # the recipe's published outcome at its defaults
+    assert [int(default[c]) for c in COUNTS] == [6, 1, 0, 3, 0, 0]  # the recipe's published outcome at its defaults
     assert all(r["evidence"] == "synthetic" for r in rows)
     summary = (out / "summary.md").read_text()
     assert summary.startswith("# Cutoff sweep: `ten` (SYNTHETIC evidence)")
@@ -249,11 +250,13 @@ def test_the_demo_summary_says_how_often_the_default_would_quote_something_wrong
     runs, axis = demo_items(ten)
     lossy = sum(1 for run in runs for d, o in decided(run, 0.3, 0.6) if d.quote and o is not Outcome.CORRECT)
     bound = upper_bound(lossy, 10, 3, 0.1)  # the treaty question's wrong quote, in each of the 3 repeats
-    assert lossy == 3 and f"at most {bound:.0%} of questions like these get a wrong quote there" in summary
+    shown = math.ceil(bound * 1000) / 10  # a bound is shown rounded up, to three figures: 40.32% reads 40.4%
+    assert lossy == 3 and f"at most {shown:.1f}% of questions like these get a wrong quote there" in summary
     rows = len(axis)
-    assert f"cannot certify any cell below {best_case_alpha(10, rows, 0.1):.0%}" in summary
-    assert f"certifying 5.0% would take at least {questions_needed(0.05, rows, 0.1)} questions" in summary
+    assert f"cannot certify any cell below {math.ceil(best_case_alpha(10, rows, 0.1) * 1000) / 10:.1f}%" in summary
+    assert f"certifying 5% would take at least {questions_needed(0.05, rows, 0.1)} questions" in summary
     assert "these questions are a random sample of the questions you will serve" in summary
+    assert "the grid, the rate and 0.1 were chosen before looking at these results" in summary
 
 
 def test_certified_cells_are_the_direct_certification_read_back_from_the_files(ten: Path, tmp_path: Path) -> None:

@@ -224,6 +224,12 @@ def read_compare(request: ApiRequest, data: Any) -> tuple[list[float], int]:
     return values, _input_tokens(data)
 
 
+def input_tokens(request: ApiRequest, data: Any) -> int:
+    """The input tokens a response reports (0 for a search, which reports none); the response must have
+    passed `check`."""
+    return 0 if request.path == SEARCH_PATH else _input_tokens(data)
+
+
 def check(request: ApiRequest, data: Any) -> None:
     """Raise `ContractError` unless `data` holds everything the pipeline will read for `request`."""
     if request.path == SEARCH_PATH:

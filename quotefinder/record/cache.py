@@ -31,8 +31,8 @@ import orjson
 
 from ..errors import CorruptEntry, MissingResponse, StorageError
 from ..recipe.contract import ApiRequest
+from ..storage import private_dir, write_private
 from .client import EVIDENCE, Received, Sender
-from .storage import private_dir, write_private
 
 FORMAT = "quotefinder-cache/1"
 _HEAD = b'{"sha256": "'

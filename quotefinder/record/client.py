@@ -25,7 +25,7 @@ from typing import Any, Protocol
 import httpx
 import orjson
 
-from ..errors import ApiError, AuthError, InsecureEndpoint, TransientError
+from ..errors import ApiError, AuthError, BudgetSpent, InsecureEndpoint, TransientError
 from ..recipe.contract import ApiRequest
 
 DEFAULT_BASE_URL = "https://api.perplexity.ai"
@@ -45,6 +45,21 @@ class Received:
     elapsed_s: float
     received_at: str
     evidence: str  # "live" or "synthetic"
+
+
+class RequestBudget:
+    """At most `limit` HTTP requests (retries included) for one invocation; None: no limit. A request is
+    counted when it starts, so one in flight counts."""
+
+    def __init__(self, limit: int | None = None) -> None:
+        self.limit = limit
+        self.spent = 0
+
+    def take(self) -> None:
+        """Count one request about to be sent; `BudgetSpent` (and nothing sent) when none is left."""
+        if self.limit is not None and self.spent >= self.limit:
+            raise BudgetSpent(f"sent the {self.limit} request(s) --max-requests allows")
+        self.spent += 1
 
 
 class Sender(Protocol):
@@ -156,6 +171,7 @@ class ApiClient:
         retry: RetryPolicy = RetryPolicy(),
         limiter: RateLimiter | None = None,
         on_retry: Callable[[TransientError], None] | None = None,
+        budget: RequestBudget | None = None,
     ) -> None:
         url = check_base_url(base_url)
         self.base_url = str(url).rstrip("/")
@@ -166,6 +182,7 @@ class ApiClient:
         self.retry = retry
         self.limiter = limiter or RateLimiter(0)
         self.on_retry = on_retry or (lambda error: None)
+        self.budget = budget or RequestBudget()
 
     def __repr__(self) -> str:
         return f"ApiClient({self.base_url!r})"
@@ -197,6 +214,7 @@ class ApiClient:
         return error
 
     async def _attempt(self, request: ApiRequest) -> Received:
+        self.budget.take()
         await self.limiter.wait()
         where = f"{self.host}{request.path}"
         started = time.perf_counter()

@@ -17,6 +17,7 @@ from typing import Any
 from ..errors import (
     ApiError,
     AuthError,
+    BudgetSpent,
     ContractError,
     CorruptEntry,
     EvidenceMixError,
@@ -70,6 +71,7 @@ class Tally(CacheCounts):
 
     retries: int = 0
     failed: int = 0
+    tokens: int = 0  # input tokens of the responses sent for (what they cost)
 
     def as_counts(self) -> RequestCounts:
         return RequestCounts(sent=self.sent, from_cache=self.from_cache, retries=self.retries, failed=self.failed)
@@ -84,6 +86,7 @@ class Recorder:
         self.cutoffs = cutoffs
         self.evidence = evidence  # the run's evidence, once known; responses of the other kind are refused
         self.tally = Tally()
+        self.budget_spent = False  # --max-requests stopped the recording
 
     def _flow(self, item: QuestionRun) -> pipeline.Steps:
         return pipeline.steps(item.question.question, self.coverage, self.cutoffs, item.repeat)
@@ -132,6 +135,33 @@ class Recorder:
         """What a new response must pass before it is saved: the run's evidence, and the API contract."""
         self._note_evidence(received.evidence)
         contract.check(request, received.data)
+        self.tally.tokens += contract.input_tokens(request, received.data)
+
+    def bound(self, item: QuestionRun) -> tuple[int, bool]:
+        """At most how many requests recording `item` can still send, and whether its search is saved: what
+        the cache lacks at the first stage it cannot answer, plus the worst case of the stages after it (after
+        a search: a rank per result and a compare per distinct qualified set, at most one per result; after a
+        rank: a compare per ranked result; after a compare: nothing)."""
+        flow = self._flow(item)
+        try:
+            batch = next(flow)
+            while True:
+                saved = []
+                for request in batch:
+                    try:
+                        saved.append(self.cache.get(request))
+                    except CorruptEntry:
+                        saved.append(None)
+                missing = sum(1 for entry in saved if entry is None)
+                if missing:
+                    if batch[0].path == contract.SEARCH_PATH:
+                        return 1 + 2 * contract.MAX_RESULTS, False
+                    return missing + (len(batch) if contract.is_rank(batch[0]) else 0), True
+                batch = flow.send([entry.data for entry in saved if entry is not None])
+        except StopIteration:
+            return 0, True
+        except ContractError:
+            return 0, True  # a saved response breaks the contract: recording cannot get past it either
 
     async def record(
         self,
@@ -148,6 +178,7 @@ class Recorder:
         """
         pending = iter(items)  # shared by the workers: each takes the next question when it is free
         caching = CachingClient(client, self.cache, self._admit, self.tally)
+        self.budget_spent = False
 
         async def fetch(request: ApiRequest) -> Any:
             return (await caching.send(request)).data
@@ -157,6 +188,11 @@ class Recorder:
                 try:
                     trace = await pipeline.record(self._flow(item), fetch)
                     item.summary, item.error, item.missing = self._summarise(trace), None, None
+                except BudgetSpent:
+                    # What was in flight finished and is saved; this question keeps saying what it lacks,
+                    # and this worker takes no more questions, like an interrupt.
+                    self.budget_spent = True
+                    return
                 except FATAL:
                     raise
                 except (ApiError, ContractError) as error:

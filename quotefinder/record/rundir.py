@@ -34,9 +34,9 @@ from ..errors import RunDirError, StorageError
 from ..questions import EXPECTS, Question, QuestionSet
 from ..recipe import contract
 from ..recipe.decision import ANSWER_CUTOFF, HAS_ANSWER_CUTOFF, MIN_SENTENCES, Cutoffs
+from ..storage import private_dir, write_private
 from .cache import FORMAT as CACHE_FORMAT
 from .client import EVIDENCE
-from .storage import private_dir, write_private
 
 RUN_FORMAT = "quotefinder-run/1"
 PIPELINE_VERSION = 1  # bump when a request body or the decision rule changes
@@ -347,9 +347,10 @@ def _question(item: Any, n: int) -> Question:
     missing = [name for name in ("id", "question", "expect", "accept") if name not in item]
     if missing:
         raise _Bad(f"`{where}` has no `{missing[0]}`")
-    expect = _get(item, "expect", "text", None, where)
+    expect = _get(item, "expect", "text or null", None, where)  # null: an unlabelled question
     accept = _get(item, "accept", "list", None, where)
-    if expect not in EXPECTS or not all(isinstance(p, str) for p in accept) or (accept and expect != "answer"):
+    if (expect is not None and expect not in EXPECTS) or not all(isinstance(p, str) for p in accept) \
+            or (accept and expect != "answer"):
         raise _Bad(f"`{where}expect` or `{where}accept` is not what a question file allows")
     try:
         return Question(_get(item, "id", "text", None, where), _get(item, "question", "text", None, where), expect,

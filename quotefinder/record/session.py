@@ -29,12 +29,12 @@ from ..questions import QuestionSet, load_questions
 from ..recipe import contract
 from ..recipe.decision import Cutoffs
 from ..recipe.pipeline import Coverage
+from ..storage import remove_temporaries
 from ..textsafe import terminal
 from .cache import ResponseCache
-from .client import ApiClient, RateLimiter, RetryPolicy, TransientError, check_base_url
+from .client import ApiClient, RateLimiter, RequestBudget, RetryPolicy, TransientError, check_base_url
 from .recorder import QuestionRun, Recorder
 from .rundir import QuestionsFile, RunConfig, RunRecord, locked
-from .storage import remove_temporaries
 
 SHOW_MISSING = 20
 
@@ -50,6 +50,24 @@ class RecordOptions:
     timeout_s: float = 30.0
     retries: int = 4
     backoff_s: float = 1.0
+    max_requests: int | None = None  # stop, as an interrupt would, after sending this many (retries included)
+
+
+# The recipe's published figures, for a run that holds no response yet: five results per search, each with
+# usable sentences, and a median of 678 input tokens per Decisions request (its ten-question run).
+RECIPE_RESULTS = 5
+RECIPE_TOKENS_PER_DECISION = 678
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What recording the missing part would send: a bound, an expectation, and where it comes from."""
+
+    pending: int  # question repeats with something missing
+    at_most: int  # requests, worst case
+    expected: float  # requests, expected
+    tokens: float  # input tokens, expected
+    basis: str  # where the expectation comes from, in words
 
 
 def _now() -> str:
@@ -70,6 +88,7 @@ class Recording:
     host: str = ""
     finished: bool = True  # False when Ctrl+C or SIGTERM cut the recording short
     written: RunRecord | None = field(default=None, init=False)  # what run.json holds now
+    written_sent: int = field(default=0, init=False)  # responses this invocation had sent when it was written
 
     def __post_init__(self) -> None:
         self.written = self.previous
@@ -152,6 +171,35 @@ class Recording:
             raise fatal
         return record
 
+    def estimate(self) -> Estimate:
+        """What recording the missing part would send, from the cache alone (nothing is sent).
+
+        The bound adds, per question repeat, what the cache lacks at the first stage it cannot answer and
+        the worst case after it. The expectation uses this run's own finished questions (mean requests and
+        input tokens per question repeat) when it holds some, else the recipe's published figures.
+        """
+        pending = self.pending
+        bounds = [self.recorder.bound(item) for item in pending]
+        done = [item.summary for item in self.items if item.summary is not None]
+        span = self.options.has_answer_range
+        if done:
+            requests = sum(s.requests for s in done) / len(done)
+            decisions = sum(s.requests - 1 for s in done)
+            per_decision = sum(s.input_tokens for s in done) / decisions if decisions else 0.0
+            basis = f"this run's own {len(done)} recorded question repeat(s)"
+        else:
+            compares = RECIPE_RESULTS if span[0] < span[1] else 1
+            requests = 1 + RECIPE_RESULTS + compares
+            per_decision = RECIPE_TOKENS_PER_DECISION
+            basis = (f"the recipe's published figures: {RECIPE_RESULTS} results per search with usable sentences, "
+                     f"{compares} compare request(s) per question over --has-answer-range {span[0]:g}:{span[1]:g}, "
+                     f"{RECIPE_TOKENS_PER_DECISION} input tokens per Decisions request (its median)")
+        # A question not started costs what a question costs; one part-recorded, at most its own bound.
+        expected = sum(min(bound, requests) if searched else requests for bound, searched in bounds)
+        searches = sum(1 for _, searched in bounds if not searched)
+        return Estimate(len(pending), sum(bound for bound, _ in bounds), expected,
+                        (expected - searches) * per_decision, basis)
+
     def build_record(self) -> RunRecord:
         """The run.json this invocation leaves."""
         items, tally, cutoffs = self.items, self.recorder.tally, self.recorder.cutoffs
@@ -187,10 +235,12 @@ class Recording:
         return record
 
     def save(self) -> RunRecord:
-        """Write run.json if anything changed since the last write; return what it holds now."""
+        """Write run.json if anything changed since the last write, counting the responses sent since (its
+        request counts must describe this invocation once it has sent something); return what it holds."""
         record = self.build_record()
-        if record.save(self.run_dir, self.written):
-            self.written = record
+        sent = self.recorder.tally.sent
+        if record.save(self.run_dir, self.written if sent == self.written_sent else None):
+            self.written, self.written_sent = record, sent
         return record
 
     async def _record(self, pending: list[QuestionRun], base_url: str, key: str,
@@ -203,7 +253,8 @@ class Recording:
 
         async with ApiClient(base_url, key, transport=transport, timeout_s=options.timeout_s,
                              retry=RetryPolicy(retries=options.retries, base_s=options.backoff_s),
-                             limiter=RateLimiter(options.rate), on_retry=on_retry) as client:
+                             limiter=RateLimiter(options.rate), on_retry=on_retry,
+                             budget=RequestBudget(options.max_requests)) as client:
             loop = asyncio.get_running_loop()
             work = asyncio.create_task(self.recorder.record(pending, client, options.concurrency, on_done))
             handled = threading.current_thread() is threading.main_thread()  # signals reach the main thread only
@@ -211,7 +262,7 @@ class Recording:
                 loop.add_signal_handler(sig, work.cancel)
             try:
                 await work
-                return True
+                return not self.recorder.budget_spent
             except asyncio.CancelledError:
                 return False
             finally:

@@ -9,10 +9,11 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from ..questions import Outcome
+from ..questions import UNKNOWN, Outcome
 from ..sweep.analysis import Gate, Sweep
 from ..sweep.compare import Comparison
 from ..textsafe import terminal
+from .numbers import at_most, confidence
 
 
 def show_sweep(result: Sweep, out_dir: Path, gate: Gate | None, comparison: Comparison | None,
@@ -30,25 +31,26 @@ def show_sweep(result: Sweep, out_dir: Path, gate: Gate | None, comparison: Comp
     d, r = result.default, result.recommended
     print(f"\nOutcome    | default ({d.h:g}, {d.a:g}) | recommended ({r.h:g}, {r.a:g})", file=out)
     for outcome in Outcome:
-        if outcome is not Outcome.UNJUDGED or d.mean(outcome) or r.mean(outcome):
+        if outcome not in UNKNOWN or d.mean(outcome) or r.mean(outcome):
             print(f"{outcome.label:<10} | {d.mean(outcome):>18g} | {r.mean(outcome):>22g}", file=out)
     if result.choice.is_default:
-        print("\nThe recommended point is the default: no cell scored more than one standard error above it.",
+        print("\nThe recommended point is the default: its score is within one standard error of the best cell's.",
               file=out)
     if result.stability is not None:
         print(f"\nBootstrap: the recommended cell's region was chosen in {result.stability.in_region:.0%} of "
               f"{result.stability.resamples} resamples.", file=out)
     g = result.guarantee
-    confidence = f"with probability >= {1 - g.delta:.0%}"
+    sure = f"with probability >= {confidence(g.delta)}"
     if g.certificate is None:
-        print(f"Guarantee: at the default point, a wrong-quote rate of at most {g.default_bound:.1%} {confidence}.",
+        print(f"Guarantee: at the default point, a wrong-quote rate of at most {at_most(g.default_bound)} {sure}.",
               file=out)
     elif g.best is None:
-        print(f"Guarantee: no cell certified at a wrong-quote rate of {g.certificate.alpha:g} {confidence}.", file=out)
+        print(f"Guarantee: no cell certified at a wrong-quote rate of {at_most(g.certificate.alpha)} {sure}.",
+              file=out)
     else:
         h, a = result.h_axis.values[g.best.h_index], result.a_axis.values[g.best.a_index]
         print(f"Guarantee: {int(g.certificate.certified.sum())} cell(s) certified at a wrong-quote rate of at most "
-              f"{g.certificate.alpha:g} {confidence}; the best of them is ({h:g}, {a:g}).", file=out)
+              f"{at_most(g.certificate.alpha)} {sure}; the best of them is ({h:g}, {a:g}).", file=out)
     if comparison is not None:
         print(f"\nAgainst {comparison.baseline.run_dir}: {comparison.tally_words()}", file=out)
         print(f"Worse overall? {comparison.verdict_words()}", file=out)

@@ -6,18 +6,22 @@ output is `report.console`; this module keeps the recording command free of the 
 
 from __future__ import annotations
 
+import io
 import sys
 import time
 from collections import Counter
+from pathlib import Path
 from typing import TextIO
 
 from tqdm import tqdm
 
-from ..questions import OUTCOMES, Outcome
+from ..errors import StorageError
+from ..questions import OUTCOMES, UNKNOWN
 from ..recipe.decision import Cutoffs
 from ..record.recorder import QuestionRun
 from ..record.rundir import RunRecord
 from ..record.session import Recording
+from ..storage import write_private
 from ..textsafe import terminal
 
 NOT_RUN = "not run"  # a question (repeat) that has no decision: its requests failed or are missing
@@ -29,9 +33,9 @@ def notice(text: str) -> None:
 
 
 class RecordingBar:
-    """The progress bar of a recording: questions done, requests sent per second, from the cache,
-    retries and errors. Shown only on a terminal, and only once a question is done, so that nothing is
-    drawn when the recording stops before it starts (a locked run, a bad base URL)."""
+    """The progress bar of a recording: questions done, requests sent per second and the input tokens they
+    used, responses from the cache, retries and errors. Shown only on a terminal, and only once a question
+    is done, so that nothing is drawn when the recording stops before it starts (a locked run, a bad URL)."""
 
     def __init__(self, recording: Recording) -> None:
         self.tally = recording.recorder.tally
@@ -45,8 +49,8 @@ class RecordingBar:
         t = self.tally
         per_second = t.sent / max(time.monotonic() - self.began, 1e-9)
         self.bar.update(1)
-        self.bar.set_postfix_str(f"sent {t.sent} ({per_second:.1f} req/s), from cache {t.from_cache}, "
-                                 f"retries {t.retries}, errors {t.failed}")
+        self.bar.set_postfix_str(f"sent {t.sent} ({per_second:.1f} req/s, {t.tokens:,} input tokens), "
+                                 f"from cache {t.from_cache}, retries {t.retries}, errors {t.failed}")
 
     def __enter__(self) -> RecordingBar:
         return self
@@ -61,7 +65,10 @@ def show_recording_end(recording: Recording, record: RunRecord) -> None:
     replaced = recording.recorder.tally.replaced
     if replaced:
         notice(f"{replaced} saved response(s) failed their checksum (torn or edited) and were requested again.")
-    if not recording.finished:
+    if recording.recorder.budget_spent:
+        notice(f"\nStopped at --max-requests {recording.options.max_requests}: every response received is saved; "
+               "rerun (with a new --max-requests, or without) to go on without paying twice.")
+    elif not recording.finished:
         notice("\nInterrupted: every response received so far is saved; rerun to resume.")
     elif not record.complete:
         notice(f"\n{len(record.errors)} question(s) could not be completed; rerun to retry them "
@@ -74,6 +81,10 @@ def _outcome(item: QuestionRun) -> str:
     return item.question.judge(item.summary.decision.sentence).label
 
 
+SCREENFUL = 20  # questions whose decisions fit a terminal; past this they go to a file in the run
+DECISIONS_FILE = "decisions.txt"
+
+
 def show_decisions(items: list[QuestionRun], cutoffs: Cutoffs, evidence: str | None,
                    out: TextIO | None = None) -> list[Counter[str]]:
     """Print each question's decision at `cutoffs` (the first repeat's in full, the others' outcomes on
@@ -81,6 +92,47 @@ def show_decisions(items: list[QuestionRun], cutoffs: Cutoffs, evidence: str | N
     out = out or sys.stdout
     if evidence == "synthetic":
         print("SYNTHETIC evidence: recorded against the stand-in API, not the real one.\n", file=out)
+    counts = _blocks(items, out)
+    _table(counts, cutoffs, evidence, out)
+    return counts
+
+
+def report_decisions(recording: Recording, verbose: bool = False, out: TextIO | None = None) -> Path | None:
+    """The decisions at the default cutoffs as a person can read them: every question's block when they fit
+    a screen (or with `verbose`); past that, the blocks go to `decisions.txt` in the run (rewritten only when
+    they change) and the terminal keeps the questions that could not be run and the Outcome | Count table.
+    Returns the file written to, if any."""
+    out = out or sys.stdout
+    items, evidence = recording.items, recording.recorder.evidence
+    questions = len({item.question.question for item in items})
+    if verbose or questions <= SCREENFUL:
+        show_decisions(items, recording.cutoffs, evidence, out)
+        return None
+    text = io.StringIO()
+    show_decisions(items, recording.cutoffs, evidence, text)
+    path = recording.run_dir / DECISIONS_FILE
+    data = text.getvalue().encode()
+    if not path.exists() or path.read_bytes() != data:
+        try:
+            write_private(path, data)
+        except OSError as error:
+            raise StorageError(f"{path}: cannot be written ({error.strerror or error})") from None
+    if evidence == "synthetic":
+        print("SYNTHETIC evidence: recorded against the stand-in API, not the real one.\n", file=out)
+    not_run = [item for item in items if item.summary is None]
+    for item in not_run[:SCREENFUL]:
+        print(f"not run: {terminal(item.question.id)}{f' (repeat {item.repeat})' if item.repeat else ''}: "
+              f"{terminal(item.error or 'missing ' + str(item.missing))}", file=out)
+    if len(not_run) > SCREENFUL:
+        print(f"... and {len(not_run) - SCREENFUL} more not run", file=out)
+    print(f"Each of the {questions} questions' decision: {path} (--verbose prints them here).\n", file=out)
+    counts = _blocks(items, io.StringIO())
+    _table(counts, recording.cutoffs, evidence, out)
+    return path
+
+
+def _blocks(items: list[QuestionRun], out: TextIO) -> list[Counter[str]]:
+    """Each question's block (decision and source; its other repeats' outcomes); each repeat's counts."""
     by_question: dict[str, list[QuestionRun]] = {}
     for item in items:
         by_question.setdefault(item.question.question, []).append(item)
@@ -99,18 +151,56 @@ def show_decisions(items: list[QuestionRun], cutoffs: Cutoffs, evidence: str | N
         if repeats > 1:
             print(f"  repeats: {', '.join(outcomes)}", file=out)
         print(f"  -> {outcomes[0]}\n", file=out)
+    return counts
+
+
+def _table(counts: list[Counter[str]], cutoffs: Cutoffs, evidence: str | None, out: TextIO) -> None:
+    repeats = len(counts)
     label = " (synthetic)" if evidence == "synthetic" else ""
     print(f"At HAS_ANSWER_CUTOFF {cutoffs.has_answer:g}, ANSWER_CUTOFF {cutoffs.answer:g}{label}"
           f"{f', over {repeats} repeats' if repeats > 1 else ''}:\n", file=out)
     print("Outcome    | Count\n-----------|------", file=out)
     for outcome in [*(o.label for o in OUTCOMES), NOT_RUN]:
         values = [c[outcome] for c in counts]
-        if outcome in (Outcome.UNJUDGED.label, NOT_RUN) and not any(values):
+        if outcome in (*(o.label for o in UNKNOWN), NOT_RUN) and not any(values):
             continue
         low, high, mean = min(values), max(values), sum(values) / len(values)
         shown = f"{low:>5}" if low == high else f"{mean:>5.4g} ({low}-{high})"
         print(f"{outcome:<10} | {shown}", file=out)
-    return counts
+
+
+def show_estimate(recording: Recording, rate: float, per_1k_requests: float | None = None,
+                  per_million_tokens: float | None = None, out: TextIO | None = None) -> None:
+    """What recording the missing part would send, and cost: nothing is sent to find out."""
+    out = out or sys.stdout
+    estimate = recording.estimate()
+    print(f"Recording {recording.questions.path} into {recording.run_dir} would send (--estimate: nothing was "
+          "sent):", file=out)
+    print(f"  at most {estimate.at_most:,} requests ({estimate.pending} question repeat(s) not fully recorded; one "
+          "not yet searched needs at most 1 search, 5 rank and 5 compare requests)", file=out)
+    if not estimate.pending:
+        return
+    print(f"  expected about {estimate.expected:,.0f} requests and {estimate.tokens:,.0f} input tokens "
+          f"(from {estimate.basis})", file=out)
+    if rate > 0:
+        print(f"  time at --rate {rate:g}: about {_duration(estimate.expected / rate)}, at most "
+              f"{_duration(estimate.at_most / rate)}", file=out)
+    else:
+        print("  time: no --rate limit, as fast as the API answers", file=out)
+    if per_1k_requests is not None:
+        print(f"  requests at {per_1k_requests:g} per 1,000: about {estimate.expected / 1000 * per_1k_requests:,.2f}, "
+              f"at most {estimate.at_most / 1000 * per_1k_requests:,.2f}", file=out)
+    if per_million_tokens is not None:
+        print(f"  input tokens at {per_million_tokens:g} per million: about "
+              f"{estimate.tokens / 1e6 * per_million_tokens:,.2f}", file=out)
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def _show_one(item: QuestionRun, out: TextIO) -> None:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import InputError
-from ..record.storage import SHARED_FILE, write_atomic
+from ..storage import SHARED_FILE, write_atomic
 from ..sweep.analysis import Gate, Sweep
 from ..sweep.compare import Comparison
 from .summary import summary_markdown

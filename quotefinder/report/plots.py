@@ -22,9 +22,9 @@ import pandas as pd  # noqa: E402
 from matplotlib.collections import LineCollection  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
-from ..questions import OUTCOMES, Outcome  # noqa: E402
+from ..questions import OUTCOMES, UNKNOWN, Outcome  # noqa: E402
 from ..recipe.decision import ANSWER_WORDS, HAS_ANSWER_WORDS  # noqa: E402
-from ..record.storage import SHARED_FILE, write_atomic  # noqa: E402
+from ..storage import SHARED_FILE, write_atomic  # noqa: E402
 from ..sweep.analysis import Sweep  # noqa: E402
 from ..sweep.compare import Comparison  # noqa: E402
 from .tables import flip_frame  # noqa: E402
@@ -35,6 +35,7 @@ STYLE = {  # outcome: (colour, marker, line style, hatch)
     "missed": ("#e08214", "s", "-.", ".."),
     "no_answer": ("#2166ac", "^", ":", "//"),
     "unjudged": ("#7f7f7f", "D", (0, (1, 3)), "++"),
+    "unlabelled": ("#b15928", "v", (0, (3, 1, 1, 1)), "\\\\"),
 }
 # Any: matplotlib's stubs accept only literal rc names as keys
 RC: Any = {"text.parse_math": False, "font.size": 9, "figure.dpi": 100, "savefig.dpi": 100, "svg.hashsalt": "qf"}
@@ -126,7 +127,7 @@ def counts_along(frame: pd.DataFrame, cutoff: str, path: Path, title: str, mark:
     with plt.rc_context(RC):
         fig, ax = plt.subplots(figsize=(6.4, 4.0))
         for outcome, (colour, marker, line, _) in STYLE.items():
-            if outcome in frame and (outcome != "unjudged" or frame[outcome].any()):
+            if outcome in frame and (outcome not in ("unjudged", "unlabelled") or frame[outcome].any()):
                 ax.plot(frame[cutoff], frame[outcome], color=colour, marker=marker, linestyle=line, markersize=4,
                         label=_label(outcome))
         if mark is not None:
@@ -190,7 +191,7 @@ def draw_all(result: Sweep, grid: pd.DataFrame, out_dir: Path, comparison: Compa
 
     mean = " (mean over repeats)" if result.repeats > 1 else ""
     for outcome in OUTCOMES:
-        if outcome is Outcome.UNJUDGED and not grid["unjudged"].any():
+        if outcome in UNKNOWN and not grid[outcome.value].any():
             continue
         name = f"heatmap-{outcome.label}.png"
         title = add(f"{outcome.label.capitalize()} questions per cell{mean}", name)

@@ -10,14 +10,14 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from ..questions import OUTCOMES, Outcome
+from ..questions import OUTCOMES, UNKNOWN, Outcome
 from ..recipe.decision import Decision
 from ..sweep import guarantee
 from ..sweep.analysis import Point, Rate, Sweep
 from ..sweep.compare import ChangeKind, Comparison
 from ..sweep.grid import CODE, Axis
 from ..textsafe import markdown_code
-from .tables import plain_number
+from .numbers import at_least, at_most, confidence, plain_number
 
 LIST_AT_MOST = 50  # rows of a per-question list in the summary; questions.csv has them all
 EXAMPLE_RATE = 0.05  # the wrong-quote rate the guarantee section prices in questions when none was asked for
@@ -54,10 +54,12 @@ def summary_markdown(result: Sweep, plots: Sequence[tuple[str, str]] = (), gate:
     judged = replayed.question_set
     swept = len(result.questions)
     n_answer = sum(1 for q in result.questions if q.expect == "answer")
+    n_none = sum(1 for q in result.questions if q.expect == "no-answer")
+    unlabelled = f", {swept - n_answer - n_none} unlabelled" if swept > n_answer + n_none else ""
     repeats = f", {result.repeats} repeats of every request" if result.repeats > 1 else ""
     lines += [
         f"- Question set: {_md(os.path.normpath(judged.path), False)} (sha256 {judged.sha256[:12]}), "
-        f"{swept} question(s) swept: {n_answer} answer, {swept - n_answer} no-answer",
+        f"{swept} question(s) swept: {n_answer} answer, {n_none} no-answer{unlabelled}",
         f"- Run: {_md(str(replayed.run_dir), False)}, evidence **{evidence}**, recorded "
         f"{record.started_at or '?'} to {record.finished_at or '?'}, "
         f"{'complete' if record.complete else 'INCOMPLETE'}{repeats}",
@@ -80,7 +82,7 @@ def summary_markdown(result: Sweep, plots: Sequence[tuple[str, str]] = (), gate:
               *_flaky(result)]
     if comparison is not None:
         lines += _comparison(result, comparison)
-    lines += [*_changed(result), *_review(result)]
+    lines += [*_changed(result), *_labels(result), *_review(result)]
     if plots:
         lines += ["## Plots", ""] + [f"- [{title}]({path})" for title, path in plots] + [""]
     if replayed.excluded:
@@ -90,7 +92,7 @@ def summary_markdown(result: Sweep, plots: Sequence[tuple[str, str]] = (), gate:
 
 
 def _objective_words(result: Sweep) -> str:
-    words = f"score = correct + no-answer - {result.wrong_cost:g} x wrong (missed and unjudged score 0)"
+    words = f"score = correct + no-answer - {result.wrong_cost:g} x wrong (missed, unjudged and unlabelled score 0)"
     if result.repeats > 1:
         words += ", averaged over repeats"
     share = result.settings.answerable_share
@@ -108,11 +110,6 @@ def _score(value: float) -> str:
     return str(plain_number(round(value, 4)))
 
 
-def _percent(value: float) -> str:
-    """A rate as a percentage, to one decimal below 10%: 4.6%, 41%."""
-    return f"{value:.1%}" if value < 0.1 else f"{value:.0%}"
-
-
 def _count(point: Point, outcome: Outcome) -> str:
     """A count at a point: the number, or the mean over repeats with its range."""
     low, high = point.low_high(outcome)
@@ -128,7 +125,7 @@ def _outcome_table(result: Sweep) -> list[str]:
         rule += "---:|"
     lines = [head, rule]
     for outcome in OUTCOMES:
-        shown = outcome is not Outcome.UNJUDGED or d.mean(outcome) or r.mean(outcome)
+        shown = outcome not in UNKNOWN or d.mean(outcome) or r.mean(outcome)
         if shown:
             cells = f"| {outcome.label} | {_count(d, outcome)} | {_count(r, outcome)} |"
             if cv is not None:
@@ -140,8 +137,8 @@ def _outcome_table(result: Sweep) -> list[str]:
         scores += f" {_score(held_out)} |"
     lines.append(scores)
     if result.choice.is_default:
-        lines += ["", f"The recommended point is the default ({d.h:g}, {d.a:g}): no cell scored more than one standard "
-                      "error above it, so nothing here is evidence for changing it."]
+        lines += ["", f"The recommended point is the default ({d.h:g}, {d.a:g}): its score is within one standard "
+                      "error of the best cell's, so this run is no evidence for changing it."]
     if result.repeats > 1:
         lines += ["", f"Counts are means over {result.repeats} repeats, with the lowest and highest in parentheses."]
     if cv is not None:
@@ -159,14 +156,14 @@ def _fold_choices(result: Sweep) -> str:
 def _guarantee(result: Sweep) -> list[str]:
     """How often these cutoffs would quote something wrong, with the assumption it rests on."""
     g = result.guarantee
-    confidence = f"{1 - g.delta:.0%}"
+    sure = confidence(g.delta)
     method = "exact binomial" if g.repeats == 1 else "Hoeffding-Bentkus, each question's repeats averaged"
     d = result.default
     lines = ["## Guarantee", ""]
     certificate = g.certificate
     if certificate is not None:
-        lines += [f"Cells certified to keep the wrong-quote rate at most {_percent(certificate.alpha)} with "
-                  f"probability at least {confidence} (Learn-then-Test: each of the {g.rows} HAS_ANSWER_CUTOFF rows "
+        lines += [f"Cells certified to keep the wrong-quote rate at most {at_most(certificate.alpha)} with "
+                  f"probability at least {sure} (Learn-then-Test: each of the {g.rows} HAS_ANSWER_CUTOFF rows "
                   "tested from its highest ANSWER_CUTOFF down, stopping at its first failure, each test at level "
                   f"{g.delta:g}/{g.rows} = {certificate.level:.3g}; {method} p-values). A wrong quote is one that "
                   "is wrong or unjudged: an unjudged quote counts as wrong here.", ""]
@@ -178,7 +175,7 @@ def _guarantee(result: Sweep) -> list[str]:
                 "(`certified` in `grid.csv`; outlined in the heatmaps).",
                 f"- The certified cell with the best score (the recommendation's rule, among certified cells) is "
                 f"{_cell(result, best)}, score {_score(float(result.scores[best]))}: **with probability at least "
-                f"{confidence}, at most {_percent(certificate.alpha)} of questions like these get a wrong quote at "
+                f"{sure}, at most {at_most(certificate.alpha)} of questions like these get a wrong quote at "
                 f"{_cell(result, best)}.** Observed there: {plain_number(round(g.rate_at(best) * g.n, 4))} wrong "
                 f"or unjudged quote(s) in {g.n} questions.",
             ]
@@ -186,9 +183,9 @@ def _guarantee(result: Sweep) -> list[str]:
                 lines.append(f"- {plain_number(round(unjudged, 4))} of those are unjudged and counted as wrong; "
                              "reviewing them (`sweep.py RUN --review`) can only enlarge the certified set.")
         else:
-            lines.append(f"- **No cell is certified at {_percent(certificate.alpha)}.** With {g.n} questions the "
-                         f"smallest rate any cell could be certified at is {_percent(g.best_case)} (a cell with no "
-                         f"wrong quote at all); {_percent(certificate.alpha)} needs at least {g.needed} questions, "
+            lines.append(f"- **No cell is certified at {at_most(certificate.alpha)}.** With {g.n} questions the "
+                         f"smallest rate any cell could be certified at is {at_most(g.best_case)} (a cell with no "
+                         f"wrong quote at all); {at_most(certificate.alpha)} needs at least {g.needed} questions, "
                          "none of them quoted wrong at the certified cell (more if some are).")
     else:
         lines.append("How often would these cutoffs quote something wrong? A wrong quote here is one that is wrong "
@@ -197,33 +194,40 @@ def _guarantee(result: Sweep) -> list[str]:
         row = result.h_axis.values[g.smallest_row]
         lines.append(f"- The smallest wrong-quote rate the grid procedure (`--max-wrong-rate ALPHA`, which shares "
                      f"the {g.delta:g} among the {g.rows} HAS_ANSWER_CUTOFF rows) certifies at any cell with "
-                     f"probability at least {confidence} is {_percent(g.smallest)} (in the HAS_ANSWER_CUTOFF {row:g} "
-                     f"row). With {g.n} questions it cannot certify any cell below {_percent(g.best_case)}, even one "
-                     f"with no wrong quote at all; certifying {_percent(EXAMPLE_RATE)} would take at least "
+                     f"probability at least {sure} is {at_most(g.smallest)} (in the HAS_ANSWER_CUTOFF {row:g} "
+                     f"row). With {g.n} questions it cannot certify any cell below {at_most(g.best_case)}, even one "
+                     f"with no wrong quote at all; certifying {at_most(EXAMPLE_RATE)} would take at least "
                      f"{guarantee.questions_needed(EXAMPLE_RATE, g.rows, g.delta)} questions, none of them quoted "
                      "wrong at the certified cell (more if some are).")
-    lines.append(f"- At the default point ({d.h:g}, {d.a:g}): with probability at least {confidence}, at most "
-                 f"{_percent(g.default_bound)} of questions like these get a wrong quote there (a one-sided upper "
+    lines.append(f"- At the default point ({d.h:g}, {d.a:g}): with probability at least {sure}, at most "
+                 f"{at_most(g.default_bound)} of questions like these get a wrong quote there (a one-sided upper "
                  f"bound, {method}, from {plain_number(round(g.default_total / g.repeats, 4))} wrong or unjudged "
                  f"quote(s) in {g.n} questions; valid on its own because that point was fixed before looking).")
-    assumption = ("- It rests on one assumption: these questions are a random sample of the questions you will "
-                  "serve, and the pages and the model behave as they did when the run was recorded.")
+    assumption = ("- What this rests on: these questions are a random sample of the questions you will serve, the "
+                  "pages and the model behave as they did when the run was recorded, and the grid, the rate and "
+                  f"{g.delta:g} were chosen before looking at these results (narrowing the grid to a row this "
+                  f"summary names, and sweeping again, spends the guarantee). Each statement above holds with "
+                  f"probability at least {sure} on its own.")
     if result.settings.answerable_share is not None:
         assumption += " It is about the questions as sampled, not reweighted to the production mix."
     return [*lines, assumption, ""]
 
 
 def _interval(rate: Rate) -> str:
+    """'6/6 = 100% [60.9%, 100%]': the interval rounded outwards; a range when some quotes are unjudged."""
     if rate.interval is None:
         return "n/a (none counted)"
-    low, high = rate.interval
     successes = plain_number(round(rate.successes, 4))
     trials = plain_number(round(rate.trials, 4))
-    if rate.upper_successes is None or rate.upper_interval is None or rate.upper_successes == rate.successes:
-        return f"{successes}/{trials} = {rate.successes / rate.trials:.0%} [{low:.0%}, {high:.0%}]"
-    upper = plain_number(round(rate.upper_successes, 4))
-    return (f"{successes}-{upper}/{trials} = {rate.successes / rate.trials:.0%}-"
-            f"{rate.upper_successes / rate.trials:.0%} [{low:.0%}, {rate.upper_interval[1]:.0%}]")
+    high = rate.interval[1]
+    shown = f"{successes}/{trials} = {rate.successes / rate.trials:.0%}"
+    if rate.upper_successes is not None and rate.upper_interval is not None and rate.upper_successes != rate.successes:
+        upper = plain_number(round(rate.upper_successes, 4))
+        shown = (f"{successes}-{upper}/{trials} = {rate.successes / rate.trials:.0%}-"
+                 f"{rate.upper_successes / rate.trials:.0%}")
+        high = rate.upper_interval[1]
+    effective = "" if abs(rate.effective - rate.trials) < 1e-9 else f", effective n {rate.effective:.3g}"
+    return f"{shown} [{at_least(rate.interval[0])}, {at_most(high)}{effective}]"
 
 
 def _certainty(result: Sweep) -> list[str]:
@@ -261,10 +265,15 @@ def _certainty(result: Sweep) -> list[str]:
         else:
             lines += [head + f"{gain.mean:+.3f} +/- {gain.standard_error:.3f} per question (mean +/- standard error "
                       f"over {len(gain.per_question)} questions; {_score(float(gain.per_question.sum()))} in all), "
-                      f"one-sided p = {gain.p_value:.3g} (paired t-test of no gain; approximate, the folds share "
+                      f"one-sided {_p(gain.p_value)} (paired t-test of no gain; approximate, the folds share "
                       "training questions).", ""]
     lines += [_verdict_in_words(result), ""]
     return lines
+
+
+def _p(value: float) -> str:
+    """'p = 0.042', or 'p < 0.001' for the small ones (a t-test's p is no more exact than that)."""
+    return "p < 0.001" if value < 0.001 else f"p = {value:.2g}"
 
 
 def _verdict_in_words(result: Sweep) -> str:
@@ -283,10 +292,10 @@ def _verdict_in_words(result: Sweep) -> str:
     if gain.p_value >= 0.05:
         needed = f" Roughly {gain.needed} questions would detect a gain this size." if gain.needed else ""
         return (f"**With {n} questions this run cannot tell the recommended point from the default**: the "
-                f"cross-validated gain could be noise (p = {gain.p_value:.2g}).{needed} Treat the recommendation as a "
+                f"cross-validated gain could be noise ({_p(gain.p_value)}).{needed} Treat the recommendation as a "
                 "hypothesis and check it on more questions before changing the cutoffs.")
     return (f"On {n} questions the gain of choosing the cutoffs this way holds on questions they were not chosen on "
-            f"(cross-validated, p = {gain.p_value:.2g}).")
+            f"(cross-validated, {_p(gain.p_value)}).")
 
 
 def _costs(result: Sweep) -> list[str]:
@@ -363,6 +372,33 @@ def _changed(result: Sweep) -> list[str]:
         lines.append(f"| {_md(q.id)} | {d.outcome.label} | {r.outcome.label} | {_quote_cell(d.decision)} "
                      f"| {_quote_cell(r.decision)} |")
     return [*lines, *_more(len(rows)), ""]
+
+
+def _labels(result: Sweep) -> list[str]:
+    """Which questions need a person before the grid can be judged, and how many a narrower grid would need."""
+    needed = result.labels_needed
+    unlabelled = [q for q in result.questions if q.expect is None]
+    if not needed and not unlabelled:
+        return []
+    lines = ["## Label these", ""]
+    if not needed:
+        return [*lines, f"{len(unlabelled)} unlabelled question(s) are quoted nowhere on the grid: however they are "
+                        "labelled, they cannot change the recommended cell or any cell's wrong-quote rate.", ""]
+    missing = sum(1 for item in needed if item.missing_expect)
+    lines += [f"**Label these {len(needed)} of {len(result.questions)}**: they are quoted somewhere on the grid and "
+              f"cannot be judged without a person ({missing} have no `expect`, {len(needed) - missing} have quotes "
+              "no accept pattern or verdict judges). The other questions cannot change the recommended cell or any "
+              "cell's wrong-quote rate, however they are labelled. `sweep.py RUN --review` asks for exactly these, "
+              "most influential first (quoted in the most cells near the recommended point).", ""]
+    floors = result.label_floors
+    lines += ["| If the grid's ANSWER_CUTOFF started at | " + " | ".join(f"{f:g}" for f, _ in floors) + " |",
+              "|---|" + "---:|" * len(floors),
+              "| questions to label | " + " | ".join(str(n) for _, n in floors) + " |", ""]
+    lines += ["| Question | Needs | Quoted in cells | Near the recommendation |", "|---|---|---:|---:|"]
+    for item in needed[:LIST_AT_MOST]:
+        needs = "`expect`" if item.missing_expect else f"{len(item.quotes)} verdict(s)"
+        lines.append(f"| {_md(item.question.id)} | {needs} | {item.cells} | {item.near} |")
+    return [*lines, *_more(len(needed)), ""]
 
 
 def _more(total: int) -> list[str]:

@@ -13,18 +13,14 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ..questions import OUTCOMES, Outcome
+from ..questions import OUTCOMES
 from ..sweep.analysis import Sweep
 from ..sweep.compare import Comparison
 from ..sweep.grid import CODE, Curve
 from ..textsafe import csv_text
+from .numbers import plain_number
 
-COUNT_COLUMNS = [outcome.value for outcome in OUTCOMES]  # correct, wrong, missed, no_answer, unjudged
-
-
-def plain_number(value: float) -> float | int:
-    """An integer when it is one, else rounded to 4 decimals (means over repeats)."""
-    return int(value) if float(value).is_integer() else round(float(value), 4)
+COUNT_COLUMNS = [outcome.value for outcome in OUTCOMES]  # correct, wrong, missed, no_answer, unjudged, unlabelled
 
 
 def plain_numbers(values: np.ndarray) -> pd.Series:
@@ -50,8 +46,7 @@ def grid_frame(result: Sweep) -> pd.DataFrame:
     flat = result.counts.reshape(-1, len(OUTCOMES))
     for column, outcome in zip(COUNT_COLUMNS, OUTCOMES, strict=True):
         frame[column] = plain_numbers(flat[:, CODE[outcome]])
-    quoted = [CODE[o] for o in (Outcome.CORRECT, Outcome.WRONG, Outcome.UNJUDGED)]
-    frame["quoted"] = plain_numbers(flat[:, quoted].sum(1))
+    frame["quoted"] = plain_numbers(result.quoted)
     frame["score"] = plain_numbers(np.round(result.scores, 9))
     if result.repeats > 1:
         lows, highs = result.per_repeat.min(axis=0), result.per_repeat.max(axis=0)
@@ -89,12 +84,14 @@ def _along_answer(curve: Curve, h: float) -> str:
 
 def questions_frame(result: Sweep, comparison: Comparison | None = None) -> pd.DataFrame:
     """Per question: outcomes at the default and recommended points, the quote, where outcomes change
-    (first repeat), its outcomes in every repeat, and its change against a baseline (its outcome in each
-    of the baseline's repeats, and the change judged on all repeats)."""
+    (first repeat), whether it needs a label (quoted on the grid and not judgeable without a person), its
+    outcomes in every repeat, and its change against a baseline (its outcome in each of the baseline's
+    repeats, and the change judged on all repeats)."""
     rec = result.recommended
     h_text = [result.h_axis.text(i) for i in range(len(result.h_axis.decimals))]
     along_h = result.tables[0].outcomes(rec.a)
     changes = {row.question.question: row for row in comparison.rows} if comparison else {}
+    needing = {item.index for item in result.labels_needed}
     rows = []
     for index, (question, curve, codes, at_default, at_recommended) in enumerate(zip(
             result.questions, result.curves, along_h, result.default.first, rec.first, strict=True)):
@@ -104,7 +101,7 @@ def questions_frame(result: Sweep, comparison: Comparison | None = None) -> pd.D
         row = {
             "id": csv_text(question.id),
             "question": csv_text(question.question),
-            "expect": question.expect,
+            "expect": question.expect or "",
             "default_outcome": at_default.outcome.value,
             "recommended_outcome": at_recommended.outcome.value,
             "default_quote": csv_text(at_default.decision.sentence or ""),
@@ -117,6 +114,7 @@ def questions_frame(result: Sweep, comparison: Comparison | None = None) -> pd.D
             "along_answer_cutoff": _along_answer(curve, rec.h),
             "along_has_answer_cutoff": _spans(h_text, codes),
         }
+        row["needs_label"] = "true" if index in needing else "false"
         if result.repeats > 1:
             row["recommended_by_repeat"] = " ".join(o.value for o in rec.outcomes(index))
         if comparison:

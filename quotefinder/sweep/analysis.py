@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InputError
-from ..questions import OUTCOMES, Outcome, Question
+from ..questions import OUTCOMES, UNKNOWN, Outcome, Question
 from . import guarantee
 from .grid import CODE, Axis, Curve, Judged, Table, at_point, cell_index
+from .labelling import NeedsLabel, labels_by_floor, needs_label, quoted_cells
 from .replay import Replayed
 from .stats import (
     Choice,
@@ -31,7 +32,7 @@ BOOTSTRAP = 1000
 BOOTSTRAP_BUDGET = 3e7  # work units (see `resamples_for`) x resamples, when the number is not asked for
 FOLDS = 5
 COSTS = (1.0, 2.0, 5.0, 10.0)  # wrong-quote costs the summary shows the recommendation for
-LOSSY = (Outcome.WRONG, Outcome.UNJUDGED)  # a quote not known to be correct counts as wrong for the guarantee
+LOSSY = (Outcome.WRONG, *UNKNOWN)  # a quote not known to be correct counts as wrong for the guarantee
 
 
 @dataclass(frozen=True)
@@ -167,6 +168,8 @@ class Sweep:
     recommended: Point
     guarantee: Guarantee
     costs: list[CostChoice]
+    labels_needed: list[NeedsLabel]  # quoted on the grid, not judgeable without a person; most influential first
+    label_floors: list[tuple[float, int]]  # (ANSWER_CUTOFF floor, labels a grid from it would need)
     stability: Stability | None = None
     bootstrap_capped: bool = False  # fewer resamples than the default, to keep a large sweep quick
     cross_validation: CrossValidation | None = None
@@ -184,6 +187,11 @@ class Sweep:
     def counts(self) -> np.ndarray:
         """(H, A, outcomes): mean over repeats."""
         return self.per_repeat.mean(axis=0)
+
+    @property
+    def quoted(self) -> np.ndarray:
+        """(H, A): how many questions are quoted at each cell, mean over repeats."""
+        return np.mean([table.quotes(self.a_axis.values) for table in self.tables], axis=0)
 
     @property
     def scores(self) -> np.ndarray:
@@ -218,11 +226,14 @@ class Sweep:
         return found
 
     def rates(self, point: Point) -> list[Rate]:
-        """Correct among answerable, wrong among quotes (unjudged as a range), no-answer among
-        unanswerable: every repeat, each question's repeats averaged, weighted to the production mix."""
+        """Correct among answerable, wrong among quotes (unjudged and unlabelled quotes as a range), no-answer
+        among unanswerable: every repeat, each question's repeats averaged, weighted to the production mix."""
         share = {o: np.mean([[j.outcome is o for j in run] for run in point.judged], axis=0) for o in OUTCOMES}
         quoted = np.mean([[j.decision.quote is not None for j in run] for run in point.judged], axis=0)
         answerable = np.array([q.expect == "answer" for q in self.questions], dtype=float)
+        unanswerable = np.array([q.expect == "no-answer" for q in self.questions], dtype=float)
+        unknown = np.mean([[j.decision.quote is not None and j.outcome in UNKNOWN for j in run]
+                           for run in point.judged], axis=0)  # quotes nobody has judged or labelled
         weights = self.weights
 
         def rate(name: str, successes: np.ndarray, trials: np.ndarray, upper: np.ndarray | None = None) -> Rate:
@@ -235,8 +246,8 @@ class Sweep:
 
         return [
             rate("correct among answerable questions", share[Outcome.CORRECT], answerable),
-            rate("wrong among quotes", share[Outcome.WRONG], quoted, share[Outcome.WRONG] + share[Outcome.UNJUDGED]),
-            rate("no-answer among unanswerable questions", share[Outcome.NO_ANSWER], 1 - answerable),
+            rate("wrong among quotes", share[Outcome.WRONG], quoted, share[Outcome.WRONG] + unknown),
+            rate("no-answer among unanswerable questions", share[Outcome.NO_ANSWER], unanswerable),
         ]
 
     def gate(self, at: tuple[float, float], max_wrong: int | None, min_correct: int | None) -> Gate:
@@ -270,17 +281,20 @@ def production_weights(questions: list[Question], share: float | None) -> np.nda
     if share is None:
         return np.ones(n)
     answerable = np.array([q.expect == "answer" for q in questions])
-    n_answer = int(answerable.sum())
-    if n_answer in (0, n):
+    unanswerable = np.array([q.expect == "no-answer" for q in questions])
+    n_answer, n_none = int(answerable.sum()), int(unanswerable.sum())
+    if not n_answer or not n_none:
         raise InputError(f"--answerable-share {share:g}: the questions must include both answerable and "
                          "unanswerable ones to be weighted to a mix")
-    return np.where(answerable, share * n / n_answer, (1 - share) * n / (n - n_answer))
+    labelled = n_answer + n_none  # unlabelled questions keep weight 1: they belong to neither side of the mix
+    return np.where(answerable, share * labelled / n_answer, np.where(unanswerable, (1 - share) * labelled / n_none,
+                                                                       1.0))
 
 
 def loss_totals(tables: list[Table], answer: np.ndarray) -> np.ndarray:
     """(H, A): how many quotes not known to be correct, summed over questions and repeats (integers)."""
     codes = [CODE[o] for o in LOSSY]
-    return np.sum([table.lossy_quotes(answer, codes) for table in tables], axis=0)
+    return np.sum([table.quotes(answer, codes) for table in tables], axis=0)
 
 
 def assess(model: ScoreModel, tables: list[Table], h: np.ndarray, a: np.ndarray, default: Point,
@@ -346,8 +360,10 @@ def analyse(replayed: Replayed, h_axis: Axis, a_axis: Axis, settings: Settings |
     default_point = Point.of("default", float(default[0]), float(default[1]), replayed)
     recommended = Point.of("recommended", float(h[choice.h_index]), float(a[choice.a_index]), replayed)
     assessed = assess(model, tables, h, a, default_point, settings)
+    passed = quoted_cells(tables, a)
     result = Sweep(replayed, h_axis, a_axis, settings, per_repeat, curves, tables, model, choice, default_point,
-                   recommended, assessed, costs)
+                   recommended, assessed, costs, needs_label(replayed, h, a, choice.cell, passed),
+                   labels_by_floor(replayed, h, a, choice.cell, passed))
     count = resamples_for(model, len(tables), settings.resamples)
     if count > 0:
         result.stability = bootstrap(model, h, a, default, choice, count, settings.seed)

@@ -4,17 +4,20 @@ over the whole grid. Both runs are judged with the same question file, so only e
 Two runs are comparable only when they asked the same questions the same way: the same question
 texts, pipeline and cache versions, model and search settings, and the same kind of evidence (a
 synthetic run is never compared with a live one). Only a different code version is allowed, and
-said. Each question is compared on all its repeats in each run (its outcomes' shares, never repeat r
-of one run against repeat r of the other):
+said. Each question is compared on all its repeats in each run (the shares of its outcomes, never
+repeat r of one run against repeat r of the other, so runs with different numbers of repeats compare),
+and the direction of a change is its score's (correct + no-answer - C x wrong, repeats averaged):
 
-    UNCHANGED   the same outcomes
-    REVIEW      a change to or from an unjudged quote: nobody has said whether it is better
-    NEW_WRONG   a larger share of wrong quotes than before
-    NEW_MISSED  no more wrong quotes, but a smaller share of correct ones (they became missed)
-    FIXED       any other change: fewer wrong quotes, or more correct ones
+    UNCHANGED   the same shares of each outcome
+    REVIEW      a change to or from an unjudged or unlabelled outcome: nobody has said whether it is better
+    NEW_WRONG   a lower score, with a larger share of wrong quotes
+    NEW_MISSED  a lower score without more wrong quotes: correct quotes became missed
+    FIXED       a higher score
+    MIXED       other outcomes, the same score (at C = 2: two correct quotes and a wrong one became misses)
 
-Whether the run is worse overall is a paired sign test over the questions that changed (NEW_WRONG and
-NEW_MISSED against FIXED): pipeline noise moves questions both ways, a regression mostly one way.
+Whether the run is worse overall is a sign test over the questions whose score changed (NEW_WRONG and
+NEW_MISSED against FIXED). Two recordings of the same pipeline are exchangeable, so a question is as
+likely to score lower as higher: noise moves questions both ways, a regression mostly one way.
 """
 
 from __future__ import annotations
@@ -23,16 +26,18 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from fractions import Fraction
 
 import numpy as np
 
 from ..errors import InputError
-from ..questions import Outcome, Question
+from ..questions import UNKNOWN, Outcome, Question
 from ..record.rundir import RunRecord
 from .analysis import Sweep
-from .grid import at_point
+from .grid import CODE, at_point
 from .probability import sign_test
 from .replay import Replayed
+from .stats import outcome_scores
 
 SIGNIFICANCE = 0.05
 
@@ -43,6 +48,7 @@ class ChangeKind(StrEnum):
     NEW_WRONG = "NEW_WRONG"
     NEW_MISSED = "NEW_MISSED"
     FIXED = "FIXED"
+    MIXED = "MIXED"
     REVIEW = "REVIEW"
     UNCHANGED = "UNCHANGED"
 
@@ -85,21 +91,27 @@ def require_comparable(new: RunRecord, base: RunRecord, new_name: object, base_n
     return cautions
 
 
-def change(before: Sequence[Outcome], after: Sequence[Outcome]) -> ChangeKind:
+def _shares(outcomes: Sequence[Outcome]) -> dict[Outcome, Fraction]:
+    return {outcome: Fraction(count, len(outcomes)) for outcome, count in Counter(outcomes).items()}
+
+
+def change(before: Sequence[Outcome], after: Sequence[Outcome], wrong_cost: float = 2.0) -> ChangeKind:
     """How one question changed between the baseline (its outcome in each repeat) and the run."""
-    if Counter(before) == Counter(after):
+    then, now = _shares(before), _shares(after)
+    if then == now:
         return ChangeKind.UNCHANGED
-    if Outcome.UNJUDGED in before or Outcome.UNJUDGED in after:
+    if any(o in UNKNOWN for o in (*then, *now)):
         return ChangeKind.REVIEW
-
-    def share(outcomes: Sequence[Outcome], outcome: Outcome) -> float:
-        return sum(1 for o in outcomes if o is outcome) / len(outcomes)
-
-    if share(after, Outcome.WRONG) > share(before, Outcome.WRONG):
+    values = outcome_scores(wrong_cost)
+    gained = sum(float(share) * values[CODE[o]] for o, share in now.items()) \
+        - sum(float(share) * values[CODE[o]] for o, share in then.items())
+    if abs(gained) < 1e-12:
+        return ChangeKind.MIXED
+    if gained > 0:
+        return ChangeKind.FIXED
+    if now.get(Outcome.WRONG, 0) > then.get(Outcome.WRONG, 0):
         return ChangeKind.NEW_WRONG
-    if share(after, Outcome.CORRECT) < share(before, Outcome.CORRECT):
-        return ChangeKind.NEW_MISSED
-    return ChangeKind.FIXED
+    return ChangeKind.NEW_MISSED
 
 
 @dataclass(frozen=True)
@@ -186,7 +198,7 @@ def compare(result: Sweep, baseline: Sweep, point: tuple[float, float], signific
         if question.question in base_index:
             then = tuple(judged[base_index[question.question]].outcome for judged in before)
             now = tuple(judged[n].outcome for judged in after)
-            rows.append(Change(question, then, now, change(then, now)))
+            rows.append(Change(question, then, now, change(then, now, result.wrong_cost)))
     difference = result.counts - baseline.counts
     score_difference = result.scores - baseline.scores
     return Comparison(base, point, rows, difference, score_difference, cautions, significance, strict)

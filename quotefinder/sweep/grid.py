@@ -171,11 +171,11 @@ class Table:
         return quoted_sums(quote_hist) + np.cumsum(none_hist, axis=1)[:, :n_a]
 
 
-    def lossy_quotes(self, answer: np.ndarray, lossy: Sequence[int]) -> np.ndarray:
-        """How many questions are quoted with an outcome code in `lossy` at each cell, shape (H, A) (ints)."""
+    def quotes(self, answer: np.ndarray, codes: Sequence[int] = tuple(CODE.values())) -> np.ndarray:
+        """How many questions are quoted, with an outcome code in `codes`, at each cell (H, A) (ints)."""
         n_h, n_a = len(self.has_answer), len(answer)
         passed = cutoffs_passed(answer, self.probability)
-        counted = np.isin(self.quoted, list(lossy)) & (passed > 0)
+        counted = np.isin(self.quoted, list(codes)) & (passed > 0)
         h_index = np.broadcast_to(np.arange(n_h), passed.shape)
         histogram = np.bincount(h_index[counted] * (n_a + 1) + passed[counted], minlength=n_h * (n_a + 1))
         return quoted_sums(histogram.reshape(n_h, n_a + 1))
@@ -205,7 +205,7 @@ def at_point(questions: Sequence[Question], traces: Sequence[Trace], h: float, a
 
 
 def score(counts: np.ndarray, wrong_cost: float) -> np.ndarray:
-    """The objective: correct + no-answer - wrong_cost x wrong (unjudged and missed score 0).
+    """The objective: correct + no-answer - wrong_cost x wrong (missed, unjudged and unlabelled score 0).
 
     `counts` has outcomes on its last axis: one point's counts, or a whole grid's.
     """

@@ -109,6 +109,13 @@ def best_case_alpha(n: int, rows: int, delta: float = DELTA) -> float:
 
 
 def questions_needed(alpha: float, rows: int, delta: float = DELTA) -> int:
-    """How many questions certifying `alpha` takes at the least: with no wrong quote at the cell,
-    (1 - alpha)^n <= delta / rows."""
-    return math.ceil(math.log(delta / rows) / math.log1p(-alpha))
+    """How many questions certifying `alpha` takes at the least: the smallest n with (1 - alpha)^n <= delta /
+    rows, the test a cell with no wrong quote passes (computed as `certify` computes it, so the two agree
+    even where floating point makes the two sides equal)."""
+    level = delta / rows
+    n = max(1, math.ceil(math.log(level) / math.log1p(-alpha)))
+    while n > 1 and risk_pvalue(0, 1, n - 1, alpha) <= level:
+        n -= 1
+    while risk_pvalue(0, 1, n, alpha) > level:
+        n += 1
+    return n

@@ -146,5 +146,6 @@ def t_sf(t: float, df: float) -> float:
 
 def sign_test(worse: int, better: int) -> float:
     """One-sided exact sign test: P(at least `worse` of `worse + better` go the worse way), each way
-    equally likely under the null of no change. 1.0 when nothing changed."""
-    return binomial_sf(worse, worse + better, 0.5) if worse + better else 1.0
+    equally likely under the null of no change (by symmetry, P(X <= better): a lower tail summed directly,
+    so a tiny p-value keeps its digits). 1.0 when nothing changed."""
+    return binomial_cdf(better, worse + better, 0.5) if worse + better else 1.0

@@ -19,8 +19,9 @@ from ..record.rundir import RunRecord
 from .analysis import Settings, Sweep, analyse
 from .compare import SIGNIFICANCE, Comparison, compare, require_comparable
 from .grid import Axis
+from .labelling import rejudge, review
 from .replay import Replayed, replay_run
-from .verdicts import rejudge, review, unjudged_on_grid, verdicts_path
+from .verdicts import verdicts_path
 
 
 @dataclass(frozen=True)
@@ -58,9 +59,11 @@ def run_sweep(options: SweepOptions, review_quotes: bool = False, ask: Callable[
 
     result = analysed(replayed)
     if review_quotes:
-        pending = unjudged_on_grid(replayed, options.answer.values.tolist())
+        pending = result.labels_needed
         path = verdicts_path(replayed.question_set.path)
-        say(f"{len(pending)} unjudged quote(s) on the grid; answers are saved in {path} as you give them.")
+        quotes = sum(len(item.quotes) for item in pending if item.question.expect == "answer" or item.missing_expect)
+        say(f"{len(pending)} question(s) on the grid need a label or a verdict ({quotes} quote(s) among them); "
+            f"answers are saved in {path} as you give them.")
         if pending and review(pending, path, replayed.question_set, ask, say):
             result = analysed(rejudge(replayed))
     comparison = None

@@ -61,7 +61,7 @@ def weighted_wilson(successes: np.ndarray, trials: np.ndarray, weights: np.ndarr
 
 
 def outcome_scores(wrong_cost: float) -> np.ndarray:
-    """The objective's value of each outcome, in `OUTCOMES` order (unjudged and missed score 0)."""
+    """The objective's value of each outcome, in `OUTCOMES` order (missed, unjudged and unlabelled score 0)."""
     values = np.zeros(len(OUTCOMES))
     values[CODE[Outcome.CORRECT]] = values[CODE[Outcome.NO_ANSWER]] = 1.0
     values[CODE[Outcome.WRONG]] = -wrong_cost
@@ -165,7 +165,10 @@ def region_of_best(model: ScoreModel, counts: np.ndarray, best: tuple[int, int],
     sum_d = best_total - scores
     sum_d2 = squares_best - 2 * cross + squares
     variance = np.maximum(sum_d2 - sum_d * sum_d / n, 0.0) / (n - 1)
-    return sum_d <= np.sqrt(n * variance) + TOLERANCE
+    # Sums of n floats carry rounding of about n x eps x their terms: the equality "exactly one standard
+    # error" (one question differs) must not turn on it.
+    slack = TOLERANCE + 1e-12 * n * float(np.abs(model.levels).max()) * float(model.weights.max())
+    return sum_d <= np.sqrt(n * variance) + slack
 
 
 def choose(model: ScoreModel, counts: np.ndarray, h: np.ndarray, a: np.ndarray,
@@ -216,15 +219,16 @@ def bootstrap(model: ScoreModel, h: np.ndarray, a: np.ndarray, default: tuple[fl
     return Stability(resamples, same / share, inside / share, frequency / share)
 
 
-def folds(expect: Sequence[str], k: int, seed: int = 0) -> np.ndarray:
+def folds(expect: Sequence[str | None], k: int, seed: int = 0) -> np.ndarray:
     """A fold number per question, stratified by label: each label's questions, shuffled, are dealt round
     the folds in turn, one label after the other with one running position (from a seeded start), so
     fold sizes differ by at most one, overall and within each label."""
     rng = np.random.default_rng(seed)
-    assigned = np.zeros(len(expect), dtype=int)
+    labels = [str(label) for label in expect]  # None (unlabelled) is a stratum of its own
+    assigned = np.zeros(len(labels), dtype=int)
     position = int(rng.integers(k))
-    for label in sorted(set(expect)):
-        members = np.flatnonzero(np.array(expect) == label)
+    for label in sorted(set(labels)):
+        members = np.flatnonzero(np.array(labels) == label)
         rng.shuffle(members)
         assigned[members] = (position + np.arange(len(members))) % k
         position = (position + len(members)) % k
@@ -274,7 +278,8 @@ class CrossValidation:
     gain: Gain  # against the default, per question
 
 
-def cross_validate(model: ScoreModel, tables: Sequence[Table], expect: Sequence[str], k: int, h: np.ndarray,
+def cross_validate(model: ScoreModel, tables: Sequence[Table], expect: Sequence[str | None], k: int,
+                   h: np.ndarray,
                    a: np.ndarray, default: tuple[float, float], at_default: np.ndarray,
                    seed: int = 0) -> CrossValidation:
     """K-fold cross-validation of the recommendation (stratified by label, seeded). `at_default` is each

@@ -1,43 +1,52 @@
-"""Human verdicts on quotes that no accept pattern judges, kept beside the questions, and the review
-that asks for them.
+"""What people said that the question file does not: verdicts on quotes and labels of questions, kept
+beside the questions.
 
-`questions/ten.yaml` has its verdicts in `questions/ten.verdicts.yaml`:
+`questions/ten.yaml` has them in `questions/ten.verdicts.yaml`:
 
+    labels:
+      - id: new-question                # for the reader; the key is the question text
+        question: Who painted the ceiling?
+        expect: answer                  # answer | no-answer
     verdicts:
       - id: bones                       # for the reader; the key is the question text and the quote
         question: How many bones are in the adult human body?
         quote: An adult has 206 bones in all.
         verdict: correct                # correct | wrong
 
-A verdict applies to exactly that sentence of that question, on an answer question, and overrides
-the accept patterns: a human judgement is made once and kept. `sweep.py RUN --review` walks the
-unjudged quotes that appear anywhere on the grid and saves each answer at once.
+A label gives an unlabelled question its `expect` (a question the file labels keeps its own; a label
+that contradicts it is an error). A verdict applies to exactly that sentence of that question, on an
+answer question, and overrides the accept patterns: a human judgement is made once and kept.
+`sweep.py RUN --review` (see `labelling`) asks for the ones the grid needs and saves each at once.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import yaml
 from yaml.nodes import Node, ScalarNode, SequenceNode
 
 from ..errors import QuestionFileError
-from ..questions import Outcome, Question, QuestionSet, Reader, compose
-from ..recipe.decision import Scored, passes
-from ..record.storage import SHARED_FILE, write_atomic
-from ..textsafe import terminal
-
-if TYPE_CHECKING:  # replay attaches verdicts, so it imports this module, not the other way round
-    from .replay import Replayed
+from ..questions import EXPECTS, Outcome, QuestionSet, Reader, compose
+from ..storage import SHARED_FILE, write_atomic
 
 VERDICTS = {"correct": Outcome.CORRECT, "wrong": Outcome.WRONG}
 Verdicts = dict[tuple[str, str], Outcome]  # (question text, quote) -> verdict
-HEADER = ("# Human verdicts on quotes that no accept pattern judges (question text + exact quote).\n"
+HEADER = ("# Human labels of questions and verdicts on quotes that no accept pattern judges.\n"
           "# Written by `sweep.py RUN --review`; edit freely. A verdict overrides the accept patterns.\n")
+
+
+@dataclass
+class Judgements:
+    """A verdicts file: labels by question text, verdicts by (question text, quote)."""
+
+    verdicts: Verdicts = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)  # question text -> expect
+
+    def __bool__(self) -> bool:
+        return bool(self.verdicts or self.labels)
 
 
 def verdicts_path(questions: Path) -> Path:
@@ -45,131 +54,83 @@ def verdicts_path(questions: Path) -> Path:
     return questions.with_name(f"{questions.stem}.verdicts.yaml")
 
 
-def load_verdicts(path: Path) -> Verdicts:
-    """The verdicts in `path` ({} when it does not exist); `QuestionFileError` names the line."""
-    if not path.exists():
-        return {}
-    _, root = compose(path)
-    if root is None:
-        return {}
-    reader = Reader(path)
-    found: Verdicts = {}
-    for n, node in enumerate(top_list_or_empty(reader, root), start=1):
-        fields = reader.mapping(node, f"verdict {n}", ("id", "question", "quote", "verdict"))
-        missing = [key for key in ("question", "quote", "verdict") if key not in fields]
-        if missing:
-            raise reader.fail(node, f"verdict {n} has no `{missing[0]}:`")
-        question = reader.text(fields["question"][1], f"verdict {n}'s `question`")
-        quote = reader.text(fields["quote"][1], f"verdict {n}'s `quote`")
-        verdict = reader.text(fields["verdict"][1], f"verdict {n}'s `verdict`")
-        if verdict not in VERDICTS:
-            raise reader.fail(fields["verdict"][1], f"verdict {n} says `{verdict}`; write `correct` or `wrong`")
-        found[(question, quote)] = VERDICTS[verdict]
-    return found
-
-
-def top_list_or_empty(reader: Reader, root: Node) -> list[Node]:
-    """The items of the file's `verdicts:` list; none for an absent or empty one."""
-    fields = reader.mapping(root, "the file", ("verdicts",))
-    items = fields["verdicts"][1] if "verdicts" in fields else None
+def _items(reader: Reader, fields: dict[str, tuple[Node, Node]], name: str) -> list[Node]:
+    """The items of the file's `name:` list; none for an absent or empty one."""
+    items = fields[name][1] if name in fields else None
     if items is None or (isinstance(items, ScalarNode) and items.tag == "tag:yaml.org,2002:null"):
         return []
     if not isinstance(items, SequenceNode):
-        raise reader.fail(items, "`verdicts:` must be a list, each item starting with `- question:`")
+        raise reader.fail(items, f"`{name}:` must be a list, each item starting with `- question:`")
     return items.value
 
 
-def save_verdicts(path: Path, verdicts: Verdicts, questions: QuestionSet) -> None:
-    """Write every verdict, sorted, atomically (a reviewer's answers are never half-saved)."""
-    ids = {q.question: q.id for q in questions.questions}
-    entries = [{"id": ids.get(text, ""), "question": text, "quote": quote, "verdict": outcome.value}
-               for (text, quote), outcome in sorted(verdicts.items())]
-    body = yaml.safe_dump({"verdicts": entries}, allow_unicode=True, sort_keys=False, width=1000)
-    write_atomic(path, (HEADER + body).encode(), SHARED_FILE)
-
-
-def with_verdicts(questions: QuestionSet, verdicts: Verdicts) -> QuestionSet:
-    """The question set with each question's verdicts attached (questions without any are reused)."""
-    if not verdicts:
-        return questions
-    by_question: dict[str, dict[str, Outcome]] = {}
-    for (text, quote), outcome in verdicts.items():
-        by_question.setdefault(text, {})[quote] = outcome
-    return dataclasses.replace(questions, questions=tuple(
-        dataclasses.replace(q, verdicts=by_question[q.question]) if q.question in by_question else q
-        for q in questions.questions
-    ))
-
-
-@dataclass(frozen=True)
-class Unjudged:
-    """A quote nobody has judged: a question's top candidate, quoted at some cell of a grid."""
-
-    question: Question
-    quote: Scored
-
-
-def unjudged_on_grid(replayed: Replayed, answer_cutoffs: Sequence[float]) -> list[Unjudged]:
-    """Every (question, top candidate) quoted at some cell of the grid and judged by nobody yet, once each.
-
-    A top candidate is quoted somewhere exactly when its compare probability passes the lowest
-    ANSWER_CUTOFF; the HAS_ANSWER_CUTOFF values the run was replayed for are the ones its sets cover.
-    """
-    lowest = min(answer_cutoffs)
-    found, seen = [], set()
-    for traces in replayed.traces:
-        for question, trace in zip(replayed.questions, traces, strict=True):
-            for _, top in trace.tops:
-                if top is None or top.answers is None or not passes(top.answers, lowest):
-                    continue  # not quoted anywhere on the grid
-                if (question.question, top.candidate.sentence) in seen:
-                    continue
-                seen.add((question.question, top.candidate.sentence))
-                if question.judge(top.candidate.sentence) is Outcome.UNJUDGED:
-                    found.append(Unjudged(question, top))
+def load_verdicts(path: Path) -> Judgements:
+    """The labels and verdicts in `path` (none when it does not exist); `QuestionFileError` names the line."""
+    found = Judgements()
+    if not path.exists():
+        return found
+    _, root = compose(path)
+    if root is None:
+        return found
+    reader = Reader(path)
+    fields = reader.mapping(root, "the file", ("labels", "verdicts"))
+    for n, node in enumerate(_items(reader, fields, "verdicts"), start=1):
+        entry = reader.mapping(node, f"verdict {n}", ("id", "question", "quote", "verdict"))
+        missing = [key for key in ("question", "quote", "verdict") if key not in entry]
+        if missing:
+            raise reader.fail(node, f"verdict {n} has no `{missing[0]}:`")
+        question = reader.text(entry["question"][1], f"verdict {n}'s `question`")
+        quote = reader.text(entry["quote"][1], f"verdict {n}'s `quote`")
+        verdict = reader.text(entry["verdict"][1], f"verdict {n}'s `verdict`")
+        if verdict not in VERDICTS:
+            raise reader.fail(entry["verdict"][1], f"verdict {n} says `{verdict}`; write `correct` or `wrong`")
+        found.verdicts[(question, quote)] = VERDICTS[verdict]
+    for n, node in enumerate(_items(reader, fields, "labels"), start=1):
+        entry = reader.mapping(node, f"label {n}", ("id", "question", "expect"))
+        missing = [key for key in ("question", "expect") if key not in entry]
+        if missing:
+            raise reader.fail(node, f"label {n} has no `{missing[0]}:`")
+        expect = reader.text(entry["expect"][1], f"label {n}'s `expect`")
+        if expect not in EXPECTS:
+            raise reader.fail(entry["expect"][1], f"label {n} says `expect: {expect}`; write `answer` or `no-answer`")
+        found.labels[reader.text(entry["question"][1], f"label {n}'s `question`")] = expect
     return found
 
 
-def rejudge(replayed: Replayed) -> Replayed:
-    """The same traces judged with the verdicts now on disk (after a review)."""
-    question_set = with_verdicts(replayed.question_set, load_verdicts(verdicts_path(replayed.question_set.path)))
-    by_text = question_set.by_text()
-    return dataclasses.replace(replayed, question_set=question_set,
-                               questions=[by_text[q.question] for q in replayed.questions])
+def save_verdicts(path: Path, judgements: Judgements, questions: QuestionSet) -> None:
+    """Write every label and verdict, sorted, atomically (a reviewer's answers are never half-saved)."""
+    ids = {q.question: q.id for q in questions.questions}
+    document: dict[str, list[dict[str, str]]] = {}
+    if judgements.labels:
+        document["labels"] = [{"id": ids.get(text, ""), "question": text, "expect": expect}
+                              for text, expect in sorted(judgements.labels.items())]
+    document["verdicts"] = [{"id": ids.get(text, ""), "question": text, "quote": quote, "verdict": outcome.value}
+                            for (text, quote), outcome in sorted(judgements.verdicts.items())]
+    body = yaml.safe_dump(document, allow_unicode=True, sort_keys=False, width=1000)
+    try:
+        write_atomic(path, (HEADER + body).encode(), SHARED_FILE)
+    except OSError as error:
+        raise QuestionFileError(f"{path}: cannot save the review ({error.strerror or error})") from None
 
 
-def review(pending: Iterable[Unjudged], path: Path, questions: QuestionSet,
-           ask: Callable[[str], str] | None = None, say: Callable[[str], None] = print) -> int:
-    """Ask correct / wrong / skip for each (question, quote) in `pending`; save each answer at once.
-
-    Returns how many verdicts were saved. 'q' or the end of input stops the review.
-    """
-    ask = ask or input  # looked up now, so a test (or a caller) can replace it
-    queue = list(pending)
-    verdicts = load_verdicts(path)
-    saved = 0
-    for n, item in enumerate(queue, start=1):
-        question, c = item.question, item.quote.candidate
-        say(f"\n[{n}/{len(queue)}] {terminal(question.id)}: {terminal(question.question)}")
-        say(f'  "{terminal(c.sentence)}"\n  {terminal(c.source)}')
-        while True:
-            try:
-                answer = ask("Does this sentence answer the question? [c]orrect / [w]rong / [s]kip / [q]uit: ")
-            except (EOFError, KeyboardInterrupt):  # every answer given so far is already saved
-                answer = "q"
-            answer = answer.strip().lower()[:1]
-            if answer in ("c", "w", "s", "q"):
-                break
-            say("  please answer c, w, s or q")
-        if answer == "q":
-            break
-        if answer == "s":
-            continue
-        verdicts[(question.question, c.sentence)] = Outcome.CORRECT if answer == "c" else Outcome.WRONG
-        try:
-            save_verdicts(path, verdicts, questions)
-        except OSError as error:
-            raise QuestionFileError(f"{path}: cannot save the verdict ({error.strerror or error})") from None
-        saved += 1
-    say(f"\n{saved} verdict(s) saved in {path}.")
-    return saved
+def with_verdicts(questions: QuestionSet, judgements: Judgements) -> QuestionSet:
+    """The question set with each question's label (when it has none) and verdicts attached. A label that
+    contradicts the question file is an error naming both."""
+    if not judgements:
+        return questions
+    by_question: dict[str, dict[str, Outcome]] = {}
+    for (text, quote), outcome in judgements.verdicts.items():
+        by_question.setdefault(text, {})[quote] = outcome
+    attached = []
+    for q in questions.questions:
+        label = judgements.labels.get(q.question)
+        if label is not None and q.expect is not None and label != q.expect:
+            raise QuestionFileError(
+                f"{verdicts_path(questions.path)}: labels {q.id!r} `{label}` but {questions.path} (line {q.line}) says "
+                f"`{q.expect}`; remove one of the two")
+        if label is not None and q.expect is None:
+            q = dataclasses.replace(q, expect=label)
+        if q.question in by_question:
+            q = dataclasses.replace(q, verdicts=by_question[q.question])
+        attached.append(q)
+    return dataclasses.replace(questions, questions=tuple(attached))

@@ -7,6 +7,7 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from conftest import ROOT, page, record, write_questions, write_scenario
@@ -69,12 +70,30 @@ def test_labels_of_a_change() -> None:
 
 def test_labels_of_a_change_over_repeats_compare_shares_not_repeat_by_repeat() -> None:
     assert change((C, W, C), (C, C, W)) == "UNCHANGED"  # the same outcomes, in another order
+    assert change((C,), (C, C, C)) == "UNCHANGED"  # the runs may hold different numbers of repeats
     assert change((C, C, C), (C, C, W)) == "NEW_WRONG"
     assert change((C, C, W), (C, W, W)) == "NEW_WRONG"
-    assert change((C, C, W), (C, M, M)) == "NEW_MISSED"  # a wrong quote gone, but a correct one too
+    assert change((C, C, C), (C, M, M)) == "NEW_MISSED"
+    assert change((C, C, W), (C, M, M)) == "FIXED"  # score 0 then, 1/3 now: a wrong quote gone outweighs
     assert change((C, W, W), (C, C, W)) == "FIXED"
-    assert change((M, M), (C, M, M)) == "FIXED"  # the runs may hold different numbers of repeats
+    assert change((M, M), (C, M, M)) == "FIXED"
+    assert change((C, C, W), (M, M, M)) == "MIXED" == change((M, M, M), (C, C, W))  # the same score at C = 2
+    assert change((C, C, W), (M, M, M), wrong_cost=1) == "NEW_MISSED"
     assert change((C, C), (C, U)) == "REVIEW"
+
+
+def test_two_recordings_of_the_same_noisy_pipeline_fail_the_sign_test_no_more_than_its_level() -> None:
+    """A seeded simulation: each question's outcome in each repeat drawn afresh from the same
+    distribution for both runs (so the runs are exchangeable), three repeats, 100 questions."""
+    rng = np.random.default_rng(7)
+    draws, failures = 2000, 0
+    for _ in range(draws):
+        outcomes = rng.choice([C, W, M], p=[0.4, 0.2, 0.4], size=(2, 100, 3))
+        kinds = [change(tuple(a), tuple(b)) for a, b in zip(outcomes[0], outcomes[1], strict=True)]
+        worse = sum(1 for k in kinds if k.worse)
+        better = sum(1 for k in kinds if k == "FIXED")
+        failures += sign_test(worse, better) < 0.05
+    assert failures / draws <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / draws)
 
 
 def test_what_got_worse_and_what_got_fixed(two_runs, tmp_path, capsys) -> None:
@@ -86,7 +105,7 @@ def test_what_got_worse_and_what_got_fixed(two_runs, tmp_path, capsys) -> None:
     assert changes == {"depth": ("correct", "NEW_WRONG"), "age": ("missed", "FIXED"),
                        "colour": ("no_answer", "UNCHANGED"), "width": ("correct", "NEW_MISSED")}
     summary = (out / "summary.md").read_text()
-    assert "NEW_WRONG 1, NEW_MISSED 1, FIXED 1, REVIEW 0, UNCHANGED 1" in summary
+    assert "NEW_WRONG 1, NEW_MISSED 1, FIXED 1, MIXED 0, REVIEW 0, UNCHANGED 1" in summary
     assert "2 worse against 1 fixed, one-sided exact sign test p = 0.5; --strict: FAIL" in summary
     assert (out / "heatmap-score-change.png").exists()
     with open(out / "comparison.csv", newline="") as handle:

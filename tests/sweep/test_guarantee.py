@@ -136,3 +136,45 @@ def test_the_smallest_certifiable_alpha_is_where_the_grid_starts_certifying() ->
 def test_the_bound_at_one_point_is_the_clopper_pearson_bound(k: int, n: int) -> None:
     bound = upper_bound(k, n, 1, 0.1)
     assert binomial_cdf(k, n, bound) <= 0.1 < binomial_cdf(k, n, bound - 1e-9)
+
+
+def test_the_family_wise_error_matches_its_exact_value_where_that_can_be_computed() -> None:
+    """Rows whose loss does not depend on ANSWER_CUTOFF (every question quoted everywhere, each quote wrong
+    with probability rho just above ALPHA): a row is certified, all or nothing, exactly when its loss
+    count k passes the first test, P(Binomial(n, ALPHA) <= k) <= DELTA / rows. That makes the family-wise
+    error exact: 1 - prod over rows of (1 - P(Binomial(n, rho) <= k*)). The simulation must agree with it
+    and the exact value must stay under DELTA, while the same computation puts two wrong procedures over it:
+    one that does not share DELTA among the rows, one that tests with P(Binomial < k)."""
+    from quotefinder.sweep.probability import binomial_cdf_table
+
+    alpha, delta, n, rows = 0.1, 0.1, 200, 2
+    rho = alpha + 1e-6  # just above: every certification is a false one
+
+    def largest_passing(level: float, strict: bool = False) -> int:
+        table = binomial_cdf_table(n, alpha)
+        p = np.concatenate([[0.0], table[:-1]]) if strict else table  # strict: P(X < k) = P(X <= k - 1)
+        return int(np.flatnonzero(p <= level).max())
+
+    def exact(k: int) -> float:
+        return 1 - (1 - binomial_cdf(k, n, rho)) ** rows
+
+    assert exact(largest_passing(delta / rows)) <= delta
+    assert exact(largest_passing(delta)) > delta  # the level not shared among the rows
+    assert exact(largest_passing(delta / rows, strict=True)) > delta  # P(X < k) instead of P(X <= k)
+    rng = np.random.default_rng(11)
+    draws = 4000
+    failures = 0
+    for _ in range(draws):
+        counts = rng.binomial(n, rho, size=rows)
+        totals = np.repeat(counts[:, None], 5, axis=1)
+        failures += bool(certify(totals, n, 1, alpha, delta).any)
+    expected = exact(largest_passing(delta / rows))
+    assert abs(failures / draws - expected) <= 4 * np.sqrt(expected * (1 - expected) / draws)
+
+
+def test_the_questions_needed_agree_with_certification_where_floats_tie() -> None:
+    """rows 2, DELTA 0.25, ALPHA 0.5: (1/2)^3 = 0.125 = DELTA / rows, but the p-value computed in floats is
+    0.12500000000000003, so three clean questions do not certify; the count says four."""
+    needed = questions_needed(0.5, 2, 0.25)
+    clean = np.zeros((2, 3), dtype=int)
+    assert certify(clean, needed, 1, 0.5, 0.25).any and not certify(clean, needed - 1, 1, 0.5, 0.25).any

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import decided, random_repeats
 from quotefinder.errors import InputError
-from quotefinder.questions import Question
+from quotefinder.questions import OUTCOMES, Outcome, Question
 from quotefinder.recipe.decision import Candidate
 from quotefinder.recipe.pipeline import Trace
 from quotefinder.sweep.grid import CODE, Curve, Table, deepest_nearest, parse_axis, top_cell
@@ -218,7 +218,7 @@ def test_cross_validation_equals_choosing_and_scoring_by_hand() -> None:
     expect = [q.expect for q, _ in runs[0]]
     at_default = x[:, 3, 6]
     got = cross_validate(model, tables, expect, 3, H, A, DEFAULT, at_default, seed=4)
-    counts, gains = np.zeros(5), np.zeros(15)
+    counts, gains = np.zeros(len(OUTCOMES)), np.zeros(15)
     assigned = folds(expect, 3, seed=4)
     for fold in range(3):
         held = assigned == fold
@@ -256,3 +256,23 @@ def test_bootstrap_known_values_for_questions_that_all_agree() -> None:
     assert model.grid(np.ones(6))[chosen.cell] == 6 and chosen.is_default
     got = bootstrap(model, H, A, DEFAULT, chosen, 100, seed=1)
     assert got.same_cell == 1.0 and got.in_region == 1.0 and got.frequency.sum() == pytest.approx(1.0)
+
+
+def test_exactly_one_standard_error_holds_among_a_hundred_thousand_questions() -> None:
+    """Every question but one is quoted at every ANSWER_CUTOFF (right or wrong, differently in each repeat,
+    with uneven weights): only the one question differs between the default and the best cell, so the
+    difference is exactly one standard error, and the default is kept however many floats the sums add up."""
+    rng = np.random.default_rng(3)
+    n, h, a = 100_000, np.array([0.3]), np.array([0.0, 0.5, 0.9])
+    kept = 0
+    for _ in range(5):
+        tables = []
+        for _ in range(3):
+            probability = np.full(n, 0.95)
+            probability[0] = 0.6  # quoted at 0 and 0.5, not at the default's 0.9
+            quoted = rng.choice([CODE[Outcome.CORRECT], CODE[Outcome.WRONG]], n, p=[0.8, 0.2])
+            quoted[0] = CODE[Outcome.CORRECT]
+            tables.append(Table(h, probability[:, None], quoted[:, None], np.full(n, CODE[Outcome.MISSED])))
+        model = ScoreModel(tables, a, outcome_scores(10.0), rng.uniform(0.3, 3, n))
+        kept += choose(model, np.ones(n), h, a, (0.3, 0.9)).is_default
+    assert kept == 5

@@ -10,7 +10,7 @@ import pytest
 from conftest import page, record, write_questions, write_scenario
 from quotefinder.errors import QuestionFileError
 from quotefinder.questions import Outcome, Question, load_questions
-from quotefinder.sweep.verdicts import load_verdicts, save_verdicts, verdicts_path, with_verdicts
+from quotefinder.sweep.verdicts import Judgements, load_verdicts, save_verdicts, verdicts_path, with_verdicts
 from quotefinder.sweepcmd import main
 
 
@@ -35,12 +35,25 @@ def test_saving_and_loading_round_trip_sorted(tmp_path: Path) -> None:
                                                                      "expect: answer}\n"))
     path = tmp_path / "q.verdicts.yaml"
     verdicts = {("Why?", "Because: \"it is\" | so."): Outcome.CORRECT, ("Why?", "Aardvark."): Outcome.WRONG}
-    save_verdicts(path, verdicts, questions)
-    assert load_verdicts(path) == verdicts
+    save_verdicts(path, Judgements(verdicts), questions)
+    assert load_verdicts(path) == Judgements(verdicts)
     text = path.read_text()
     assert text.index("Aardvark") < text.index("Because") and "id: b" in text
-    attached = with_verdicts(questions, verdicts)
+    attached = with_verdicts(questions, Judgements(verdicts))
     assert attached.questions[0].judge("Aardvark.") is Outcome.WRONG
+
+
+def test_a_label_gives_an_unlabelled_question_its_expect_and_never_contradicts_the_file(tmp_path: Path) -> None:
+    questions = load_questions(write_questions(tmp_path / "q.yaml", "questions:\n  - {id: u, question: Who?}\n"
+                                                                     "  - {id: l, question: Why?, expect: answer}\n"))
+    path = tmp_path / "q.verdicts.yaml"
+    save_verdicts(path, Judgements(labels={"Who?": "no-answer", "Why?": "answer"}), questions)
+    assert load_verdicts(path).labels == {"Who?": "no-answer", "Why?": "answer"}
+    attached = with_verdicts(questions, load_verdicts(path))
+    assert [q.expect for q in attached.questions] == ["no-answer", "answer"]
+    assert attached.questions[0].judge("Somebody.") is Outcome.WRONG
+    with pytest.raises(QuestionFileError, match="labels 'l' `no-answer` but .*says `answer`"):
+        with_verdicts(questions, Judgements(labels={"Why?": "no-answer"}))
 
 
 @pytest.mark.parametrize(("text", "message"), [
@@ -49,6 +62,8 @@ def test_saving_and_loading_round_trip_sorted(tmp_path: Path) -> None:
     ("verdicts:\n  - {question: Why?, quote: So., verdict: correct, note: x}\n", "unknown key `note`"),
     ("verdicts: {question: Why?}\n", "must be a list"),
     ("judgements: []\n", "unknown key `judgements`"),
+    ("labels:\n  - {question: Why?, expect: maybe}\n", "line 2: label 1 says `expect: maybe`"),
+    ("labels:\n  - {question: Why?}\n", "label 1 has no `expect:`"),
 ])
 def test_a_bad_verdict_file_names_the_line(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "q.verdicts.yaml"
@@ -80,9 +95,9 @@ def test_review_asks_for_every_unjudged_quote_on_the_grid_and_saves_each_answer(
     monkeypatch.setattr("sys.stdin", io.StringIO("maybe\nw\nc\n"))  # asked: the paint sentence, then the date
     assert main([str(run), "--review", "--no-plots", "--out", str(tmp_path / "r")]) == 0
     out = capsys.readouterr().out
-    assert "2 unjudged quote(s) on the grid" in out and "please answer c, w, s or q" in out
-    assert "The bridge was opened to traffic in the spring of 1937." in out
-    verdicts = load_verdicts(verdicts_path(questions))
+    assert "1 question(s) on the grid need a label or a verdict (2 quote(s) among them)" in out
+    assert "please answer c, w, s or q" in out and "The bridge was opened to traffic in the spring of 1937." in out
+    verdicts = load_verdicts(verdicts_path(questions)).verdicts
     assert verdicts == {
         ("When did the bridge open?", "The bridge was opened to traffic in the spring of 1937."): Outcome.CORRECT,
         ("When did the bridge open?", "It is painted a colour called International Orange."): Outcome.WRONG,
@@ -91,7 +106,7 @@ def test_review_asks_for_every_unjudged_quote_on_the_grid_and_saves_each_answer(
     assert "| unjudged |" not in summary  # the report made after the review uses the new verdicts
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     assert main([str(run), "--review", "--no-plots", "--out", str(tmp_path / "r")]) == 0
-    assert "0 unjudged quote(s) on the grid" in capsys.readouterr().out
+    assert "0 question(s) on the grid need a label or a verdict" in capsys.readouterr().out
 
 
 def test_ctrl_c_during_a_review_keeps_what_was_saved(tmp_path, standin_for, monkeypatch, capsys) -> None:
@@ -106,7 +121,7 @@ def test_ctrl_c_during_a_review_keeps_what_was_saved(tmp_path, standin_for, monk
 
     monkeypatch.setattr("builtins.input", ask)
     assert main([str(run), "--review", "--no-plots", "--out", str(tmp_path / "r")]) == 0
-    assert len(load_verdicts(verdicts_path(questions))) == 1
+    assert len(load_verdicts(verdicts_path(questions)).verdicts) == 1
 
 
 def test_skip_quit_and_end_of_input_save_nothing_more(tmp_path, standin_for, monkeypatch, capsys) -> None:
@@ -116,5 +131,5 @@ def test_skip_quit_and_end_of_input_save_nothing_more(tmp_path, standin_for, mon
     assert not verdicts_path(questions).exists()
     monkeypatch.setattr("sys.stdin", io.StringIO("w\n"))  # then the input ends
     assert main([str(run), "--review", "--no-plots", "--out", str(tmp_path / "r")]) == 0
-    assert len(load_verdicts(verdicts_path(questions))) == 1
-    assert "1 verdict(s) saved" in capsys.readouterr().out
+    assert len(load_verdicts(verdicts_path(questions)).verdicts) == 1
+    assert "1 answer(s) saved" in capsys.readouterr().out

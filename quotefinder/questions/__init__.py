@@ -3,11 +3,13 @@
     questions:
       - id: bones              # optional; derived from the text when absent; unique
         question: How many bones are in the adult human body?
-        expect: answer         # answer | no-answer
+        expect: answer         # answer | no-answer; leave it out for an unlabelled question
         accept: ['\\b206\\b']    # optional regexes (case-insensitive) that a correct quote matches
 
 Every problem is reported with the file, the line and the question, and what to write instead; an
-unknown key is an error, so a typo cannot pass silently.
+unknown key is an error, so a typo cannot pass silently. An unlabelled question is recorded and swept
+like the others and counted apart (`Outcome.UNLABELLED`); `python -m quotefinder.questions import`
+writes question files from labelled data sets (`importer`).
 """
 
 from __future__ import annotations
@@ -23,8 +25,8 @@ from pathlib import Path
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from .errors import QuestionFileError
-from .textsafe import is_unicode
+from ..errors import QuestionFileError
+from ..textsafe import is_unicode
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_QUESTION_CHARS = 2000
@@ -42,6 +44,7 @@ class Outcome(StrEnum):
     MISSED = "missed"  # no quote on an answer question
     NO_ANSWER = "no_answer"  # no quote on a no-answer question
     UNJUDGED = "unjudged"  # a quote on an answer question without accept patterns: needs a human
+    UNLABELLED = "unlabelled"  # any decision on a question without `expect`: nobody has said what is right
 
     @property
     def label(self) -> str:
@@ -50,6 +53,7 @@ class Outcome(StrEnum):
 
 
 OUTCOMES = tuple(Outcome)
+UNKNOWN = (Outcome.UNJUDGED, Outcome.UNLABELLED)  # a quote whose rightness nobody has said yet
 
 
 @dataclass(frozen=True)
@@ -58,7 +62,7 @@ class Question:
 
     id: str
     question: str
-    expect: str
+    expect: str | None  # "answer", "no-answer", or None: unlabelled
     accept: tuple[str, ...] = ()
     line: int = 0
     verdicts: Mapping[str, Outcome] = field(default_factory=dict, compare=False, repr=False)  # a human's, by quote
@@ -73,8 +77,11 @@ class Question:
         """The outcome of quoting `quote` (None: the no-answer line) for this question.
 
         On an answer question a human verdict on that exact sentence decides; then the accept
-        patterns; with neither, the quote is unjudged. Any quote on a no-answer question is wrong.
+        patterns; with neither, the quote is unjudged. Any quote on a no-answer question is wrong. A
+        question without a label is unlabelled, quoted or not.
         """
+        if self.expect is None:
+            return Outcome.UNLABELLED
         if quote is None:
             return Outcome.MISSED if self.expect == "answer" else Outcome.NO_ANSWER
         if self.expect == "no-answer":
@@ -162,14 +169,18 @@ class Reader:
         qid = self.text(fields["id"][1], f"{label}'s `id`").strip() if "id" in fields else derive_id(text)
         if not qid:
             raise self.fail(fields["id"][1], f"{label} has an empty `id`")
-        if "expect" not in fields:
-            raise self.fail(node, f"{label} has no `expect:`; write `expect: answer` or `expect: no-answer`")
-        expect = self.text(fields["expect"][1], f"{label}'s `expect`")
-        if expect not in EXPECTS:
-            raise self.fail(fields["expect"][1], f"{label} has `expect: {expect}`; write `answer` or `no-answer`")
+        expect = None  # unlabelled until somebody says
+        if "expect" in fields:
+            expect = self.text(fields["expect"][1], f"{label}'s `expect`")
+            if expect not in EXPECTS:
+                raise self.fail(fields["expect"][1], f"{label} has `expect: {expect}`; write `answer` or "
+                                "`no-answer`, or leave `expect` out for an unlabelled question")
         accept = self.patterns(fields["accept"][1], label) if "accept" in fields else ()
         if accept and expect == "no-answer":
             raise self.fail(fields["accept"][1], f"{label} expects no answer, so `accept` patterns can never apply")
+        if accept and expect is None:
+            raise self.fail(fields["accept"][1], f"{label} has `accept` patterns but no `expect:`; write "
+                            "`expect: answer`")
         try:
             return Question(qid, text, expect, accept, node.start_mark.line + 1)
         except re.error as error:
@@ -191,7 +202,8 @@ def _compiles(pattern: str) -> bool:
     return True
 
 
-def _decode(path: Path) -> tuple[bytes, str]:
+def decode(path: Path) -> tuple[bytes, str]:
+    """A text file's bytes and its UTF-8 text; `QuestionFileError` naming the file (and line) otherwise."""
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
             raise QuestionFileError(f"{path}: larger than {MAX_FILE_BYTES // 2**20} MiB; split the question set")
@@ -211,7 +223,7 @@ def _decode(path: Path) -> tuple[bytes, str]:
 
 def compose(path: Path) -> tuple[bytes, Node | None]:
     """The file's bytes and its YAML node tree (None when empty); `QuestionFileError` otherwise."""
-    raw, text = _decode(path)
+    raw, text = decode(path)
     try:
         return raw, yaml.compose(text, Loader=_Loader)
     except yaml.YAMLError as error:

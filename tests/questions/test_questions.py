@@ -41,7 +41,7 @@ BAD = {
     "missing question": ("questions:\n  - expect: answer\n", "line 2: question 1 has no `question:` text"),
     "empty question": ("questions:\n  - question: '  '\n    expect: answer\n", "question 1's `question` is empty"),
     "question not text": ("questions:\n  - question: 42\n    expect: answer\n", "must be text"),
-    "no expect": ("questions:\n  - question: Why?\n", "has no `expect:`"),
+    "accept without expect": ("questions:\n  - {question: Why?, accept: [x]}\n", "write `expect: answer`"),
     "bad expect": ("questions:\n  - question: Why?\n    expect: maybe\n",
                    "line 3: question 1 ('Why?') has `expect: maybe`"),
     "expect yes/no boolean": ("questions:\n  - question: Why?\n    expect: no\n", "must be text"),
@@ -142,3 +142,11 @@ def test_a_ten_megabyte_file_is_refused_quickly_and_clearly(tmp_path: Path) -> N
     path.write_bytes(b"\xff" * 10_000_000)
     with pytest.raises(QuestionFileError, match="not UTF-8"):
         load_questions(path)
+
+
+def test_a_question_without_expect_is_unlabelled(tmp_path: Path) -> None:
+    path = write_questions(tmp_path / "q.yaml", "questions:\n  - question: Why is the sky blue?\n")
+    [question] = load_questions(path).questions
+    assert question.expect is None
+    assert question.judge("Because of Rayleigh scattering.") is Outcome.UNLABELLED
+    assert question.judge(None) is Outcome.UNLABELLED
