@@ -14,6 +14,7 @@
     │   ├── EvidenceMixError         a live response arriving in a synthetic run, or the reverse
     │   └── InsecureEndpoint         a base URL that would send the key over plain http
     ├── MissingResponse              replay needs a response the run does not hold
+    ├── ReportError                  a report file could not be drawn or written
     └── BudgetSpent                  --max-requests reached: stop sending, as an interrupt would
 """
 
@@ -87,6 +88,10 @@ class InsecureEndpoint(ApiError):
 
 class MissingResponse(QuoteFinderError):
     """A replay needs a response that the run does not hold."""
+
+
+class ReportError(QuoteFinderError):
+    """A report file (a plot, the HTML page) could not be drawn or written."""
 
 
 class BudgetSpent(QuoteFinderError):

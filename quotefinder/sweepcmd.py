@@ -16,6 +16,7 @@ from . import cli
 from .errors import QuoteFinderError
 from .report import console
 from .report.directory import default_out, write_report
+from .report.painter import Painter
 from .sweep.analysis import Settings
 from .sweep.compare import SIGNIFICANCE
 from .sweep.guarantee import DELTA
@@ -66,7 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--answer", type=cli.axis, default=DEFAULT_GRID, metavar="START:STOP:STEP",
                         help=f"ANSWER_CUTOFF values, both ends included (default {DEFAULT_GRID})")
     parser.add_argument("--out", type=Path, metavar="DIR", help="report directory (default: reports/<run name>)")
-    parser.add_argument("--no-plots", action="store_true", help="write the tables and the summary only")
+    parser.add_argument("--no-plots", action="store_true",
+                        help="write the tables and the summary only (no PNGs, no index.html): the fast path")
+    parser.add_argument("--no-html", action="store_true", help="leave out index.html, the explorable page")
     parser.add_argument("--wrong-cost", type=cli.bounded(float, 0, "a finite number >= 0"), default=2.0, metavar="C",
                         help="objective: correct + no-answer - C x wrong (default 2: a wrong quote costs more "
                         "than a missed one)")
@@ -122,10 +125,12 @@ def main(argv: list[str] | None = None, ask: Callable[[str], str] | None = None)
                            questions=args.questions, allow_incomplete=args.allow_incomplete, jobs=args.jobs,
                            at=args.at, baseline=args.baseline, significance=args.significance, strict=args.strict)
     out_dir = args.out or default_out(args.run)
+    painter = None if args.no_plots else Painter()  # starts drawing's imports while the run is replayed
     try:
         result, comparison = run_sweep(options, args.review, ask)
         gate = result.gate(args.at, args.max_wrong, args.min_correct) if args.at else None
-        write_report(out_dir, result, comparison, gate, plots=not args.no_plots)
+        write_report(out_dir, result, comparison, gate, plots=not args.no_plots, painter=painter,
+                     page=not args.no_html)
         console.show_sweep(result, out_dir, gate, comparison)
     except QuoteFinderError as error:
         cli.report_error("sweep.py", error)
@@ -134,6 +139,9 @@ def main(argv: list[str] | None = None, ask: Callable[[str], str] | None = None)
         print(f"sweep.py: cannot read or write {error.filename or 'a file'} ({error.strerror or error})",
               file=sys.stderr)
         return EXIT_ERROR
+    finally:
+        if painter is not None:
+            painter.close()
     worse = (gate is not None and not gate.holds) or (comparison is not None and comparison.worse)
     return EXIT_WORSE if worse else EXIT_OK
 

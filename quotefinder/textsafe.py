@@ -10,32 +10,53 @@ from __future__ import annotations
 import re
 import unicodedata
 
-_BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f")
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA_START = ("=", "+", "-", "@")
 _BACKTICKS = re.compile(r"`+")
+_HIDDEN = frozenset(("Cc", "Cf", "Zl", "Zp"))  # controls, format characters (zero-width, bidi), line separators
 
 
-def _visible(char: str) -> bool:
-    return unicodedata.category(char) != "Cc" and char not in _BIDI
+def hidden(char: str) -> bool:
+    """Whether `char` shows nothing or changes how the text around it shows: a control character, a
+    zero-width or bidirectional format character, a line or paragraph separator."""
+    return unicodedata.category(char) in _HIDDEN
+
+
+def _mark(char: str) -> str:
+    return f"<U+{ord(char):04X}>"
+
+
+def visible(text: str) -> str:
+    """Text whose invisible characters show as `<U+202E>`; tab, newline and carriage return are kept (for
+    places that lay whitespace out themselves, such as an HTML table cell)."""
+    if text.isprintable():  # the common case, in C: nothing hidden (a hidden character is never printable)
+        return text
+    return "".join(_mark(char) if hidden(char) and char not in "\t\n\r" else char for char in text)
 
 
 def terminal(text: str) -> str:
-    """Text for a terminal: control characters (escape sequences included) and bidi overrides become '?'."""
-    return "".join(char if _visible(char) else "?" for char in text)
+    """Text for one terminal line: every control (escape sequences, carriage returns), zero-width and
+    bidirectional character shows as `<U+XXXX>`, so it can neither move the cursor nor reorder the line."""
+    if text.isprintable():
+        return text
+    return "".join(_mark(char) if hidden(char) else char for char in text)
 
 
 def one_line(text: str) -> str:
-    """Whitespace runs (newlines included) collapsed to single spaces; invisible controls dropped."""
-    return " ".join("".join(char if _visible(char) else " " for char in text).split())
+    """Whitespace runs (newlines included) collapsed to single spaces; other invisible characters shown as
+    `<U+XXXX>`."""
+    return terminal(" ".join(text.split()))
 
 
-def markdown_code(text: str, *, in_table: bool = False) -> str:
+def markdown_code(text: str, *, in_table: bool = False, at_most: int | None = None) -> str:
     """Text as a Markdown code span: shown literally, so it cannot link, embed, emphasise or inject HTML.
 
     A code span's content is not parsed, and GitHub does not autolink inside one, so a URL stays
     readable text. In a table cell a `|` is escaped, which GitHub requires even inside code spans.
+    With `at_most`, text longer than that many characters (as shown) is cut and ends in "…".
     """
     text = one_line(text)
+    if at_most is not None and len(text) > at_most:
+        text = text[:at_most - 1].rstrip() + "…"
     if not text:
         return ""
     fence = "`" * (max((len(run) for run in _BACKTICKS.findall(text)), default=0) + 1)
@@ -46,10 +67,13 @@ def markdown_code(text: str, *, in_table: bool = False) -> str:
 
 
 def csv_text(text: str | None) -> str:
-    """A text cell a spreadsheet will not evaluate: a leading =, +, -, @, tab or CR gets a quote mark."""
+    """A text cell a spreadsheet will not evaluate: a quote mark goes before text that starts with a tab or
+    a carriage return, or whose first visible character is =, +, - or @ (looking past the whitespace and
+    invisible characters a spreadsheet or a split line would skip)."""
     if text is None:
         return ""
-    return f"'{text}" if text.startswith(_FORMULA_START) else text
+    first = next((char for char in text if not (char.isspace() or hidden(char))), "")
+    return f"'{text}" if text.startswith(("\t", "\r")) or (first and first in _FORMULA_START) else text
 
 
 def is_unicode(text: str) -> bool:

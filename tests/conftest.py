@@ -94,6 +94,15 @@ def outside_code_spans(markdown: str) -> str:
     return re.sub(r"(`+)(.+?)\1", "", markdown)
 
 
+def github_html(markdown: str) -> str:
+    """`markdown` as GitHub renders it (cmark-gfm, GitHub's own parser, with its table, autolink and tag
+    filter extensions), raw HTML let through, so a test sees any that would reach the page."""
+    import cmarkgfm
+    from cmarkgfm.cmark import Options
+
+    return cmarkgfm.github_flavored_markdown_to_html(markdown, options=Options.CMARK_OPT_UNSAFE)
+
+
 def env_for(server: StandIn) -> dict[str, str]:
     return {"PERPLEXITY_API_KEY": KEY, "PERPLEXITY_BASE_URL": server.base_url}
 

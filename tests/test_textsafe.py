@@ -32,10 +32,22 @@ def test_nothing_escapes_a_code_span(text: str) -> None:
 
 
 def test_csv_cells_cannot_start_a_formula() -> None:
-    for text in ("=HYPERLINK(\"http://evil\")", "+1", "-2+3", "@SUM(A1)", "\tx", "\rx"):
+    for text in ("=HYPERLINK(\"http://evil\")", "+1", "-2+3", "@SUM(A1)", "\tx", "\rx", "  =1+1", "\n=1+1",
+                 "\u200b=1+1", "\x00\u202e @A1", "\u00a0-1"):
         assert csv_text(text) == "'" + text
-    assert csv_text("Hubble was launched in 1990.") == "Hubble was launched in 1990." and csv_text(None) == ""
+    for text in ("Hubble was launched in 1990.", "'\r=1+1", " x = 1", ""):
+        assert csv_text(text) == text
+    assert csv_text(None) == ""
 
 
-def test_terminal_text_has_no_control_sequences() -> None:
-    assert terminal("Title\x1b[2J\x1b]0;pwned\x07 \u202eevil") == "Title?[2J?]0;pwned? ?evil"
+def test_terminal_text_shows_control_and_invisible_characters() -> None:
+    shown = terminal("Title\x1b[2J\x1b]0;pwned\x07 \u202eevil\u200b\r")
+    assert shown == "Title<U+001B>[2J<U+001B>]0;pwned<U+0007> <U+202E>evil<U+200B><U+000D>"
+    assert terminal("Plain café, 206 bones.") == "Plain café, 206 bones."
+
+
+def test_markdown_shows_invisible_characters_and_cuts_long_text() -> None:
+    assert markdown_code("a\u202eb\u2066c\u200dd\n e") == "`a<U+202E>b<U+2066>c<U+200D>d e`"
+    cut = markdown_code("x" * 500, at_most=300)
+    assert cut == "`" + "x" * 299 + "…`"
+    assert markdown_code("x" * 300, at_most=300) == "`" + "x" * 300 + "`"

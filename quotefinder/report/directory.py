@@ -1,10 +1,12 @@
 """The report directory a sweep writes: every file, each written atomically, and nothing stale left.
 
-    grid.csv  questions.csv  comparison.csv (with a baseline)  summary.md  heatmap-*.png  along-*.png  flips.png
+    grid.csv  questions.csv  comparison.csv (with a baseline)  summary.md  index.html
+    heatmap-*.png  along-*.png  flips.png
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -12,11 +14,13 @@ from ..errors import InputError
 from ..storage import SHARED_FILE, write_atomic
 from ..sweep.analysis import Gate, Sweep
 from ..sweep.compare import Comparison
+from . import figures, html
+from .painter import Painter
 from .summary import summary_markdown
 from .tables import comparison_frame, csv_bytes, grid_frame, questions_frame
 
-REPORT_FILES = ("grid.csv", "questions.csv", "comparison.csv", "summary.md", "heatmap-*.png", "along-*.png",
-                "flips.png")
+REPORT_FILES = ("grid.csv", "questions.csv", "comparison.csv", "summary.md", "index.html", "heatmap-*.png",
+                "along-*.png", "flips.png")
 
 
 def write_files(out_dir: Path, files: dict[str, bytes], plots: Sequence[str] = ()) -> None:
@@ -39,20 +43,28 @@ def default_out(run_dir: Path) -> Path:
 
 
 def write_report(out_dir: Path, result: Sweep, comparison: Comparison | None = None, gate: Gate | None = None,
-                 plots: bool = True) -> None:
+                 plots: bool = True, painter: Painter | None = None, page: bool = True) -> None:
     """Write every file of one sweep's report into `out_dir` (created if need be); `plots=False` writes
-    the tables and the summary only."""
+    the tables and the summary only, `page=False` leaves out index.html. A `painter` started early draws
+    the PNGs in parallel."""
     if out_dir.exists() and not out_dir.is_dir():
         raise InputError(f"{out_dir}: is a file, not a report directory; choose another --out DIR")
     grid = grid_frame(result)
-    files = {"grid.csv": csv_bytes(grid), "questions.csv": csv_bytes(questions_frame(result, comparison))}
-    if comparison is not None:
-        files["comparison.csv"] = csv_bytes(comparison_frame(result, comparison))
     out_dir.mkdir(parents=True, exist_ok=True)
-    drawn: list[tuple[str, str]] = []
-    if plots:
-        from .plots import draw_all  # matplotlib takes a quarter of a second to import: only when plotting
-
-        drawn = draw_all(result, grid, out_dir, comparison)
-    files["summary.md"] = summary_markdown(result, drawn, gate.words if gate else "", comparison).encode()
+    planned = figures.plan(result, grid, out_dir, comparison) if plots else []
+    with contextlib.ExitStack() as stack:
+        if planned:
+            painter = painter or stack.enter_context(Painter())  # one made here is closed here
+            painter.start(planned)
+        files = {"grid.csv": csv_bytes(grid),
+                 "questions.csv": csv_bytes(questions_frame(result, comparison), text=True)}
+        if comparison is not None:
+            files["comparison.csv"] = csv_bytes(comparison_frame(result, comparison))
+        drawn = [(job.title, job.name) for job in planned]
+        if plots and page:
+            files["index.html"] = html.page(result).encode()
+        files["summary.md"] = summary_markdown(result, drawn, gate.words if gate else "", comparison,
+                                               page="index.html" in files).encode()
+        if planned and painter is not None:
+            painter.finish()
     write_files(out_dir, files, [name for _, name in drawn])

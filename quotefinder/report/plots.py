@@ -1,5 +1,5 @@
 """Plots of a sweep. Each drawing function takes a DataFrame and a path (plus plain labels) and writes
-one PNG; `draw_all` chooses the plots of one sweep and names them for the summary.
+one PNG; `figures.plan` chooses the plots of one sweep and `draw` draws one of them.
 
 Nothing here computes results. Agg backend; text is rendered literally (no mathtext, so a `$` in a
 question id stays a `$`); outcomes are told apart by marker and line style as well as colour, so the
@@ -22,12 +22,10 @@ import pandas as pd  # noqa: E402
 from matplotlib.collections import LineCollection  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
-from ..questions import OUTCOMES, UNKNOWN, Outcome  # noqa: E402
+from ..questions import Outcome  # noqa: E402
 from ..recipe.decision import ANSWER_WORDS, HAS_ANSWER_WORDS  # noqa: E402
 from ..storage import SHARED_FILE, write_atomic  # noqa: E402
-from ..sweep.analysis import Sweep  # noqa: E402
-from ..sweep.compare import Comparison  # noqa: E402
-from .tables import flip_frame  # noqa: E402
+from .figures import Figure  # noqa: E402
 
 STYLE = {  # outcome: (colour, marker, line style, hatch)
     "correct": ("#1b7837", "o", "-", ""),
@@ -62,7 +60,7 @@ def heatmap(grid: pd.DataFrame, column: str, path: Path, marks: Mapping[str, tup
     """`column` over HAS_ANSWER_CUTOFF (rows) x ANSWER_CUTOFF (columns), with marked points, and the
     certified region outlined when `grid` has a `certified` column.
 
-    Cividis keeps its order in greyscale; on a small grid every cell also shows its value.
+    Cividis keeps its order in greyscale; on a small grid every cell also shows its value, when it fits.
     """
     table = grid.pivot(index="has_answer_cutoff", columns="answer_cutoff", values=column)
     h, a = table.index.to_numpy(), table.columns.to_numpy()
@@ -72,7 +70,7 @@ def heatmap(grid: pd.DataFrame, column: str, path: Path, marks: Mapping[str, tup
         fig, ax = plt.subplots(figsize=(6.4, 5.2))
         image = ax.pcolormesh(_edges(a), _edges(h), values, cmap="cividis", shading="flat")
         fig.colorbar(image, ax=ax, label=legend, ticks=MaxNLocator(integer=whole))
-        if table.size <= 500:
+        if _readable(values, whole):
             middle = (values.max() + values.min()) / 2
             for i, hv in enumerate(h):
                 for j, av in enumerate(a):
@@ -94,6 +92,18 @@ def heatmap(grid: pd.DataFrame, column: str, path: Path, marks: Mapping[str, tup
         ax.set_title(title)
         ax.legend(loc="upper left", bbox_to_anchor=(0, -0.12), ncol=2, frameon=False)
         _save(fig, path)
+
+
+ANNOTATE_AT_MOST = 144  # cells: past a 12 x 12 grid, numbers in cells crowd each other (the HTML report has them)
+
+
+def _readable(values: np.ndarray, whole: bool) -> bool:
+    """Whether every cell's number fits in its cell: a small grid, and labels no wider than its cells
+    (the plot area is about 4.5 inches wide; a 6-point digit about 0.055 inch)."""
+    if values.size > ANNOTATE_AT_MOST:
+        return False
+    widest = max(len(f"{v:.0f}" if whole else f"{v:.2f}".rstrip("0").rstrip(".")) for v in values.ravel())
+    return widest * 0.055 <= 4.5 / values.shape[1]
 
 
 def _outline(ax: Any, region: np.ndarray, x_edges: np.ndarray, y_edges: np.ndarray) -> None:
@@ -177,39 +187,11 @@ def flips(frame: pd.DataFrame, path: Path, title: str, mark: float) -> None:
         _save(fig, path)
 
 
-def draw_all(result: Sweep, grid: pd.DataFrame, out_dir: Path, comparison: Comparison | None
-             ) -> list[tuple[str, str]]:
-    """Write the PNGs of one sweep into `out_dir`; return (title, file name) of each, for the summary."""
-    synthetic = " (synthetic)" if result.replayed.record.synthetic else ""
-    rec, default = result.recommended, result.default
-    marks = {"default": (default.h, default.a), "recommended": (rec.h, rec.a)}
-    written: list[tuple[str, str]] = []
-
-    def add(title: str, name: str) -> str:
-        written.append((f"{title}{synthetic}", name))
-        return written[-1][0]
-
-    mean = " (mean over repeats)" if result.repeats > 1 else ""
-    for outcome in OUTCOMES:
-        if outcome in UNKNOWN and not grid[outcome.value].any():
-            continue
-        name = f"heatmap-{outcome.label}.png"
-        title = add(f"{outcome.label.capitalize()} questions per cell{mean}", name)
-        heatmap(grid, outcome.value, out_dir / name, marks, title, f"{outcome.label} questions")
-    if result.stability is not None:
-        title = add(f"Share of {result.stability.resamples} bootstrap resamples recommending each cell",
-                    "heatmap-bootstrap.png")
-        heatmap(grid, "bootstrap_share", out_dir / "heatmap-bootstrap.png", marks, title, "share of resamples")
-    if comparison is not None:
-        frame = grid[["has_answer_cutoff", "answer_cutoff"]].assign(score_change=comparison.score_difference.ravel())
-        title = add(f"Score change against {comparison.baseline.run_dir.name} per cell", "heatmap-score-change.png")
-        heatmap(frame, "score_change", out_dir / "heatmap-score-change.png", marks, title, "score now minus baseline")
-    title = add(f"Outcomes vs ANSWER_CUTOFF at HAS_ANSWER_CUTOFF {rec.h:g}", "along-answer-cutoff.png")
-    counts_along(grid[grid["has_answer_cutoff"] == rec.h], "answer_cutoff", out_dir / "along-answer-cutoff.png",
-                 title, rec.a)
-    title = add(f"Outcomes vs HAS_ANSWER_CUTOFF at ANSWER_CUTOFF {rec.a:g}", "along-has-answer-cutoff.png")
-    counts_along(grid[grid["answer_cutoff"] == rec.a], "has_answer_cutoff", out_dir / "along-has-answer-cutoff.png",
-                 title, rec.h)
-    title = add(f"Where each question's outcome flips, at HAS_ANSWER_CUTOFF {rec.h:g}", "flips.png")
-    flips(flip_frame(result), out_dir / "flips.png", title, rec.a)
-    return written
+def draw(job: Figure) -> None:
+    """Draw one planned figure (`figures.plan`)."""
+    if job.kind == "heatmap":
+        heatmap(*job.args, **job.options)
+    elif job.kind == "counts_along":
+        counts_along(*job.args, **job.options)
+    else:
+        flips(*job.args, **job.options)

@@ -20,11 +20,13 @@ from ..textsafe import markdown_code
 from .numbers import at_least, at_most, confidence, plain_number
 
 LIST_AT_MOST = 50  # rows of a per-question list in the summary; questions.csv has them all
+FIELD_AT_MOST = 300  # characters of one piece of page text (a title, a URL, a sentence) in the summary
+SUMMARY_AT_MOST = 1_000_000  # bytes; GitHub refuses a job summary over 1 MiB (1,048,576 bytes)
 EXAMPLE_RATE = 0.05  # the wrong-quote rate the guarantee section prices in questions when none was asked for
 
 
 def _md(text: str, table: bool = True) -> str:
-    return markdown_code(text, in_table=table)
+    return markdown_code(text, in_table=table, at_most=FIELD_AT_MOST)
 
 
 def _axis_words(axis: Axis) -> str:
@@ -36,8 +38,9 @@ def _axis_words(axis: Axis) -> str:
 
 
 def summary_markdown(result: Sweep, plots: Sequence[tuple[str, str]] = (), gate: str = "",
-                     comparison: Comparison | None = None) -> str:
-    """The summary a team reads in CI. `plots` are (title, relative path); `gate` a line to add."""
+                     comparison: Comparison | None = None, page: bool = False) -> str:
+    """The summary a team reads in CI. `plots` are (title, relative path); `gate` a line to add; `page`
+    whether index.html is written beside it. At most `SUMMARY_AT_MOST` bytes, whatever the pages say."""
     replayed, record = result.replayed, result.replayed.record
     evidence = record.evidence_word
     lines = []
@@ -83,12 +86,31 @@ def summary_markdown(result: Sweep, plots: Sequence[tuple[str, str]] = (), gate:
     if comparison is not None:
         lines += _comparison(result, comparison)
     lines += [*_changed(result), *_labels(result), *_review(result)]
-    if plots:
-        lines += ["## Plots", ""] + [f"- [{title}]({path})" for title, path in plots] + [""]
     if replayed.excluded:
         lines += ["## Left out", "", "| Question | Why |", "|---|---|"]
-        lines += [f"| {_md(left.question.id)} | {_md(left.why)} |" for left in replayed.excluded] + [""]
-    return "\n".join(lines).rstrip() + "\n"
+        lines += [f"| {_md(left.question.id)} | {_md(left.why)} |" for left in replayed.excluded[:LIST_AT_MOST]]
+        lines += [*_more(len(replayed.excluded)), ""]
+    full = "`questions.csv` and `index.html` have" if page else "`questions.csv` has"
+    lines += ["## The whole report", "", "Beside this summary (in CI, in the run's uploaded report artifact):", ""]
+    if page:
+        lines.append("- `index.html`: open it in a browser to explore the grid; hover a cell for its counts, click "
+                     "it for its questions")
+    lines += [f"- [{title}]({path})" for title, path in plots]
+    lines += ["- `questions.csv`, `grid.csv`: every question and every cell", "",
+              f"Page text is cut here at {FIELD_AT_MOST} characters and lists at {LIST_AT_MOST} rows; {full} "
+              "every question in full."]
+    return _capped("\n".join(lines).rstrip() + "\n", full)
+
+
+def _capped(text: str, full: str) -> str:
+    """`text`, cut at a line end if need be to stay within `SUMMARY_AT_MOST` bytes, saying so."""
+    if len(text.encode()) <= SUMMARY_AT_MOST:
+        return text
+    note = (f"\n**The summary is cut here**, at GitHub's limit for a job summary; {full} every question in "
+            "full.\n")
+    budget = SUMMARY_AT_MOST - len(note.encode())
+    kept = text.encode()[:budget].decode(errors="ignore")
+    return kept[:kept.rfind("\n") + 1] + note
 
 
 def _objective_words(result: Sweep) -> str:

@@ -7,6 +7,7 @@ inert on the way out (`textsafe.csv_text`).
 
 from __future__ import annotations
 
+import csv
 import io
 from collections.abc import Sequence
 
@@ -154,7 +155,10 @@ def flip_frame(result: Sweep) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["id", "flip", "quoted", "unquoted"])
 
 
-def csv_bytes(frame: pd.DataFrame) -> bytes:
+def csv_bytes(frame: pd.DataFrame, *, text: bool = False) -> bytes:
+    """The frame as CSV with "\\n" line ends. With `text` (a table of page text) every text cell is quoted:
+    Python's csv quotes a cell holding "\\n" but not one holding a lone "\\r", which a spreadsheet or
+    pandas reads as a line end, so the rest of the cell would become a new row."""
     buffer = io.StringIO()
-    frame.to_csv(buffer, index=False, lineterminator="\n")
+    frame.to_csv(buffer, index=False, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC if text else csv.QUOTE_MINIMAL)
     return buffer.getvalue().encode()

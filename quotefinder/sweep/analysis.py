@@ -354,7 +354,7 @@ def analyse(replayed: Replayed, h_axis: Axis, a_axis: Axis, settings: Settings |
     choice = choose(model, everyone, h, a, default)
     costs = []
     for cost in COSTS:
-        priced = ScoreModel(tables, a, outcome_scores(cost), weights)
+        priced = ScoreModel(tables, a, outcome_scores(cost), weights, like=model)
         pick = choose(priced, everyone, h, a, default)
         costs.append(CostChoice(cost, pick, float(priced.grid(everyone)[pick.cell])))
     default_point = Point.of("default", float(default[0]), float(default[1]), replayed)

@@ -158,7 +158,7 @@ class Background:
 
 
 def replay_run(run_dir: Path, has_answer_points: Sequence[float], questions_path: Path | None = None,
-               allow_incomplete: bool = False, jobs: int = 1) -> Replayed:
+               allow_incomplete: bool = False, jobs: int = 1, record: RunRecord | None = None) -> Replayed:
     """Replay every judged question from the run's cache for the given HAS_ANSWER_CUTOFF values.
 
     Raises `InputError` naming the questions the run cannot replay (the first few, and how many), unless
@@ -166,7 +166,7 @@ def replay_run(run_dir: Path, has_answer_points: Sequence[float], questions_path
     unless `allow_incomplete`.
     """
     run_dir = Path(run_dir)
-    record = RunRecord.require(run_dir)
+    record = record or RunRecord.require(run_dir)  # the caller's, when it has read it already
     if not record.complete and not allow_incomplete:
         raise InputError(
             f"{run_dir}: the run is marked incomplete ({len(record.errors)} question(s) failed); "

@@ -49,7 +49,7 @@ def run_sweep(options: SweepOptions, review_quotes: bool = False, ask: Callable[
     default = record.config.default_point
     point = options.at or default
     points = sorted({*options.has_answer.values.tolist(), default[0], point[0]})
-    replayed = replay_run(options.run, points, options.questions, options.allow_incomplete, options.jobs)
+    replayed = replay_run(options.run, points, options.questions, options.allow_incomplete, options.jobs, record)
     folds = options.settings.folds
     if folds is not None and folds > len(replayed.questions):
         raise InputError(f"--folds {folds}: only {len(replayed.questions)} question(s) to divide")

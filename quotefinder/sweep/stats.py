@@ -76,29 +76,39 @@ class ScoreModel:
     (a production mix; 1 for the questions as sampled), so question q contributes x_q = w_q s_q.
     """
 
+    passed: np.ndarray  # (R, Q, H): how many ANSWER_CUTOFF values each top candidate passes
+    order: np.ndarray  # the repeats sorted by it, per question and HAS_ANSWER_CUTOFF
+    sorted_passed: np.ndarray
+    bins: np.ndarray  # (R, Q*H): each breakpoint's place in the (H, A + 1) histogram
+
     def __init__(self, tables: Sequence[Table], answer: np.ndarray, values: np.ndarray,
-                 weights: np.ndarray | None = None) -> None:
+                 weights: np.ndarray | None = None, *, like: ScoreModel | None = None) -> None:
+        """`like`, a model of the same tables and ANSWER_CUTOFF values under another objective, lends its
+        breakpoints (which do not depend on the objective) instead of their being sorted again."""
         first = tables[0]
         self.n_questions, self.n_h = first.probability.shape
         self.n_a = len(answer)
         self.repeats = len(tables)
         self.weights = np.ones(self.n_questions) if weights is None else np.asarray(weights, dtype=float)
-        passed = np.stack([cutoffs_passed(answer, t.probability) for t in tables])  # (R, Q, H)
+        if like is None:
+            passed = np.stack([cutoffs_passed(answer, t.probability) for t in tables])  # (R, Q, H)
+            # The step function's breakpoints in ascending order, each with its step carried along.
+            order = np.argsort(passed, axis=0, kind="stable")
+            sorted_passed = np.take_along_axis(passed, order, axis=0)
+            h_index = np.arange(self.n_h)[None, None, :]
+            bins = (h_index * (self.n_a + 1) + sorted_passed).reshape(self.repeats, -1)  # (R, Q*H)
+        else:
+            passed, order, sorted_passed, bins = like.passed, like.order, like.sorted_passed, like.bins
         quoted = np.stack([values[np.maximum(t.quoted, 0)] for t in tables])  # unused where nothing is quoted
         unquoted = values[first.unquoted]  # (Q,)
         delta = quoted - unquoted[None, :, None]
-        # The step function's breakpoints in ascending order, each with its step carried along.
-        order = np.argsort(passed, axis=0, kind="stable")
-        self.passed = passed
+        self.passed, self.order, self.sorted_passed, self.bins = passed, order, sorted_passed, bins
         self.delta = delta
-        self.sorted_passed = np.take_along_axis(passed, order, axis=0)
         steps = np.take_along_axis(delta, order, axis=0) / self.repeats
         # level_j: the score on the segment below the j-th breakpoint; the last level is u (nothing quoted)
         above = np.cumsum(steps[::-1], axis=0)[::-1]  # sum of the steps at and after breakpoint j
         self.levels = np.concatenate([above, np.zeros((1, *above.shape[1:]))]) + unquoted[None, :, None]
         self.base = unquoted * self.weights  # x_q when nothing is quoted
-        h_index = np.arange(self.n_h)[None, None, :]
-        self.bins = (h_index * (self.n_a + 1) + self.sorted_passed).reshape(self.repeats, -1)  # (R, Q*H)
 
     def grid(self, counts: np.ndarray, power: int = 1, factor: np.ndarray | None = None) -> np.ndarray:
         """sum_q counts_q * factor_q * x_q(c)^power at every cell c, shape (H, A).

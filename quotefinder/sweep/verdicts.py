@@ -31,6 +31,7 @@ from yaml.nodes import Node, ScalarNode, SequenceNode
 from ..errors import QuestionFileError
 from ..questions import EXPECTS, Outcome, QuestionSet, Reader, compose
 from ..storage import SHARED_FILE, write_atomic
+from ..textsafe import hidden
 
 VERDICTS = {"correct": Outcome.CORRECT, "wrong": Outcome.WRONG}
 Verdicts = dict[tuple[str, str], Outcome]  # (question text, quote) -> verdict
@@ -47,6 +48,30 @@ class Judgements:
 
     def __bool__(self) -> bool:
         return bool(self.verdicts or self.labels)
+
+
+class _Dumper(yaml.SafeDumper):
+    """A YAML writer that shows invisible characters: a text holding a zero-width, bidirectional or control
+    character is written double-quoted with escapes (`"\\u202E"`), which reads back as the same text,
+    where a plain scalar would hide the character or let it reorder the line for the person editing."""
+
+    allow_unicode: bool  # set by yaml's Emitter
+
+    def write_double_quoted(self, text: str, split: bool = True) -> None:
+        allow = self.allow_unicode
+        self.allow_unicode = False  # escape every non-ASCII character of this scalar
+        try:
+            super().write_double_quoted(text, split)
+        finally:
+            self.allow_unicode = allow
+
+
+def _represent_text(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
+    style = '"' if not text.isprintable() and any(hidden(char) for char in text) else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
+
+
+_Dumper.add_representer(str, _represent_text)
 
 
 def verdicts_path(questions: Path) -> Path:
@@ -106,7 +131,7 @@ def save_verdicts(path: Path, judgements: Judgements, questions: QuestionSet) ->
                               for text, expect in sorted(judgements.labels.items())]
     document["verdicts"] = [{"id": ids.get(text, ""), "question": text, "quote": quote, "verdict": outcome.value}
                             for (text, quote), outcome in sorted(judgements.verdicts.items())]
-    body = yaml.safe_dump(document, allow_unicode=True, sort_keys=False, width=1000)
+    body = yaml.dump(document, Dumper=_Dumper, allow_unicode=True, sort_keys=False, width=1000)
     try:
         write_atomic(path, (HEADER + body).encode(), SHARED_FILE)
     except OSError as error:

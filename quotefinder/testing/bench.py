@@ -4,7 +4,12 @@
    questions), record it through the stand-in (no latency, no limit; reused on later runs), then time
    `sweep --no-plots` on a 101 x 101 grid and on a 1 x 1 grid, alternating, and report medians, their
    ratio and peak memory. Each sweep is a fresh process: loading the run is part of the time.
-2. Recording at the rate limit. A stand-in with 200 ms latency and a 50 requests/s limit (429 with
+2. Every file, fast enough to rerun without thinking. The demo sweep (`runs/ten`) with every file
+   (tables, summary, PNGs, index.html) against the same sweep with `--no-plots`, alternating; then the
+   10,000-question run with every file on the default grid, and a recording of the same questions with
+   5 repeats of every request (from a stand-in whose repeats move answers a little; reused on later
+   runs), each with the size of its index.html.
+3. Recording at the rate limit. A stand-in with 200 ms latency and a 50 requests/s limit (429 with
    Retry-After beyond it); record about 1,000 requests with `--rate 50`; report the sustained rate as a
    ratio to the limit, the retries (every 429 costs one), and a sequential baseline measured in the
    same run: one request at a time, as the recipe's loop sends them.
@@ -40,7 +45,8 @@ from ..record.client import ApiClient, RateLimiter, Received, RetryPolicy
 from ..record.recorder import QuestionRun, Recorder
 from ..record.rundir import RunRecord
 
-TARGETS = {"sweep_s": 5.0, "grid_ratio": 1.3, "memory_mib": 1024.0, "rate_share": 0.9}
+TARGETS = {"sweep_s": 5.0, "grid_ratio": 1.3, "memory_mib": 1024.0, "rate_share": 0.9,
+           "demo_s": 1.5, "demo_ratio": 2.0, "every_file_s": 10.0}
 
 
 def machine() -> str:
@@ -123,7 +129,8 @@ def prepare(work: Path, count: int, seed: int) -> tuple[Path, Path, Path, tuple[
     reusable = marker.exists() and json.loads(marker.read_text()) == meta
     recorded = RunRecord.load(run) if reusable else None
     if recorded is not None and recorded.complete:
-        return questions, scenario, run, None
+        measured = work / "recording.json"  # what recording it cost, measured when it was made
+        return questions, scenario, run, tuple(json.loads(measured.read_text())) if measured.exists() else None
     shutil.rmtree(work, ignore_errors=True)
     print(f"generating {count} synthetic questions ...", flush=True)
     # In a child process: this one must stay small, or every later child would report its peak memory
@@ -137,7 +144,80 @@ def prepare(work: Path, count: int, seed: int) -> tuple[Path, Path, Path, tuple[
         seconds, peak = timed(eval_command(questions, run, "--rate", "0", "--concurrency", "32"), env, samples)
     marker.write_text(json.dumps(meta))
     early = [rss for at, rss in samples if at >= seconds / 10] or [peak]
+    (work / "recording.json").write_text(json.dumps([seconds, peak, early[0]]))
     return questions, scenario, run, (seconds, peak, early[0])
+
+
+def with_repeats(questions: Path, scenario: Path, work: Path, repeats: int) -> Path:
+    """The same questions recorded with `repeats` repeats of every request, from a stand-in whose repeats
+    move answers by up to 0.02 (as a real API's would, a little); reused when complete."""
+    run = work / f"run-{repeats}-repeats"
+    recorded = RunRecord.load(run) if run.exists() else None
+    if recorded is not None and recorded.complete and recorded.config.repeats == repeats:
+        return run
+    shutil.rmtree(run, ignore_errors=True)
+    moving = work / f"scenario-{repeats}-repeats.json"
+    moving.write_text(json.dumps({**json.loads(scenario.read_text()), "repeat_jitter": 0.02}))
+    print(f"recording them again with {repeats} repeats of every request ...", flush=True)
+    with StandInProcess(moving) as standin:
+        env = {**os.environ, "PERPLEXITY_API_KEY": "bench", "PERPLEXITY_BASE_URL": standin.base_url}
+        timed(eval_command(questions, run, "--rate", "0", "--concurrency", "32", "--repeats", str(repeats)), env)
+    return run
+
+
+def every_file(run: Path, out: Path, repeats: int) -> dict[str, float]:
+    """Median wall seconds of the default sweep with every file and with `--no-plots` (alternating, fresh
+    processes), the larger peak memory, and the size of the index.html it writes."""
+    times: dict[str, list[float]] = {"all": [], "tables": []}
+    memory = 0.0
+    for _ in range(repeats):
+        for name, flags in (("all", []), ("tables", ["--no-plots"])):
+            seconds, peak = timed([sys.executable, "-m", "quotefinder.sweepcmd", str(run), "--out", str(out / name),
+                                   *flags])
+            times[name].append(seconds)
+            memory = max(memory, peak)
+    page = out / "all" / "index.html"
+    return {"all": statistics.median(times["all"]), "tables": statistics.median(times["tables"]),
+            "memory": memory, "page": page.stat().st_size, **interaction(page)}
+
+
+def interaction(page: Path) -> dict[str, float]:
+    """Milliseconds `page` takes in headless Chromium (Debian's, driven by Playwright; nothing without
+    them) to open and show its first list, and then to answer a click on a cell, a filter by outcome and a
+    search: each from the event to the list rebuilt and laid out."""
+    chromium = shutil.which("chromium")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return {}
+    if chromium is None:
+        return {}
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=["--headless=new", "--no-sandbox"])
+        view = browser.new_page(viewport={"width": 1400, "height": 1000})
+        started = time.perf_counter()
+        view.goto(page.resolve().as_uri())
+        view.wait_for_selector("#questions-body tr")
+        opened = (time.perf_counter() - started) * 1000
+        click, filtered, searched = view.evaluate("""() => {
+            const laidOut = () => document.getElementById("questions-body").getBoundingClientRect();
+            const timed = (act) => {
+                const start = performance.now();
+                act();
+                laidOut();
+                return performance.now() - start;
+            };
+            const report = window.quotefinderReport;
+            const [rows, columns] = [report.geometry.rows, report.geometry.columns];
+            return [
+                timed(() => report.select(Math.floor(rows / 3), Math.floor(columns / 2))),
+                timed(() => document.querySelector("#filters button:nth-child(2)").click()),
+                timed(() => { const box = document.getElementById("search"); box.value = "river";
+                              box.dispatchEvent(new Event("input")); }),
+            ];
+        }""")
+        browser.close()
+    return {"open_ms": opened, "click_ms": click, "filter_ms": filtered, "search_ms": searched}
 
 
 def sweep_timings(run: Path, work: Path, repeats: int) -> dict[str, tuple[float, float]]:
@@ -212,8 +292,17 @@ def recording_rate(questions: Path, scenario: Path, work: Path) -> dict[str, flo
     return results
 
 
+def _met(ok: bool) -> str:
+    return "yes" if ok else "NO"
+
+
+def _size(size: float) -> str:
+    return f"{size / 1024:.0f} KB" if size < 1024**2 else f"{size / 1024**2:.1f} MB"
+
+
 def report(args: argparse.Namespace, count_responses: int, recorded: tuple[float, float, float] | None,
-           sweeps: dict[str, tuple[float, float]], rate: dict[str, float] | None) -> str:
+           sweeps: dict[str, tuple[float, float]], rate: dict[str, float] | None,
+           pages: dict[str, dict[str, float]] | None = None) -> str:
     big, small = sweeps["101 x 101"], sweeps["1 x 1"]
     ratio = big[0] / small[0]
     lines = [
@@ -232,6 +321,34 @@ def report(args: argparse.Namespace, count_responses: int, recorded: tuple[float
         f"| peak memory of a sweep | {max(big[1], small[1]):.0f} MiB | < {TARGETS['memory_mib']:.0f} MiB | "
         f"{'yes' if max(big[1], small[1]) < TARGETS['memory_mib'] else 'NO'} |",
     ]
+    if pages:
+        demo, scale = pages["demo"], pages["scale"]
+        ratio = demo["all"] / demo["tables"]
+        lines += [
+            f"| demo sweep (`runs/ten`, 21 x 21), every file: tables, summary, PNGs, index.html, median of "
+            f"{args.repeats} | {demo['all']:.2f} s | < {TARGETS['demo_s']:g} s | "
+            f"{_met(demo['all'] < TARGETS['demo_s'])} |",
+            f"| ... the same sweep with `--no-plots` (tables and summary) | {demo['tables']:.2f} s | | |",
+            f"| ... every file / `--no-plots` | {ratio:.2f} | <= {TARGETS['demo_ratio']:g} | "
+            f"{_met(ratio <= TARGETS['demo_ratio'])} |",
+            f"| ... its index.html | {_size(demo['page'])} | | |",
+            f"| {args.questions:,} questions, default grid (21 x 21), every file, median of {args.repeats} | "
+            f"{scale['all']:.2f} s (`--no-plots` {scale['tables']:.2f} s) | < {TARGETS['every_file_s']:g} s | "
+            f"{_met(scale['all'] < TARGETS['every_file_s'])} |",
+            f"| ... its index.html / peak memory | {_size(scale['page'])} / {scale['memory']:.0f} MiB | | |",
+        ]
+        if "open_ms" in scale:
+            lines.append(
+                f"| ... in headless Chromium: open it / click a cell / filter by outcome / search (to the list "
+                f"laid out) | {scale['open_ms']:.0f} / {scale['click_ms']:.0f} / {scale['filter_ms']:.0f} / "
+                f"{scale['search_ms']:.0f} ms | | |")
+        if "repeats" in pages:
+            many = pages["repeats"]
+            lines += [
+                f"| {args.questions:,} questions x {args.page_repeats} repeats, every file, median of "
+                f"{args.repeats} | {many['all']:.2f} s (`--no-plots` {many['tables']:.2f} s) | | |",
+                f"| ... its index.html / peak memory | {_size(many['page'])} / {many['memory']:.0f} MiB | | |",
+            ]
     if recorded is not None:
         seconds, peak, early = recorded
         lines += [
@@ -266,17 +383,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=Path("bench-data"), help="scratch directory (default bench-data)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--skip-rate", action="store_true", help="skip the recording-rate benchmark (about 40 s)")
+    parser.add_argument("--page-repeats", type=int, default=5, metavar="N",
+                        help="also record the set with N repeats of every request and time its report (default "
+                             "5, about 20 minutes the first time; 0 skips it)")
+    parser.add_argument("--demo", type=Path, default=Path("runs/ten"), help="the demo run (default runs/ten)")
     parser.add_argument("--report", type=Path, help="also write the results table (Markdown) here")
     args = parser.parse_args(argv)
     questions, scenario, run, recorded = prepare(args.work, args.questions, args.seed)
     responses = RunRecord.require(run).responses
     print(f"timing sweeps of {responses:,} responses ...", flush=True)
     sweeps = sweep_timings(run, args.work, args.repeats)
+    many = with_repeats(questions, scenario, args.work, args.page_repeats) if args.page_repeats > 1 else None
+    print("timing sweeps that write every file ...", flush=True)
+    pages = {"demo": every_file(args.demo, args.work / "demo-report", args.repeats),
+             "scale": every_file(run, args.work / "scale-report", args.repeats)}
+    if many is not None:
+        pages["repeats"] = every_file(many, args.work / "repeats-report", args.repeats)
     rate = None
     if not args.skip_rate:
         print("recording at the rate limit ...", flush=True)
         rate = recording_rate(questions, scenario, args.work)
-    table = report(args, responses, recorded, sweeps, rate)
+    table = report(args, responses, recorded, sweeps, rate, pages)
     print(table)
     if args.report:
         args.report.write_text(table)

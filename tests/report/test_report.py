@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import csv
 import re
+import unicodedata
 from pathlib import Path
 
-from conftest import HOSTILE, outside_code_spans, page, record, run_files, write_questions, write_scenario
+import pandas as pd
+
+from conftest import HOSTILE, github_html, outside_code_spans, page, record, run_files, write_questions, write_scenario
+from quotefinder.report import summary
 from quotefinder.sweepcmd import main
 
 
@@ -28,12 +32,73 @@ def test_hostile_page_text_is_inert_in_every_report(tmp_path: Path, standin_for)
     summary = (tmp_path / "r" / "summary.md").read_text()
     assert "calc" in summary  # shown, for review ...
     assert "evil" not in outside_code_spans(summary) and "<b>" not in outside_code_spans(summary)  # ... but inert
+    rendered = github_html(summary).split("The whole report")[0]  # after it: the report's own file links
+    assert not re.search(r"<(a|img|b)\b", rendered) and "&lt;b&gt;x&lt;/b&gt;" in rendered
     header = next(line for line in summary.splitlines() if line.startswith("| Question | Status"))
     row = next(line for line in summary.splitlines() if line.startswith("| `what-is-the-answer` | unjudged"))
     assert len(re.findall(r"(?<!\\)\|", row)) == len(re.findall(r"(?<!\\)\|", header))
     with open(tmp_path / "r" / "questions.csv", newline="", encoding="utf-8") as handle:
         [row] = list(csv.DictReader(handle))
     assert row["default_quote"].startswith("'=cmd") and row["source_title"].startswith("[Title]")
+
+
+def _starts_a_formula(cell: str) -> bool:
+    first = next((c for c in cell if not (c.isspace() or unicodedata.category(c) in ("Cc", "Cf"))), "")
+    return cell.startswith(("\t", "\r")) or first in ("=", "+", "-", "@") and first != ""
+
+
+def test_line_breaks_in_page_text_stay_in_their_csv_cell_and_start_no_formula(tmp_path: Path, standin_for) -> None:
+    titles = ["'\r=1+1", "Two\r\n=2+2 lines", " \u200b=HYPERLINK(\"http://evil.example\")", "\n@SUM(A1)"]
+    scenario = {f"Question {n}?": [page(title, f"https://x.example/{n}", f"It is {n} units, the page says plainly.")]
+                for n, title in enumerate(titles)}
+    server = standin_for(write_scenario(tmp_path / "s.json", scenario))
+    entries = "".join(f"  - {{id: q{n}, question: Question {n}?, expect: answer, accept: [units]}}\n"
+                      for n in range(len(titles)))
+    assert record(tmp_path / "run", write_questions(tmp_path / "q.yaml", "questions:\n" + entries), server) == 0
+    assert main([str(tmp_path / "run"), "--out", str(tmp_path / "r"), "--no-plots"]) == 0
+    path = tmp_path / "r" / "questions.csv"
+    with open(path, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    expected = ["'\r=1+1", "Two\r\n=2+2 lines", "' \u200b=HYPERLINK(\"http://evil.example\")", "'\n@SUM(A1)"]
+    assert [row["source_title"] for row in rows] == list(frame["source_title"]) == expected  # one row per question
+    assert [row["id"] for row in rows] == list(frame["id"]) == [f"q{n}" for n in range(len(titles))]
+    cells = [cell for row in rows for cell in row.values()] + [cell for column in frame for cell in frame[column]]
+    assert not [cell for cell in cells if _starts_a_formula(cell)]
+
+
+def _long_pages(tmp_path: Path, standin_for, n: int = 60, size: int = 25_000) -> Path:
+    """`n` no-answer questions, each quoting a page whose title is `size` characters (a bidi override inside)."""
+    scenario = {f"Question {k}?": [page(f"T{k} \u202e" + "t" * size, f"https://x.example/{k}?" + "u" * 2000,
+                                        f"It is {k} units, the page says plainly.")] for k in range(n)}
+    server = standin_for(write_scenario(tmp_path / "s.json", scenario))
+    entries = "".join(f"  - {{id: q{k}, question: Question {k}?, expect: no-answer}}\n" for k in range(n))
+    assert record(tmp_path / "run", write_questions(tmp_path / "q.yaml", "questions:\n" + entries), server) == 0
+    return tmp_path / "run"
+
+
+def test_the_job_summary_stays_under_githubs_limit_whatever_the_pages_say(tmp_path: Path, standin_for,
+                                                                           monkeypatch) -> None:
+    run = _long_pages(tmp_path, standin_for)
+    assert main([str(run), "--out", str(tmp_path / "r")]) in (0, 1)  # 1: a gate may fail; the report is written
+    text = (tmp_path / "r" / "summary.md").read_text(encoding="utf-8")
+    assert len(text.encode()) <= summary.SUMMARY_AT_MOST < 1024 * 1024
+    assert "`questions.csv` and `index.html` have every question in full" in text
+    rendered = github_html(text)
+    review = rendered[rendered.index("Quotes that need review"):]
+    review = review[:review.index("</table>")]
+    assert review.count("<tr>") == 1 + summary.LIST_AT_MOST  # the header and 50 rows, the table intact
+    assert "&lt;U+202E&gt;" in review and "\u202e" not in rendered  # the override shown, not obeyed
+    assert "<a " not in rendered.split("The whole report")[0]  # page text never links
+    with open(tmp_path / "r" / "questions.csv", newline="", encoding="utf-8") as handle:
+        titles = [row["source_title"] for row in csv.DictReader(handle)]
+    assert titles == [f"T{k} \u202e" + "t" * 25_000 for k in range(60)]  # in full there
+
+    monkeypatch.setattr(summary, "SUMMARY_AT_MOST", 6_000)  # a summary that must be cut: it says so, and renders
+    assert main([str(run), "--out", str(tmp_path / "cut"), "--no-plots"]) in (0, 1)
+    cut = (tmp_path / "cut" / "summary.md").read_text(encoding="utf-8")
+    assert len(cut.encode()) <= 6_000 and cut.rstrip().endswith("`questions.csv` has every question in full.")
+    assert "**The summary is cut here**" in cut and github_html(cut).count("<h1>") == 1
 
 
 def test_plots_draw_odd_text_literally(tmp_path: Path, standin_for) -> None:

@@ -43,6 +43,19 @@ def test_saving_and_loading_round_trip_sorted(tmp_path: Path) -> None:
     assert attached.questions[0].judge("Aardvark.") is Outcome.WRONG
 
 
+def test_invisible_characters_in_a_quote_show_in_the_file_and_read_back_exactly(tmp_path: Path) -> None:
+    questions = load_questions(write_questions(tmp_path / "q.yaml", "questions:\n  - {question: Why?}\n"))
+    path = tmp_path / "q.verdicts.yaml"
+    reordered = "Paid \u202e0001$\u202c in full\u200b, café."  # shows as "Paid $1000 in full" in an editor
+    verdicts = {("Why?", reordered): Outcome.WRONG, ("Why?", "Plain café."): Outcome.CORRECT}
+    save_verdicts(path, Judgements(verdicts), questions)
+    text = path.read_text(encoding="utf-8")
+    assert "\u202e" not in text and "\u200b" not in text
+    assert '"Paid \\u202E0001$\\u202C in full\\u200B, caf\\xE9."' in text  # YAML escapes, visible to the editor
+    assert "quote: Plain café." in text  # text without hidden characters stays plain
+    assert load_verdicts(path) == Judgements(verdicts)
+
+
 def test_a_label_gives_an_unlabelled_question_its_expect_and_never_contradicts_the_file(tmp_path: Path) -> None:
     questions = load_questions(write_questions(tmp_path / "q.yaml", "questions:\n  - {id: u, question: Who?}\n"
                                                                      "  - {id: l, question: Why?, expect: answer}\n"))

@@ -13,8 +13,13 @@ def test_the_benchmark_runs_and_reports_every_measure(tmp_path: Path, capsys) ->
     assert bench.main(["--questions", "20", "--repeats", "1", "--skip-rate", "--work", str(tmp_path / "work"),
                        "--report", str(report)]) == 0
     table = report.read_text()
-    for measure in ("load + sweep 101 x 101", "101 x 101 / 1 x 1", "peak memory", "recording all of them"):
+    for measure in ("load + sweep 101 x 101", "101 x 101 / 1 x 1", "peak memory", "recording all of them",
+                    "demo sweep (`runs/ten`, 21 x 21), every file", "every file / `--no-plots`",
+                    "20 questions x 5 repeats, every file", "open it / click a cell / filter by outcome / search"):
         assert measure in table
     assert "Machine:" in table and "cores" in table
+    capsys.readouterr()
     assert bench.main(["--questions", "20", "--repeats", "1", "--skip-rate", "--work", str(tmp_path / "work")]) == 0
-    assert "recording all of them" not in capsys.readouterr().out.split("| Measure")[-1]  # the run was reused
+    out = capsys.readouterr().out
+    assert "recording them" not in out  # both recordings were reused ...
+    assert "recording all of them" in out.split("| Measure")[-1]  # ... and what the first one cost is still shown

@@ -1,0 +1,242 @@
+"""index.html in a real browser: Debian's Chromium, headless, driven by Playwright, the network blocked.
+
+The page opens from disk with no request leaving it and no console error; hovering a cell shows its
+counts, clicking it lists its questions; every cell's counts equal grid.csv; hostile page text renders as
+text and runs nothing. A screenshot goes to out/screenshots/ (or $QF_SCREENSHOTS) to be looked at.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import ROOT, page, record, write_questions, write_scenario
+from quotefinder.sweepcmd import main
+from quotefinder.testing import synthetic
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+SCREENSHOTS = Path(os.environ.get("QF_SCREENSHOTS", ROOT / "out" / "screenshots"))
+FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail("the HTML report is tested in Debian's chromium: apt-get install chromium (bash .ci/run does)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield launched
+        launched.close()
+
+
+class Opened:
+    """A page opened from disk, recording console messages, errors, dialogs and any request it makes."""
+
+    def __init__(self, browser: Any, path: Path) -> None:
+        self.context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        self.requests: list[str] = []
+        self.console: list[str] = []
+        self.dialogs: list[str] = []
+
+        def route(request_route: Any) -> None:
+            url = request_route.request.url
+            if url == path.as_uri():
+                request_route.continue_()
+            else:
+                self.requests.append(url)
+                request_route.abort()
+
+        self.context.route("**/*", route)
+        self.page = self.context.new_page()
+        self.page.on("console", lambda message: self.console.append(f"{message.type}: {message.text}"))
+        self.page.on("pageerror", lambda error: self.console.append(f"pageerror: {error}"))
+        self.page.on("dialog", lambda dialog: (self.dialogs.append(dialog.message), dialog.dismiss()))
+        self.page.goto(path.as_uri())
+        self.page.wait_for_selector("#questions-body tr")
+
+    def cell_centre(self, grid: str, i: int, j: int) -> tuple[float, float]:
+        """Where cell (i, j) of a heatmap is on the screen (row 0 at the bottom)."""
+        canvas = self.page.locator(f"canvas[data-grid='{grid}']")
+        canvas.scroll_into_view_if_needed()
+        box = canvas.bounding_box()
+        geometry = self.page.evaluate("window.quotefinderReport.geometry")
+        x = box["x"] + geometry["left"] + (j + 0.5) * geometry["cell"]
+        y = box["y"] + geometry["top"] + (geometry["rows"] - 1 - i + 0.5) * geometry["cell"]
+        return x, y
+
+    def close(self) -> None:
+        self.context.close()
+
+
+def beside_the_browser(function: Callable[..., Any], *args: Any) -> Any:
+    """`function(*args)` in another thread: Playwright's event loop runs in this one while the browser is
+    open, and eval.py starts its own."""
+    with ThreadPoolExecutor(1) as other:
+        return other.submit(function, *args).result()
+
+
+NAMES = ["correct", "wrong", "missed", "no_answer", "unjudged", "unlabelled"]
+
+
+def assert_the_page_counts_as_grid_csv(opened: Opened, grid_csv: Path, questions: int) -> None:
+    """Every cell's counts, list length and certification, as the page computes them from its per-question
+    data, against grid.csv (both row-major: HAS_ANSWER_CUTOFF, then ANSWER_CUTOFF)."""
+    rows = read_grid(grid_csv)
+    cells = opened.page.evaluate("""() => {
+        const report = window.quotefinderReport, found = [];
+        for (let i = 0; i < report.geometry.rows; i += 1) for (let j = 0; j < report.geometry.columns; j += 1)
+            found.push({counts: report.cellCounts(i, j), rows: report.cellRows(i, j),
+                        certified: report.certified(i * report.geometry.columns + j)});
+        return found;
+    }""")
+    assert len(cells) == len(rows)
+    for cell, row in zip(cells, rows, strict=True):
+        assert cell["rows"] == questions
+        assert cell["counts"] == pytest.approx([float(row[name]) for name in NAMES], abs=5e-5), row
+        assert cell["certified"] == (row.get("certified") == "true"), row
+
+
+def read_grid(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory) -> Path:
+    """The demo's report, made from the committed run (a copy, laid out as in the repository)."""
+    root = tmp_path_factory.mktemp("demo")
+    shutil.copytree(ROOT / "runs" / "ten", root / "runs" / "ten")
+    shutil.copytree(ROOT / "questions", root / "questions")
+    assert main([str(root / "runs" / "ten"), "--out", str(root / "report"), "--max-wrong-rate", "0.45"]) == 0
+    return root / "report"
+
+
+def test_the_demo_page_opens_from_disk_with_no_network_and_no_error(browser, demo: Path) -> None:
+    opened = Opened(browser, demo / "index.html")
+    try:
+        assert opened.requests == [] and opened.console == [] and opened.dialogs == []
+        assert opened.page.title() == "Cutoff sweep: ten (SYNTHETIC evidence)"
+        assert "Synthetic evidence." in opened.page.inner_text(".banner")
+        assert opened.page.locator("canvas").count() == 5  # correct, wrong, missed, no-answer, score
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        opened.page.screenshot(path=str(SCREENSHOTS / "index.png"), full_page=True)
+    finally:
+        opened.close()
+
+
+def test_every_cell_shows_the_counts_of_grid_csv(browser, demo: Path) -> None:
+    assert len(read_grid(demo / "grid.csv")) == 441 and "true" in (demo / "grid.csv").read_text()  # some certified
+    opened = Opened(browser, demo / "index.html")
+    try:
+        assert_the_page_counts_as_grid_csv(opened, demo / "grid.csv", 10)
+    finally:
+        opened.close()
+
+
+def test_counts_match_on_probabilities_exactly_on_cutoffs_with_ties_and_repeats(browser, tmp_path: Path,
+                                                                                 standin_for) -> None:
+    """A synthetic set (on-grid probabilities, ties, pages without a usable sentence), recorded twice with
+    answers that move a little on the repeat, swept on a grid whose cutoffs fall on its probabilities."""
+    questions, scenario = synthetic.write(tmp_path / "set", 60, seed=5)
+    moving = tmp_path / "moving.json"
+    moving.write_text(json.dumps({**json.loads(scenario.read_text()), "repeat_jitter": 0.02}))
+    server = standin_for(moving)
+    assert beside_the_browser(record, tmp_path / "run", questions, server, "--repeats", "2") == 0
+    assert main([str(tmp_path / "run"), "--out", str(tmp_path / "r"), "--has-answer", "0:1:0.1",
+                 "--answer", "0:1:0.02", "--no-plots"]) in (0, 1)
+    assert not (tmp_path / "r" / "index.html").exists()  # --no-plots: the tables and the summary only
+    assert main([str(tmp_path / "run"), "--out", str(tmp_path / "r"), "--has-answer", "0:1:0.1",
+                 "--answer", "0:1:0.02"]) in (0, 1)
+    assert len(read_grid(tmp_path / "r" / "grid.csv")) == 11 * 51
+    opened = Opened(browser, tmp_path / "r" / "index.html")
+    try:
+        assert_the_page_counts_as_grid_csv(opened, tmp_path / "r" / "grid.csv", 60)
+        assert opened.console == [] and opened.requests == []
+    finally:
+        opened.close()
+
+
+def test_hover_shows_a_cells_counts_and_a_click_lists_its_questions(browser, demo: Path) -> None:
+    rows = read_grid(demo / "grid.csv")
+    opened = Opened(browser, demo / "index.html")
+    try:
+        page_ = opened.page
+        i, j = 3, 2  # HAS_ANSWER_CUTOFF 0.15, ANSWER_CUTOFF 0.1: wrong quotes there
+        row = rows[i * 21 + j]
+        page_.mouse.move(*opened.cell_centre("wrong", i, j))
+        tooltip = page_.locator("#tooltip")
+        assert tooltip.is_visible()
+        text = tooltip.inner_text()
+        assert "HAS_ANSWER_CUTOFF 0.15, ANSWER_CUTOFF 0.1" in text and f"wrong: {row['wrong']}" in text
+        page_.mouse.click(*opened.cell_centre("wrong", i, j))
+        assert page_.inner_text("#cell-title") == "HAS_ANSWER_CUTOFF 0.15, ANSWER_CUTOFF 0.1"
+        assert page_.locator("#questions-body tr").count() == 10
+        assert f"wrong {row['wrong']}" in page_.inner_text("#cell-counts")  # means, as grid.csv writes them
+        wrong = page_.locator("#filters button[data-filter='1']")
+        wrong.click()
+        listed = page_.locator("#questions-body tr")
+        assert listed.count() >= float(row["wrong"]) > 0  # a question wrong in any repeat is listed
+        assert wrong.inner_text() == f"wrong ({listed.count()})"  # the button says how many it lists
+        assert all("wrong" in listed.nth(k).inner_text() for k in range(listed.count()))
+        page_.fill("#search", "rivets")
+        assert page_.locator("#questions-body tr").count() == 1
+        assert "eiffel-rivets" in page_.inner_text("#questions-body")
+        steps = page_.inner_text("#steps")
+        assert "One step right (ANSWER_CUTOFF 0.15)" in steps and "One step up (HAS_ANSWER_CUTOFF 0.2)" in steps
+        page_.fill("#search", "")
+        page_.mouse.click(*opened.cell_centre("wrong", i, j))
+        page_.keyboard.press("ArrowRight")  # a map has focus: the arrow keys move the selection
+        assert page_.inner_text("#cell-title") == "HAS_ANSWER_CUTOFF 0.15, ANSWER_CUTOFF 0.15"
+        page_.mouse.click(*opened.cell_centre("wrong", 20, 20))  # the top right: no wrong quotes there
+        assert page_.locator("#filters button[aria-pressed='true']").inner_text() == "all (10)"  # filter reset
+        assert page_.locator("#questions-body tr").count() == 10
+        page_.locator("body").click(position={"x": 5, "y": 5})
+        page_.keyboard.press("ArrowLeft")  # elsewhere they scroll the page as usual
+        assert page_.inner_text("#cell-title") == "HAS_ANSWER_CUTOFF 1, ANSWER_CUTOFF 1"
+        assert opened.console == [] and opened.requests == []
+    finally:
+        opened.close()
+
+
+def test_hostile_page_text_renders_as_text_and_runs_nothing(browser, tmp_path: Path, standin_for) -> None:
+    title = "<script>alert('title')</script><b>bold</b> \u202eevil"
+    sentence = "The answer is here <img src=x onerror=alert('img')> and it is 42 units in all."
+    scenario = {"What is the answer?": [
+        page(title, "javascript:alert('url')", sentence, has_answer=0.9, answers=0.9),
+        page("Second <svg onload=alert('svg')>", "https://ok.example/a?b=<i>", "A second page says it is 42 "
+             "units, and that is all it says.", has_answer=0.8, answers=0.8),
+    ]}
+    server = standin_for(write_scenario(tmp_path / "s.json", scenario))
+    questions = write_questions(tmp_path / "q.yaml", "questions:\n  - {id: '<i>x</i>', question: What is the "
+                                                      "answer?, expect: answer, accept: ['42']}\n")
+    assert beside_the_browser(record, tmp_path / "run", questions, server) == 0
+    assert main([str(tmp_path / "run"), "--out", str(tmp_path / "r")]) == 0
+    raw = (tmp_path / "r" / "index.html").read_text()
+    assert "<script>alert" not in raw and "<img src=x" not in raw  # escaped inside the data, not markup
+    opened = Opened(browser, tmp_path / "r" / "index.html")
+    try:
+        page_ = opened.page
+        page_.wait_for_timeout(300)
+        body = page_.inner_text("#questions-body")
+        assert "<img src=x onerror=alert('img')>" in body and "<i>x</i>" in body
+        assert "<U+202E>evil" in body and "\u202e" not in body  # a bidi override is shown, not obeyed
+        assert page_.locator("#questions-body img, #questions-body script, #questions-body svg, "
+                             "#questions-body b, #questions-body i").count() == 0
+        assert page_.locator("a[href^='javascript']").count() == 0
+        assert "not an http(s) link: javascript:alert('url')" in body
+        assert opened.dialogs == [] and opened.requests == [] and opened.console == []
+        links = [page_.locator("a").nth(k).get_attribute("href") for k in range(page_.locator("a").count())]
+        assert all(link.startswith(("http://", "https://")) for link in links)
+    finally:
+        opened.close()
