@@ -25,20 +25,23 @@ def _mark(char: str) -> str:
     return f"<U+{ord(char):04X}>"
 
 
+def _shown(text: str, keep: str) -> str:
+    """`text` with every hidden character but those in `keep` written as `<U+XXXX>`."""
+    if text.isprintable():  # the common case, in C: nothing hidden (a hidden character is never printable)
+        return text
+    return "".join(_mark(char) if hidden(char) and char not in keep else char for char in text)
+
+
 def visible(text: str) -> str:
     """Text whose invisible characters show as `<U+202E>`; tab, newline and carriage return are kept (for
     places that lay whitespace out themselves, such as an HTML table cell)."""
-    if text.isprintable():  # the common case, in C: nothing hidden (a hidden character is never printable)
-        return text
-    return "".join(_mark(char) if hidden(char) and char not in "\t\n\r" else char for char in text)
+    return _shown(text, "\t\n\r")
 
 
 def terminal(text: str) -> str:
     """Text for one terminal line: every control (escape sequences, carriage returns), zero-width and
     bidirectional character shows as `<U+XXXX>`, so it can neither move the cursor nor reorder the line."""
-    if text.isprintable():
-        return text
-    return "".join(_mark(char) if hidden(char) else char for char in text)
+    return _shown(text, "")
 
 
 def one_line(text: str) -> str:

@@ -116,6 +116,11 @@ def best(compared: Sequence[Candidate], answers: Sequence[float]) -> Scored:
     return Scored(*ranked[0])
 
 
+def closest(candidates: Sequence[Candidate]) -> Candidate:
+    """The candidate shown when no set qualifies: highest has_answer, then earliest result."""
+    return max(candidates, key=lambda c: (c.has_answer, -c.result))
+
+
 def decide(
     candidates: Sequence[Candidate],
     compares: Mapping[tuple[int, ...], Sequence[float]],
@@ -132,8 +137,7 @@ def decide(
     if not chosen:
         if not candidates:
             return Decision(None, None, ())
-        closest = max(candidates, key=lambda c: (c.has_answer, -c.result))
-        return Decision(None, Scored(closest, None), ())
+        return Decision(None, Scored(closest(candidates), None), ())
     key = set_key(chosen)
     top = best(chosen, compares[key])
     if passes(top.answers, answer_cutoff):

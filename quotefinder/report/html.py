@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..questions import OUTCOMES
+from ..recipe.decision import closest
 from ..sweep.analysis import Sweep
 from ..sweep.grid import CODE, Curve, cell_index
 from ..textsafe import visible
@@ -74,7 +75,7 @@ def page_data(result: Sweep) -> dict[str, Any]:
             candidates = traces[n].candidates
             best = None
             if candidates:
-                c = max(candidates, key=lambda c: (c.has_answer, -c.result))  # `decide`'s closest with no set
+                c = closest(candidates)
                 best = [strings(c.sentence), source(c.title, c.url, c.date), c.has_answer, curve.unquoted]
             reps.append({"t": curve.thresholds.tolist(), "tops": tops, "none": curve.unquoted, "best": best})
         questions.append({"id": strings(question.id), "q": strings(question.question), "reps": reps})
@@ -101,11 +102,6 @@ def page_data(result: Sweep) -> dict[str, Any]:
     }
 
 
-def _on_grid(result: Sweep) -> bool:
-    return (cell_index(result.h_axis.values, result.default.h) is not None
-            and cell_index(result.a_axis.values, result.default.a) is not None)
-
-
 def _json(value: Any) -> str:
     """JSON that cannot end the script element it sits in, nor break a line in JavaScript."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False, sort_keys=True)
@@ -122,6 +118,7 @@ def page(result: Sweep) -> str:
     digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
     policy = (f"default-src 'none'; script-src 'sha256-{digest}'; style-src 'unsafe-inline'; img-src data:; "
               "base-uri 'none'; form-action 'none'")
+    data = page_data(result)
     record = result.replayed.record
     name = visible(result.replayed.run_dir.name)
     g = result.guarantee
@@ -129,7 +126,7 @@ def page(result: Sweep) -> str:
     facts = [
         f"{len(result.questions)} question(s), {result.repeats} repeat(s), evidence {record.evidence_word}; "
         f"score = correct + no-answer - {result.wrong_cost:g} x wrong",
-        f"Default ({d.h:g}, {d.a:g}), {'circled' if _on_grid(result) else 'not on this grid'}; recommended "
+        f"Default ({d.h:g}, {d.a:g}), {'circled' if data['default'] else 'not on this grid'}; recommended "
         f"({r.h:g}, {r.a:g}), starred"
         + (" (the default: its score is within one standard error of the best cell's)" if result.choice.is_default
            else ""),
@@ -179,7 +176,7 @@ from dark blue (its lowest value) to yellow (its highest), the range beside its 
 <tbody id="questions-body"></tbody>
 </table>
 <button id="more" type="button" hidden>Show more</button>
-<script type="application/json" id="sweep-data">{_json(page_data(result))}</script>
+<script type="application/json" id="sweep-data">{_json(data)}</script>
 <script>{script}</script>
 </body>
 </html>

@@ -208,16 +208,19 @@
     return Number.isInteger(value) ? String(value) : String(Math.round(value * 10000) / 10000);
   }
 
+  // A cell's means over repeats, as grid.csv writes them, for the outcomes shown: the four always,
+  // unjudged and unlabelled when there are any.
+  function shownMeans(i, j) {
+    return OUT.map((name, k) => [k, data.grids[name][i][j]]).filter(([k, n]) => n !== 0 || k < 4);
+  }
+
   const tooltip = document.getElementById("tooltip");
 
   function showTooltip(event, i, j) {
     tooltip.replaceChildren();
     tooltip.appendChild(el("strong", {}, `HAS_ANSWER_CUTOFF ${data.hText[i]}, ANSWER_CUTOFF ${data.aText[j]}`));
-    for (let k = 0; k < OUT.length; k += 1) {
-      const value = data.grids[OUT[k]][i][j];
-      if (value !== 0 || k < 4) {
-        tooltip.appendChild(el("div", {}, `${LABEL[k]}: ${formatNumber(value)}`));
-      }
+    for (const [k, value] of shownMeans(i, j)) {
+      tooltip.appendChild(el("div", {}, `${LABEL[k]}: ${formatNumber(value)}`));
     }
     tooltip.appendChild(el("div", {}, `score: ${formatNumber(data.grids.score[i][j])}`));
     if (data.certified) {
@@ -385,15 +388,13 @@
     }
     rows = cellRows(i, j);
     shown = LIST_PAGE;
-    const means = OUT.map((name) => data.grids[name][i][j]);  // as grid.csv writes them
     const listed = OUT.map((name, k) => rows.filter((row) => row.codes.includes(k)).length);
     if (filter !== "all" && listed[Number(filter)] === 0) {
       filter = "all";
     }
     document.getElementById("cell-title").textContent =
       `HAS_ANSWER_CUTOFF ${data.hText[i]}, ANSWER_CUTOFF ${data.aText[j]}`;
-    const summary = OUT.map((name, k) => [k, means[k]]).filter(([k, n]) => n !== 0 || k < 4)
-      .map(([k, n]) => `${LABEL[k]} ${formatNumber(n)}`).join(", ");
+    const summary = shownMeans(i, j).map(([k, n]) => `${LABEL[k]} ${formatNumber(n)}`).join(", ");
     const mean = REPEATS > 1 ? " (means over repeats)" : "";
     const notes = [];
     if (data.default && i === data.default[0] && j === data.default[1]) notes.push("the default");

@@ -78,6 +78,11 @@ class StandInProcess:
             raise RuntimeError(f"the stand-in did not start: {line}{self.process.stderr.read()}")
         self.base_url = found.group(1)
 
+    @property
+    def env(self) -> dict[str, str]:
+        """The environment that points eval.py at this stand-in."""
+        return {**os.environ, "PERPLEXITY_API_KEY": "bench", "PERPLEXITY_BASE_URL": self.base_url}
+
     def __enter__(self) -> StandInProcess:
         return self
 
@@ -116,6 +121,9 @@ def _sample_rss(pid: int, started: float, samples: list[tuple[float, float]]) ->
         time.sleep(0.25)
 
 
+AS_FAST_AS_IT_GOES = ("--rate", "0", "--concurrency", "32")  # recording the sets: no limit
+
+
 def eval_command(questions: Path, run: Path, *options: str) -> list[str]:
     return [sys.executable, "-m", "quotefinder.evalcmd", str(questions), "--run", str(run), *options]
 
@@ -139,9 +147,8 @@ def prepare(work: Path, count: int, seed: int) -> tuple[Path, Path, Path, tuple[
                    check=True, stdout=subprocess.DEVNULL)
     print("recording them through the stand-in (no latency, no limit) ...", flush=True)
     with StandInProcess(scenario) as standin:
-        env = {**os.environ, "PERPLEXITY_API_KEY": "bench", "PERPLEXITY_BASE_URL": standin.base_url}
         samples: list[tuple[float, float]] = []
-        seconds, peak = timed(eval_command(questions, run, "--rate", "0", "--concurrency", "32"), env, samples)
+        seconds, peak = timed(eval_command(questions, run, *AS_FAST_AS_IT_GOES), standin.env, samples)
     marker.write_text(json.dumps(meta))
     early = [rss for at, rss in samples if at >= seconds / 10] or [peak]
     (work / "recording.json").write_text(json.dumps([seconds, peak, early[0]]))
@@ -160,25 +167,18 @@ def with_repeats(questions: Path, scenario: Path, work: Path, repeats: int) -> P
     moving.write_text(json.dumps({**json.loads(scenario.read_text()), "repeat_jitter": 0.02}))
     print(f"recording them again with {repeats} repeats of every request ...", flush=True)
     with StandInProcess(moving) as standin:
-        env = {**os.environ, "PERPLEXITY_API_KEY": "bench", "PERPLEXITY_BASE_URL": standin.base_url}
-        timed(eval_command(questions, run, "--rate", "0", "--concurrency", "32", "--repeats", str(repeats)), env)
+        timed(eval_command(questions, run, *AS_FAST_AS_IT_GOES, "--repeats", str(repeats)), standin.env)
     return run
 
 
 def every_file(run: Path, out: Path, repeats: int) -> dict[str, float]:
     """Median wall seconds of the default sweep with every file and with `--no-plots` (alternating, fresh
     processes), the larger peak memory, and the size of the index.html it writes."""
-    times: dict[str, list[float]] = {"all": [], "tables": []}
-    memory = 0.0
-    for _ in range(repeats):
-        for name, flags in (("all", []), ("tables", ["--no-plots"])):
-            seconds, peak = timed([sys.executable, "-m", "quotefinder.sweepcmd", str(run), "--out", str(out / name),
-                                   *flags])
-            times[name].append(seconds)
-            memory = max(memory, peak)
+    sweeps = alternating({"all": [str(run), "--out", str(out / "all")],
+                          "tables": [str(run), "--out", str(out / "tables"), "--no-plots"]}, repeats)
     page = out / "all" / "index.html"
-    return {"all": statistics.median(times["all"]), "tables": statistics.median(times["tables"]),
-            "memory": memory, "page": page.stat().st_size, **interaction(page)}
+    return {"all": sweeps["all"][0], "tables": sweeps["tables"][0], "memory": max(m for _, m in sweeps.values()),
+            "page": page.stat().st_size, **interaction(page)}
 
 
 def interaction(page: Path) -> dict[str, float]:
@@ -220,16 +220,21 @@ def interaction(page: Path) -> dict[str, float]:
     return {"open_ms": opened, "click_ms": click, "filter_ms": filtered, "search_ms": searched}
 
 
+def alternating(sweeps: dict[str, list[str]], repeats: int) -> dict[str, tuple[float, float]]:
+    """Each sweep (its arguments after `sweep`) `repeats` times, in turn, each in a fresh process: the
+    median wall seconds and the largest peak RSS (MiB) of each."""
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in sweeps}
+    for _ in range(repeats):
+        for name, arguments in sweeps.items():
+            samples[name].append(timed([sys.executable, "-m", "quotefinder.sweepcmd", *arguments]))
+    return {name: (statistics.median(s for s, _ in got), max(m for _, m in got)) for name, got in samples.items()}
+
+
 def sweep_timings(run: Path, work: Path, repeats: int) -> dict[str, tuple[float, float]]:
     """Median wall seconds and the largest peak RSS (MiB) per grid, alternating the two grids."""
     grids = {"101 x 101": ("0:1:0.01", "0:1:0.01"), "1 x 1": ("0.3:0.3:0.1", "0.6:0.6:0.1")}
-    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in grids}
-    for _ in range(repeats):
-        for name, (h, a) in grids.items():
-            command = [sys.executable, "-m", "quotefinder.sweepcmd", str(run), "--no-plots", "--has-answer", h,
-                       "--answer", a, "--out", str(work / "report")]
-            samples[name].append(timed(command))
-    return {name: (statistics.median(s for s, _ in got), max(m for _, m in got)) for name, got in samples.items()}
+    return alternating({name: [str(run), "--no-plots", "--has-answer", h, "--answer", a, "--out", str(work / "report")]
+                        for name, (h, a) in grids.items()}, repeats)
 
 
 def sustained_rate(run: Path) -> tuple[int, float]:
@@ -275,11 +280,10 @@ def recording_rate(questions: Path, scenario: Path, work: Path) -> dict[str, flo
     flags = ("--latency", str(latency), "--rate-limit", str(limit), "--burst", "10")
     results: dict[str, float] = {}
     with StandInProcess(scenario, *flags) as standin:
-        env = {**os.environ, "PERPLEXITY_API_KEY": "bench", "PERPLEXITY_BASE_URL": standin.base_url}
         run = work / "rate-run"
         shutil.rmtree(run, ignore_errors=True)
         subset_file = subset(questions, 115, work / "rate-questions.yaml")
-        _, memory = timed(eval_command(subset_file, run, "--rate", str(limit), "--concurrency", "8"), env)
+        _, memory = timed(eval_command(subset_file, run, "--rate", str(limit), "--concurrency", "8"), standin.env)
         record = RunRecord.require(run)
         count, rate = sustained_rate(run)
         results.update(requests=count, rate=rate, retries=record.requests.retries, memory=memory,
