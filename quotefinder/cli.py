@@ -1,24 +1,32 @@
 """What the two command lines share: option types that refuse bad values with a clear message, the
-words that explain the cutoffs, and how an error or a SIGTERM reaches the user.
+words that explain the cutoffs, and how an error, a SIGTERM or a closed stdout (`| head`) reaches the user.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import math
+import os
 import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
 from decimal import Decimal, InvalidOperation
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from .errors import InputError, QuoteFinderError
 from .recipe.decision import ANSWER_CUTOFF, ANSWER_WORDS, HAS_ANSWER_CUTOFF, HAS_ANSWER_WORDS
 from .sweep.grid import Axis, parse_axis
 
 EXIT_OK, EXIT_WORSE, EXIT_ERROR = 0, 1, 2
+# stdout's reader went away (`| head -1`): 128 + SIGPIPE, what the shell reports for a tool that SIGPIPE killed
+# (`yes | head -1`). Not 1, which sweep.py uses for "worse": a CI script must not read a closed pipe
+# as a failed gate, and with `set -o pipefail` it can tell the two apart.
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE (13)
+BROKEN_PIPE_HELP = (f"{EXIT_BROKEN_PIPE} stdout was closed early (`| head`): it stopped quietly, and every file it "
+                    "wrote is whole")
 
 CUTOFFS_HELP = (
     "the two cutoffs:\n"
@@ -118,6 +126,34 @@ def report_error(prog: str, error: BaseException) -> None:
     if isinstance(cause, QuoteFinderError):
         print(f"{prog}: {cause}", file=sys.stderr)
     print(f"{prog}: {error}", file=sys.stderr)
+
+
+P = ParamSpec("P")
+
+
+def quiet_on_a_closed_stdout(main: Callable[P, int]) -> Callable[P, int]:
+    """`main`, stopping quietly when the reader of stdout goes away (`python eval.py ... | head -1`): no
+    traceback, no message, exit status `EXIT_BROKEN_PIPE`. The convention of the Python docs' "Note on
+    SIGPIPE": stdout is flushed inside the guard (so that a failure cannot wait for the interpreter's exit),
+    and after a broken pipe it is pointed at /dev/null, so that the final flush has nowhere to fail. What
+    `main` saved before printing stays saved: both commands write their files first."""
+
+    @functools.wraps(main)
+    def guarded(*args: P.args, **kwargs: P.kwargs) -> int:
+        try:
+            code = main(*args, **kwargs)
+            sys.stdout.flush()
+            return code
+        except BrokenPipeError:
+            try:
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())
+                os.close(devnull)
+            except (OSError, ValueError):  # stdout is no file descriptor (a test's capture): nothing to redirect
+                pass
+            return EXIT_BROKEN_PIPE
+
+    return guarded
 
 
 def _interrupt(signum: int, frame: Any) -> None:

@@ -36,7 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
             "environment:\n"
             "  PERPLEXITY_API_KEY    needed only when something must be fetched; never written anywhere\n"
             f"  PERPLEXITY_BASE_URL   default {DEFAULT_BASE_URL}; point it at a proxy or the stand-in\n\n"
-            "exit status: 0 the run is complete; 2 something kept it from completing (rerun to resume)\n\n"
+            "exit status: 0 the run is complete; 2 something kept it from completing (rerun to resume);\n"
+            f"{cli.BROKEN_PIPE_HELP}\n\n"
             "examples:\n"
             "  python eval.py questions/ten.yaml               # replays runs/ten/ from its cache\n"
             "  python eval.py questions/mine.yaml --run runs/mine-live\n"
@@ -83,6 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@cli.quiet_on_a_closed_stdout  # the run is saved before anything is printed: a closed pipe loses nothing
 def main(argv: list[str] | None = None, env: dict[str, str] | None = None,
          transport: httpx.AsyncBaseTransport | None = None) -> int:
     try:

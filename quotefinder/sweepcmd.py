@@ -19,6 +19,7 @@ from .report.directory import default_out, write_report
 from .report.painter import Painter
 from .sweep.analysis import Settings
 from .sweep.compare import SIGNIFICANCE
+from .sweep.grid import cell_index
 from .sweep.guarantee import DELTA
 from .sweep.session import SweepOptions, run_sweep
 
@@ -29,6 +30,26 @@ DEFAULT_GRID = "0:1:0.05"
 def _settings(args: argparse.Namespace) -> Settings:
     return Settings(wrong_cost=args.wrong_cost, resamples=args.bootstrap, folds=args.folds, seed=args.seed,
                     max_wrong_rate=args.max_wrong_rate, delta=args.delta, answerable_share=args.answerable_share)
+
+
+def _refusal(args: argparse.Namespace) -> str:
+    """Why these options cannot go together ('' when they can), said before anything is replayed."""
+    if args.strict and args.baseline is None:
+        return "--strict makes the comparison with a baseline stricter: give the earlier run with --baseline RUN"
+    out = (args.out or default_out(args.run)).resolve()
+    for run in (args.run, args.baseline):
+        if run is not None and out.is_relative_to(run.resolve()):
+            where = f"--out {args.out}" if args.out else f"the default report directory {default_out(args.run)}"
+            return (f"{where} is inside the run directory {run}: a report written there would mix with the run's "
+                    "evidence; choose a directory outside it with --out DIR")
+    # A check is about one cell of the grid; the comparison with --baseline alone may be at any point.
+    checks = [name for name, value in (("--max-wrong", args.max_wrong), ("--min-correct", args.min_correct),
+                                       ("--max-wrong-rate", args.max_wrong_rate)) if value is not None]
+    if args.at is not None and checks and (cell_index(args.has_answer.values, args.at[0]) is None
+                                           or cell_index(args.answer.values, args.at[1]) is None):
+        return (f"--at {args.at[0]:g},{args.at[1]:g} is not a cell of the grid, so {' and '.join(checks)} cannot "
+                "check it; choose a point on the --has-answer and --answer axes")
+    return ""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -45,18 +66,20 @@ def build_parser() -> argparse.ArgumentParser:
             "kept when they lie in that region; otherwise the cell deepest inside it (grid steps to the\n"
             "nearest cell outside it, the grid's edge counting as outside), then the one nearest the default.\n\n"
             "the guarantee: --max-wrong-rate ALPHA certifies the cells where, with probability at least\n"
-            "1 - DELTA, at most ALPHA of questions like these get a wrong (or unjudged) quote, assuming the\n"
-            "questions are a random sample of the ones you will serve (Learn-then-Test; see README).\n\n"
+            "1 - DELTA, the wrong-answer rate is at most ALPHA: at most ALPHA of questions like these (with\n"
+            "repeats, of answers served) get a wrong (or unjudged) quote, assuming the questions are a random\n"
+            "sample of the ones you will serve (Learn-then-Test; see README). Not to be confused with wrong\n"
+            "among quotes, the share of quotes that are wrong, which the summary gives with an interval.\n\n"
             "exit status: 0 done (bounds hold, nothing worse than the baseline); 1 an --at bound is broken,\n"
             "the --at cell is not certified, or the run is worse than --baseline; 2 it cannot run (bad input,\n"
-            "runs not comparable)\n\n"
+            f"runs not comparable);\n{cli.BROKEN_PIPE_HELP}\n\n"
             "examples:\n"
             "  python sweep.py runs/ten\n"
             "  python sweep.py runs/ten --has-answer 0.2:0.5:0.01 --answer 0.5:1:0.01 --no-plots\n"
             "  python sweep.py runs/ten --at 0.3,0.9 --max-wrong 0 --min-correct 6     # a CI gate\n"
             "  python sweep.py runs/new --baseline runs/old --at 0.3,0.9                # what got worse\n"
             "  python sweep.py runs/ten --at 0.3,0.9 --max-wrong-rate 0.05             # certified, or exit 1\n"
-            "  python sweep.py runs/mine --review                                       # judge unjudged quotes"
+            "  python sweep.py runs/mine --review                                       # label, judge quotes"
         ),
     )
     parser.add_argument("run", type=Path, help="a run directory recorded by eval.py, e.g. runs/ten")
@@ -87,10 +110,13 @@ def build_parser() -> argparse.ArgumentParser:
                       "for the gain over the default (default 5, at most one per question; 0: none)")
     sure.add_argument("--answerable-share", type=cli.open_unit("--answerable-share"), metavar="S",
                       help="weight the questions so that answerable ones make up S of the total (a production "
-                      "mix, e.g. 0.7) in the score and the rates; the guarantee stays on the questions as sampled")
+                      "mix, e.g. 0.7) in the score, the rates and the guarantee (which then needs every question "
+                      "labelled)")
     sure.add_argument("--max-wrong-rate", type=cli.open_unit("--max-wrong-rate"), metavar="ALPHA",
-                      help="certify the cells whose wrong-quote rate is at most ALPHA with probability at least "
-                      "1 - DELTA (adds `certified` to grid.csv; with --at, exit 1 unless that cell is certified)")
+                      help="certify the cells whose wrong-answer rate (the share of questions that get a "
+                      "wrong quote; with repeats, of answers served) is at most ALPHA with probability at least "
+                      "1 - DELTA (adds `certified` to grid.csv; with --at, exit 1 unless that cell is certified); "
+                      "with --max-wrong-rate the recommended cell is chosen among the certified cells")
     sure.add_argument("--delta", type=cli.open_unit("--delta"), default=DELTA, metavar="DELTA",
                       help=f"how often the guarantee may fail (default {DELTA:g}: it holds with probability 90%%)")
     sure.add_argument("--seed", type=cli.count, default=0, help="seed of the bootstrap and the folds (default 0)")
@@ -108,17 +134,22 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--strict", action="store_true",
                        help="with --baseline, exit 1 if any question got worse, however noisy")
     parser.add_argument("--review", action="store_true",
-                        help="first ask, in the terminal, correct / wrong / skip for every unjudged quote on the "
-                        "grid, saving each answer beside the question file")
+                        help="first ask, in the terminal, for what the grid lacks: the label (answer / no-answer / "
+                        "skip) of every question quoted on the grid that has no `expect`, and a verdict (correct / "
+                        "wrong / skip) on every unjudged quote; each answer is saved beside the question file as "
+                        "it is given, and the sweep is judged with them")
     return parser
 
 
+@cli.quiet_on_a_closed_stdout  # the report is written before anything is printed: a closed pipe loses nothing
 def main(argv: list[str] | None = None, ask: Callable[[str], str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
         if args.at is None and (args.max_wrong is not None or args.min_correct is not None):
             parser.error("--max-wrong and --min-correct check a point: give it with --at H,A")
+        if refusal := _refusal(args):
+            parser.error(refusal)
     except SystemExit as done:  # --help, or a usage error argparse has printed
         return int(done.code or 0)
     options = SweepOptions(run=args.run, has_answer=args.has_answer, answer=args.answer, settings=_settings(args),
@@ -131,10 +162,12 @@ def main(argv: list[str] | None = None, ask: Callable[[str], str] | None = None)
         gate = result.gate(args.at, args.max_wrong, args.min_correct) if args.at else None
         write_report(out_dir, result, comparison, gate, plots=not args.no_plots, painter=painter,
                      page=not args.no_html)
-        console.show_sweep(result, out_dir, gate, comparison)
+        console.show_sweep(result, out_dir, gate, comparison, page=not (args.no_plots or args.no_html))
     except QuoteFinderError as error:
         cli.report_error("sweep.py", error)
         return EXIT_ERROR
+    except BrokenPipeError:
+        raise  # not a file: stdout's reader went away, and main stops quietly
     except OSError as error:
         print(f"sweep.py: cannot read or write {error.filename or 'a file'} ({error.strerror or error})",
               file=sys.stderr)

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import stat
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -96,14 +99,15 @@ def test_offline_never_connects_and_lists_what_is_missing(tmp_path, standin_for,
 
     offline = [str(TEN_QUESTIONS), "--run", str(run_dir), "--offline"]
     assert main(offline, env={}, transport=httpx.MockTransport(no_network)) == 0
-    entries = sorted((run_dir / "responses").rglob("*.json"))
-    entries[0].unlink()
-    entries[1].unlink()
+    for entry in (run_dir / "responses").rglob("*.json"):  # the searches of two questions, nothing else
+        saved = json.loads(entry.read_text())
+        if saved["endpoint"] == "/search" and any(word in saved["request"]["query"] for word in ("Eiffel", "Rome")):
+            entry.unlink()
     before = run_files(run_dir)
     assert main([str(TEN_QUESTIONS), "--run", str(run_dir), "--offline"], env=env_for(server)) == 2
     err = capsys.readouterr().err
-    assert "--offline: 2 question(s) need responses" in err or "--offline: 1 question(s) need responses" in err
-    assert "missing the" in err
+    assert "--offline: 2 question(s) need responses" in err
+    assert "  eiffel-rivets: missing the search" in err and "  treaty-of-rome-ink: missing the search" in err
     assert run_files(run_dir) == before
 
 
@@ -331,3 +335,85 @@ def test_past_a_screenful_the_decisions_go_to_a_file_in_the_run(tmp_path, standi
     assert main([str(questions), "--run", str(run_dir), "--verbose"], env={}) == 0
     assert "[30/30] item-29" in capsys.readouterr().out
     assert run_files(run_dir) == before  # nothing sent, nothing rewritten
+
+
+def test_max_requests_says_which_questions_are_not_recorded_yet(tmp_path, standin_for, capsys) -> None:
+    """A question the budget never reached did not fail and lacks more than its search: it is not recorded
+    yet, and run.json says so (`pending`, and what stopped the recording) until a rerun records it."""
+    server = standin_for(TEN_SCENARIO)
+    run_dir = tmp_path / "run"
+    env = env_for(server)
+    args = [str(TEN_QUESTIONS), "--run", str(run_dir), *FAST, "--concurrency", "1"]
+    assert main([*args, "--max-requests", "3"], env=env) == 2
+    out = capsys.readouterr().out
+    assert "missing the search" not in out and "failed" not in out
+    assert out.count("not run: not recorded yet (stopped by --max-requests)") == 9
+    assert "not run: partly recorded (stopped by --max-requests): missing the rank request for result" in out
+    record = json.loads((run_dir / "run.json").read_text())
+    assert record["complete"] is False and record["stopped"] == "max-requests"
+    errors = {e["id"]: e for e in record["errors"]}
+    assert len(errors) == 10 and errors["treaty-of-rome-ink"] == {
+        "id": "treaty-of-rome-ink", "repeat": 0, "error": "not recorded yet (stopped by --max-requests)",
+        "pending": True}
+    assert errors["mariana-depth"]["error"].startswith("partly recorded (stopped by --max-requests): missing the "
+                                                      "rank request for result")
+    assert main(args, env=env) == 0
+    record = json.loads((run_dir / "run.json").read_text())
+    assert record["complete"] is True and record["errors"] == [] and "stopped" not in record
+
+
+def with_stdout_closed(script: str, args: list[str], cwd: Path, env: dict[str, str], buffered: bool
+                       ) -> subprocess.CompletedProcess[str]:
+    """`python SCRIPT ARGS | head -1` at its most abrupt: the reader of stdout is gone before the first line
+    is written, so every write fails. (A reader that goes after one line fails the writes after it the same
+    way, but only when the output outgrows the pipe's buffer: a race, not a test.) `buffered` as on a pipe,
+    or not (PYTHONUNBUFFERED), so that the failure comes at the final flush or at the first print."""
+    read, write = os.pipe()
+    os.close(read)
+    child = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"} | env
+    if not buffered:
+        child["PYTHONUNBUFFERED"] = "1"
+    try:
+        return subprocess.run([sys.executable, str(ROOT / script), *args], stdout=write, stderr=subprocess.PIPE,
+                              text=True, cwd=cwd, env=child, timeout=120)
+    finally:
+        os.close(write)
+
+
+@pytest.mark.parametrize("buffered", [True, False], ids=["buffered", "unbuffered"])
+def test_the_demo_piped_into_a_reader_that_stops_early_ends_quietly(tmp_path, buffered) -> None:
+    shutil.copytree(ROOT / "runs" / "ten", tmp_path / "runs" / "ten")
+    shutil.copytree(ROOT / "questions", tmp_path / "questions")
+    before = run_files(tmp_path / "runs" / "ten")
+    done = with_stdout_closed("eval.py", ["questions/ten.yaml"], tmp_path, {}, buffered)
+    assert (done.returncode, done.stderr) == (141, "")  # no traceback, no message: 128 + SIGPIPE
+    assert run_files(tmp_path / "runs" / "ten") == before
+
+
+@pytest.mark.parametrize("size", [10, 30])
+def test_a_recording_piped_into_a_closed_reader_keeps_everything(tmp_path, standin_for, size) -> None:
+    """The run is saved before the decisions are printed, and decisions.txt (past a screenful) before the
+    table: a closed stdout loses nothing, and the next invocation has nothing left to send."""
+    from quotefinder.testing import synthetic
+
+    questions, scenario = (TEN_QUESTIONS, TEN_SCENARIO) if size == 10 else synthetic.write(tmp_path / "data", 30,
+                                                                                         seed=2)
+    server = standin_for(scenario)
+    run_dir = tmp_path / "run"
+    done = with_stdout_closed("eval.py", [str(questions), "--run", str(run_dir), *FAST], tmp_path, env_for(server),
+                              buffered=False)
+    assert (done.returncode, done.stderr) == (141, "")
+    record = json.loads((run_dir / "run.json").read_text())
+    assert record["complete"] is True and record["errors"] == []
+    assert len(list((run_dir / "responses").rglob("*.json"))) == sum(expected_requests(scenario))
+    if size > 20:
+        assert (run_dir / "decisions.txt").read_text().count("\n[") == size
+    sent, before = len(server.requests), run_files(run_dir)
+    assert main([str(questions), "--run", str(run_dir), *FAST], env=env_for(server)) == 0
+    assert len(server.requests) == sent and run_files(run_dir) == before
+
+
+def test_help_names_the_exit_status_of_a_closed_stdout(capsys) -> None:
+    assert main(["--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "141 stdout was closed early (`| head`): it stopped quietly, and every file it wrote is whole" in text

@@ -5,6 +5,7 @@ an import would run upward."""
 from __future__ import annotations
 
 import ast
+import textwrap
 from pathlib import Path
 
 from conftest import ROOT
@@ -24,8 +25,8 @@ LAYERS = [
 ]
 
 
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+def module_name(path: Path, root: Path = ROOT) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -40,9 +41,9 @@ def layer_of(module: str) -> int:
     return found
 
 
-def imports(path: Path) -> list[tuple[int, str]]:
+def imports(path: Path, root: Path = ROOT) -> list[tuple[int, str]]:
     """(line, absolute module) for every quotefinder import in the file, type-checking ones included."""
-    name = module_name(path)
+    name = module_name(path, root)
     package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -62,22 +63,83 @@ def imports(path: Path) -> list[tuple[int, str]]:
     return found
 
 
-def test_every_import_points_down_the_layers() -> None:
+def upward_imports(root: Path = ROOT) -> list[str]:
+    """Every import in the package under `root` that runs up the layers, as 'file:line (layer) imports ...'."""
     upward = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        here = layer_of(module_name(path))
-        for line, target in imports(path):
+    for path in sorted((root / "quotefinder").rglob("*.py")):
+        here = layer_of(module_name(path, root))
+        for line, target in imports(path, root):
             if layer_of(target) > here:
-                upward.append(f"{path.relative_to(ROOT)}:{line} ({LAYERS[here][0]}) imports {target} "
+                upward.append(f"{path.relative_to(root)}:{line} ({LAYERS[here][0]}) imports {target} "
                               f"({LAYERS[layer_of(target)][0]})")
+    return upward
+
+
+def test_every_import_points_down_the_layers() -> None:
+    upward = upward_imports()
     assert not upward, "imports that run upward:\n" + "\n".join(upward)
 
 
-def test_the_checker_sees_an_upward_import(tmp_path: Path) -> None:
-    """The test above would fail on a violation: a recipe module importing the sweep is caught."""
+def test_the_layers_are_in_order() -> None:
     assert layer_of("quotefinder.sweep.grid") > layer_of("quotefinder.recipe.decision")
     assert layer_of("quotefinder.testing.standin") > layer_of("quotefinder.sweepcmd")
     assert layer_of("quotefinder.questions") == 0 and layer_of("quotefinder") == 0
+    assert layer_of("quotefinder.questions.__main__") == layer_of("quotefinder.evalcmd")  # longest prefix wins
+
+
+def write_package(root: Path, modules: dict[str, str]) -> None:
+    """A throwaway copy of the package's shape under `root`: each module's source, with its __init__ files."""
+    for name, source in modules.items():
+        path = root / Path(*name.split(".")).with_suffix(".py")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        for folder in [path.parent, *path.parent.parents]:
+            if folder == root:
+                break
+            (folder / "__init__.py").touch()
+        path.write_text(textwrap.dedent(source), encoding="utf-8")
+
+
+def test_the_checker_catches_a_module_that_imports_upward(tmp_path: Path) -> None:
+    """The test above can fail: a recipe module that imports the sweep (relatively, absolutely, or only for
+    type checking) and a product module that imports a test tool are each caught, on their line; an import
+    down the layers is not."""
+    write_package(tmp_path, {
+        "quotefinder.recipe.bad": """\
+            from __future__ import annotations
+            from typing import TYPE_CHECKING
+            from ..sweep import grid
+            import quotefinder.report.plots
+            from .decision import decide
+            if TYPE_CHECKING:
+                from quotefinder.sweep.analysis import Sweep
+            """,
+        "quotefinder.sweep.fine": "from ..recipe.decision import decide\nfrom quotefinder import errors\n",
+        "quotefinder.record.tools": "from ..testing.standin import StandIn\n",
+    })
+    assert imports(tmp_path / "quotefinder" / "recipe" / "bad.py", tmp_path) == [
+        (3, "quotefinder.sweep"), (4, "quotefinder.report.plots"), (5, "quotefinder.recipe.decision"),
+        (7, "quotefinder.sweep.analysis")]
+    assert upward_imports(tmp_path) == [
+        "quotefinder/recipe/bad.py:3 (recipe) imports quotefinder.sweep (sweep)",
+        "quotefinder/recipe/bad.py:4 (recipe) imports quotefinder.report.plots (report)",
+        "quotefinder/recipe/bad.py:7 (recipe) imports quotefinder.sweep.analysis (sweep)",
+        "quotefinder/record/tools.py:1 (record) imports quotefinder.testing.standin (testing)",
+    ]
+
+
+def test_imports_finds_every_quotefinder_import_of_a_real_module() -> None:
+    """An `imports` that found nothing would pass every check above: it must see what sweepcmd.py imports,
+    relative and absolute, and nothing that is not quotefinder's."""
+    path = PACKAGE / "sweepcmd.py"
+    found = {target for _, target in imports(path)}
+    source = path.read_text(encoding="utf-8")
+    assert {"quotefinder.cli", "quotefinder.errors", "quotefinder.report", "quotefinder.report.directory",
+            "quotefinder.sweep.analysis", "quotefinder.sweep.grid", "quotefinder.sweep.session"} <= found
+    assert all(target.startswith("quotefinder") for target in found)
+    lines = source.splitlines()
+    for line, target in imports(path):
+        assert "import" in lines[line - 1] and target.rsplit(".", 1)[-1] in lines[line - 1], (line, target)
+    assert len(imports(PACKAGE / "record" / "session.py")) >= 8
 
 
 def test_tests_mirror_the_package() -> None:

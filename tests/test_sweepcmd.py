@@ -5,7 +5,10 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,11 +16,14 @@ import pandas as pd
 import pytest
 
 from conftest import (
+    ROOT,
     TEN_QUESTIONS,
+    TEN_SCENARIO,
     decided,
     items_of,
     page,
     record,
+    run_files,
     slow_fill,
     write_questions,
     write_scenario,
@@ -189,7 +195,9 @@ def test_cross_validation_and_bootstrap_options_on_the_demo(ten: Path, tmp_path:
                  "--out", str(tmp_path / "r")]) == 0
     summary = (tmp_path / "r" / "summary.md").read_text()
     assert "Cross-validated (5 folds)" in summary and "Bootstrap (200 resamples" in summary
-    assert "The recommended point is the default: keep it until more questions say otherwise." in summary
+    # the default differs from the best cell on one question only, which never puts it in the region of best
+    # score: the treaty question's wrong quote, withheld at ANSWER_CUTOFF 0.9
+    assert "Ship (0.3, 0.9)" in summary and "gained nothing on questions they were not chosen on" in summary
     assert main([str(ten), "--folds", "1", "--out", str(tmp_path / "r")]) == 2
     assert main([str(ten), "--folds", "11", "--out", str(tmp_path / "r")]) == 2
     assert main([str(ten), "--bootstrap", "0", "--no-plots", "--out", str(tmp_path / "s")]) == 0
@@ -248,14 +256,15 @@ def test_the_demo_summary_says_how_often_the_default_would_quote_something_wrong
     assert main([str(ten), "--no-plots", "--out", str(tmp_path / "r")]) == 0
     summary = (tmp_path / "r" / "summary.md").read_text()
     runs, axis = demo_items(ten)
-    lossy = sum(1 for run in runs for d, o in decided(run, 0.3, 0.6) if d.quote and o is not Outcome.CORRECT)
-    bound = upper_bound(lossy, 10, 3, 0.1)  # the treaty question's wrong quote, in each of the 3 repeats
-    shown = math.ceil(bound * 1000) / 10  # a bound is shown rounded up, to three figures: 40.32% reads 40.4%
-    assert lossy == 3 and f"at most {shown:.1f}% of questions like these get a wrong quote there" in summary
+    lossy = sum(1 for d, o in decided(runs[0], 0.3, 0.6) if d.quote and o is not Outcome.CORRECT)
+    bound = upper_bound(lossy, 10, 1, 0.1)  # the treaty question's wrong quote, in the first repeat
+    shown = math.ceil(bound * 1000) / 10  # a bound is shown rounded up, to three figures: 33.68% reads 33.7%
+    assert lossy == 1 and f"the wrong-answer rate there is at most {shown:.1f}%" in summary
+    assert "It uses each question's first repeat" in summary
     rows = len(axis)
     assert f"cannot certify any cell below {math.ceil(best_case_alpha(10, rows, 0.1) * 1000) / 10:.1f}%" in summary
     assert f"certifying 5% would take at least {questions_needed(0.05, rows, 0.1)} questions" in summary
-    assert "these questions are a random sample of the questions you will serve" in summary
+    assert "these questions are a random sample of the questions the pipeline will serve" in summary
     assert "the grid, the rate and 0.1 were chosen before looking at these results" in summary
 
 
@@ -265,9 +274,8 @@ def test_certified_cells_are_the_direct_certification_read_back_from_the_files(t
     totals = np.zeros((len(axis), len(axis)), dtype=int)
     for i, h in enumerate(axis):
         for j, a in enumerate(axis):
-            totals[i, j] = sum(1 for run in runs for d, o in decided(run, h, a)
-                               if d.quote and o is not Outcome.CORRECT)
-    expected = certify(totals, 10, 3, 0.45, 0.2).certified
+            totals[i, j] = sum(1 for d, o in decided(runs[0], h, a) if d.quote and o is not Outcome.CORRECT)
+    expected = certify(totals, 10, 1, 0.45, 0.2).certified  # each question's first repeat
     with open(tmp_path / "r" / "grid.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert np.array_equal(np.array([r["certified"] == "true" for r in rows]).reshape(expected.shape), expected)
@@ -275,8 +283,8 @@ def test_certified_cells_are_the_direct_certification_read_back_from_the_files(t
     assert frame["certified"].dtype == bool and frame["certified"].sum() == expected.sum() > 0
     summary = (tmp_path / "r" / "summary.md").read_text()
     assert f"{expected.sum()} of 441 cells are certified" in summary
-    assert ("with probability at least 80%, at most 45% of questions like these get a wrong quote at (0.3, 0.9)"
-            in summary)
+    assert "**With probability at least 80%, every certified cell's wrong-answer rate is at most 45%.**" in summary
+    assert "Ship (0.3, 0.9)" in summary and "certified at a wrong-answer rate of at most 45%" in summary
 
 
 def test_the_gate_on_a_certified_cell(ten: Path, tmp_path: Path, capsys) -> None:
@@ -306,7 +314,8 @@ def test_a_production_mix_weights_the_score_and_the_rates(ten: Path, tmp_path: P
     summary = (tmp_path / "r" / "summary.md").read_text()
     assert f"| **score** | {round(score, 4):g} |" in summary
     assert "weighted so that answerable questions make up 90% of the total" in summary
-    assert "not reweighted to the production mix" in summary
+    assert "in the production mix (90% of them to answerable questions)" in summary  # the guarantee is for the mix
+    assert "Clopper-Pearson bounds per class" in summary
     grid = pd.read_csv(tmp_path / "r" / "grid.csv")
     cell = grid[(grid.has_answer_cutoff == 0.3) & (grid.answer_cutoff == 0.6)].iloc[0]
     assert cell["score"] == pytest.approx(score, abs=1e-4) and cell["correct"] == 6  # counts stay counts
@@ -322,3 +331,118 @@ def test_the_recommendation_for_each_wrong_quote_cost(ten: Path, tmp_path: Path)
         pick = choose(model, np.ones(10), result.h_axis.values, result.a_axis.values, (0.3, 0.6))
         h, a = result.h_axis.values[pick.h_index], result.a_axis.values[pick.a_index]
         assert f"| {cost} | ({h:g}, {a:g}) |" in summary
+
+
+def with_stdout_closed(args: list[str], cwd: Path, buffered: bool) -> subprocess.CompletedProcess[str]:
+    """`python sweep.py ARGS | head -1` at its most abrupt: the reader of stdout is gone before the first line
+    is written (a reader that goes after one line fails only the writes after it, and only when the output
+    outgrows the pipe's buffer: a race, not a test). `buffered` as on a pipe, or not (PYTHONUNBUFFERED)."""
+    read, write = os.pipe()
+    os.close(read)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if not buffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    try:
+        return subprocess.run([sys.executable, str(ROOT / "sweep.py"), *args], stdout=write, stderr=subprocess.PIPE,
+                              text=True, cwd=cwd, env=env, timeout=300)
+    finally:
+        os.close(write)
+
+
+@pytest.mark.parametrize("buffered", [True, False], ids=["buffered", "unbuffered"])
+def test_a_sweep_piped_into_a_reader_that_stops_early_ends_quietly_with_its_report_whole(
+        ten: Path, tmp_path: Path, buffered: bool, monkeypatch) -> None:
+    """The report is written before anything is printed, so a closed stdout loses none of it: the files are
+    the ones a sweep with stdout open writes. No message blames a file, and the exit status is 128 + SIGPIPE
+    (not 1, which would read as a failed gate)."""
+    args = ["--no-plots", "--bootstrap", "50", "--folds", "2", "--at", "0.3,0.6", "--max-wrong", "0"]
+    done = with_stdout_closed([str(ten), "--out", str(tmp_path / "piped"), *args], tmp_path, buffered)
+    assert (done.returncode, done.stderr) == (141, "")
+    monkeypatch.chdir(tmp_path)  # where the piped sweep ran: the summary shows paths relative to it
+    assert main([str(ten), "--out", str(tmp_path / "open"), *args]) == 1  # the gate fails: 1 means that alone
+    piped, opened = run_files(tmp_path / "piped"), run_files(tmp_path / "open")
+    assert {"grid.csv", "questions.csv", "summary.md"} <= set(piped) and piped == opened
+
+
+def test_the_checks_refuse_a_point_off_the_grid_and_the_comparison_does_not(ten: Path, tmp_path: Path,
+                                                                             capsys) -> None:
+    """--max-wrong, --min-correct and --max-wrong-rate check a cell of the grid: an --at between cells is
+    refused before anything is replayed. A comparison with --baseline alone may be made at any point."""
+    out = ["--no-plots", "--out", str(tmp_path / "r")]
+    assert main([str(ten), *out, "--at", "0.33,0.9", "--max-wrong", "0", "--min-correct", "6"]) == 2
+    err = capsys.readouterr().err
+    assert ("--at 0.33,0.9 is not a cell of the grid, so --max-wrong and --min-correct cannot check it; choose a "
+            "point on the --has-answer and --answer axes") in err
+    assert not (tmp_path / "r").exists()
+    assert main([str(ten), *out, "--at", "0.3,0.95", "--answer", "0:1:0.1", "--max-wrong-rate", "0.45"]) == 2
+    assert "--at 0.3,0.95 is not a cell of the grid, so --max-wrong-rate cannot check it" in capsys.readouterr().err
+    assert main([str(ten), *out, "--at", "0.33,0.9", "--baseline", str(ten), "--max-wrong", "0"]) == 2
+    assert "not a cell of the grid" in capsys.readouterr().err and not (tmp_path / "r").exists()
+    assert main([str(ten), *out, "--at", "0.33,0.9", "--baseline", str(ten)]) == 0  # nothing got worse
+    assert (tmp_path / "r" / "comparison.csv").exists()
+    assert main([str(ten), *out, "--at", "0.35,0.9", "--max-wrong", "0", "--min-correct", "6"]) == 0  # on the grid
+
+
+def test_strict_without_a_baseline_is_refused(ten: Path, tmp_path: Path, capsys) -> None:
+    assert main([str(ten), "--strict", "--no-plots", "--out", str(tmp_path / "r")]) == 2
+    assert "--strict makes the comparison with a baseline stricter: give the earlier run with --baseline RUN" in \
+        capsys.readouterr().err
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_report_inside_a_run_directory_is_refused(ten: Path, tmp_path: Path, capsys, monkeypatch) -> None:
+    """A report written into a run would mix with its evidence: refused, naming the run, however the path is
+    spelled (relative, through '..', the run itself, inside the baseline)."""
+    before = run_files(ten)
+    other = tmp_path / "other"
+    other.mkdir()
+    for out in (ten / "report", ten, ten / ".." / "ten" / "deep" / "report"):
+        assert main([str(ten), "--no-plots", "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert f"--out {out} is inside the run directory {ten}: a report written there would mix with the run's " \
+               "evidence; choose a directory outside it with --out DIR" in err
+    monkeypatch.chdir(ten)
+    assert main([".", "--no-plots", "--out", "report"]) == 2
+    assert "--out report is inside the run directory ." in capsys.readouterr().err
+    assert main([".", "--no-plots"]) == 2  # the default, reports/ten, would land inside the run from here
+    assert "the default report directory reports/ten is inside the run directory ." in capsys.readouterr().err
+    assert main([str(ten), "--baseline", str(ten), "--no-plots", "--out", str(ten / "compared")]) == 2
+    assert run_files(ten) == before
+
+
+def test_max_requests_leaves_questions_the_sweep_calls_not_recorded_yet(tmp_path: Path, standin_for,
+                                                                       capsys) -> None:
+    """After eval.py --max-requests, the questions it never reached did not fail: the sweep says they are not
+    recorded yet and why, when it refuses the run and when it leaves them out."""
+    server = standin_for(TEN_SCENARIO)
+    run = tmp_path / "run"
+    assert record(run, TEN_QUESTIONS, server, "--concurrency", "1", "--max-requests", "23") == 2
+    capsys.readouterr()
+    assert main([str(run), "--no-plots", "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert f"{run}: the run is marked incomplete: 8 question(s) not recorded yet (stopped by --max-requests); " \
+           "finish it with eval.py" in err
+    assert "failed" not in err
+    assert main([str(run), "--no-plots", "--out", str(tmp_path / "r"), "--allow-incomplete"]) == 0
+    out = capsys.readouterr().out
+    assert "INCOMPLETE: 8 question(s) left out:" in out and "failed" not in out
+    assert out.count(": not recorded yet (stopped by --max-requests)\n") == 7
+    assert "  bones: partly recorded (stopped by --max-requests): missing the rank request" in out
+    summary = (tmp_path / "r" / "summary.md").read_text()
+    assert "| `treaty-of-rome-ink` | `not recorded yet (stopped by --max-requests)` |" in summary
+    assert "does not hold the search" not in summary
+
+
+def test_help_names_the_two_wrong_rates_and_what_review_asks(capsys) -> None:
+    assert main(["--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "wrong-quote rate" not in text
+    assert ("--max-wrong-rate ALPHA certify the cells whose wrong-answer rate (the share of questions that get a "
+            "wrong quote; with repeats, of answers served) is at most ALPHA with probability at least 1 - DELTA"
+            in text)
+    assert "with --max-wrong-rate the recommended cell is chosen among the certified cells" in text
+    assert "wrong among quotes, the share of quotes that are wrong" in text
+    assert ("--review first ask, in the terminal, for what the grid lacks: the label (answer / no-answer / skip) of "
+            "every question quoted on the grid that has no `expect`, and a verdict (correct / wrong / skip) on "
+            "every unjudged quote") in text
+    assert "141 stdout was closed early (`| head`): it stopped quietly" in text

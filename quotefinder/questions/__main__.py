@@ -38,7 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
     imported.add_argument("source", type=Path, metavar="SRC", help="a .json (SQuAD 2.0), .jsonl or .csv file")
     imported.add_argument("--out", type=Path, required=True, metavar="FILE", help="the question file to write (.yaml)")
     imported.add_argument("--sample", type=cli.positive_int, metavar="N",
-                          help="keep N questions, drawn at random with each label's share kept (default: all)")
+                          help="keep N questions, drawn at random with each label's share kept (default: all); more "
+                          "than SRC holds is an error")
     imported.add_argument("--seed", type=cli.count, default=0, help="seed of --sample (default 0)")
     imported.add_argument("--force", action="store_true", help="replace FILE if it exists")
     return parser

@@ -34,7 +34,7 @@ from typing import Any
 
 import yaml
 
-from ..errors import QuestionFileError
+from ..errors import InputError, QuestionFileError
 from ..storage import SHARED_FILE, write_atomic
 from ..textsafe import is_unicode
 from . import EXPECTS, MAX_QUESTION_CHARS, decode, derive_id, load_questions
@@ -388,14 +388,21 @@ def to_yaml(found: ImportedSet, source: Path, command: str) -> str:
 
 def import_questions(source: Path, out: Path, size: int | None = None, seed: int = 0, force: bool = False,
                      command: str = "python -m quotefinder.questions import") -> ImportedSet:
-    """Read `source`, sample it, and write the question file `out` (atomically, never over an existing
-    file unless `force`); the file is loaded back, so what is written is a valid question file."""
+    """Read `source`, sample `size` of its questions, and write the question file `out` (atomically, never
+    over an existing file unless `force`); the file is loaded back, so what is written is a valid question
+    file. `InputError` when `size` is more than the source holds: a sample the user cannot get is refused,
+    not quietly replaced by every question."""
 
     if out.exists() and not force:
         raise QuestionFileError(f"{out}: already exists; choose another --out, or pass --force to replace it")
     if out.suffix.lower() not in (".yaml", ".yml"):
         raise QuestionFileError(f"{out}: a question file is YAML; name it .yaml")
     found = read_source(source)
+    if size is not None and size > len(found.questions):
+        merged = f" ({found.read} read, {found.merged} merged into one of the same text)" if found.merged else ""
+        raise InputError(f"{source}: --sample {size} asks for more questions than the source holds: "
+                         f"{len(found.questions)}{merged}. Give --sample {len(found.questions)} or fewer, or leave "
+                         "--sample out to import every question")
     if size is not None:
         found = sample(found, size, seed)
     text = to_yaml(found, source, command)

@@ -31,7 +31,7 @@ from ..recipe.decision import Cutoffs, Decision, decide
 from ..recipe.pipeline import Coverage, Trace
 from .cache import CacheCounts, CachingClient, ResponseCache
 from .client import Received, Sender
-from .rundir import QuestionError, RequestCounts
+from .rundir import STOPS, QuestionError, RequestCounts
 
 FATAL = (AuthError, EvidenceMixError, StorageError)
 
@@ -54,14 +54,16 @@ class QuestionRun:
     question: Question
     repeat: int = 0
     summary: Summary | None = None
-    error: str | None = None  # an execution error: the run is incomplete until a rerun fixes it
+    error: str | None = None  # why it has no summary: an execution error, or that the recording stopped first
     missing: str | None = None  # replaying from the cache alone: the first response it lacks
+    stopped: str | None = None  # a key of STOPS: the recording stopped before this item was done (nothing failed)
 
     def failure(self) -> QuestionError | None:
         """Why this question has no summary, as run.json lists it (None when it has one)."""
         if self.summary is not None:
             return None
-        return QuestionError(self.question.id, self.repeat, self.error or f"missing {self.missing}")
+        return QuestionError(self.question.id, self.repeat, self.error or f"missing {self.missing}",
+                             pending=self.stopped is not None)
 
 
 @dataclass
@@ -128,6 +130,22 @@ class Recorder:
         except ContractError as error:
             item.error = f"a saved response breaks the API contract: {error}"
         return item
+
+    def stopped_short(self, items: Iterable[QuestionRun], stop: str) -> None:
+        """After a recording that `stop` (a key of STOPS) cut short: each item left without a summary or an
+        error is replayed from the cache again (it may have received part of its responses meanwhile) and
+        says, in `error`, that it is not recorded yet, or only partly, and why."""
+        for item in items:
+            if item.summary is not None or item.error is not None:
+                continue
+            item.missing = None
+            self.replay(item)
+            if item.summary is not None or item.error is not None:
+                continue  # everything it needed had arrived after all; or a saved response is unusable
+            _, searched = self.bound(item)
+            item.stopped = stop
+            item.error = (f"partly recorded ({STOPS[stop]}): missing {item.missing}" if searched
+                          else f"not recorded yet ({STOPS[stop]})")
 
     # ---- pass 2: the network --------------------------------------------------------------------
 

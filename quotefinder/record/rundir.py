@@ -12,7 +12,11 @@ committed run byte-identical.
      "config": {"base_url_host", "model", "max_results", "max_tokens_per_page", "has_answer_cutoff",
                 "answer_cutoff", "min_sentences", "has_answer_range": [lo, hi], "repeats" (when > 1)},
      "started_at", "finished_at", "requests": {"sent", "from_cache", "retries", "failed"},
-     "responses", "input_tokens", "errors": [{"id", "repeat", "error"}, ...]}
+     "responses", "input_tokens", "errors": [{"id", "repeat", "error", "pending" (when true)}, ...],
+     "stopped" (when the last recording stopped short): "max-requests" | "interrupt" | "error"}
+
+An error with `"pending": true` is a question (repeat) that did not fail: the recording stopped before it
+was done (`stopped` says why), and a rerun records it.
 """
 
 from __future__ import annotations
@@ -43,6 +47,8 @@ PIPELINE_VERSION = 1  # bump when a request body or the decision rule changes
 RUN_FILE = "run.json"
 _VOLATILE = ("started_at", "finished_at", "requests")  # may differ without run.json being rewritten
 _VERSIONS = ("format", "code_version", "pipeline_version", "cache_format")
+# Why a recording stopped before every question was recorded, in run.json, and in words.
+STOPS = {"max-requests": "stopped by --max-requests", "interrupt": "interrupted", "error": "stopped by an error"}
 
 
 @dataclass(frozen=True)
@@ -100,11 +106,19 @@ class RequestCounts:
 
 @dataclass(frozen=True)
 class QuestionError:
-    """A question (one repeat) the run could not complete, and why."""
+    """A question (one repeat) the run could not complete, and why: it failed, or it is `pending` (not
+    recorded yet, or only partly, because the recording stopped first)."""
 
     id: str
     repeat: int
     error: str
+    pending: bool = False
+
+    def as_json(self) -> dict[str, Any]:
+        found: dict[str, Any] = {"id": self.id, "repeat": self.repeat, "error": self.error}
+        if self.pending:  # absent means false: runs recorded before it existed stay byte-identical
+            found["pending"] = True
+        return found
 
 
 @dataclass(frozen=True)
@@ -125,6 +139,7 @@ class RunRecord:
     code_version: str = __version__
     pipeline_version: int = PIPELINE_VERSION
     cache_format: str = CACHE_FORMAT
+    stopped: str | None = None  # a key of STOPS: why the last recording stopped before every question was done
 
     @property
     def synthetic(self) -> bool:
@@ -138,6 +153,18 @@ class RunRecord:
     @property
     def repeats(self) -> int:
         return self.config.repeats
+
+    @property
+    def incompleteness(self) -> str:
+        """Why the run is incomplete, in words: how many question repeats failed and how many are not
+        recorded yet (and what stopped the recording); '' for a complete run."""
+        if self.complete:
+            return ""
+        pending = sum(1 for e in self.errors if e.pending)
+        parts = [f"{len(self.errors) - pending} question(s) failed"] if len(self.errors) > pending else []
+        if pending:
+            parts.append(f"{pending} question(s) not recorded yet ({STOPS.get(self.stopped or '', 'stopped')})")
+        return "; ".join(parts) or "its last recording did not finish"
 
     @property
     def texts(self) -> list[str]:
@@ -183,7 +210,8 @@ class RunRecord:
             "requests": dataclasses.asdict(self.requests),
             "responses": self.responses,
             "input_tokens": self.input_tokens,
-            "errors": [dataclasses.asdict(e) for e in self.errors],
+            "errors": [e.as_json() for e in self.errors],
+            **({"stopped": self.stopped} if self.stopped else {}),
         }
 
     def _stable(self) -> dict[str, Any]:
@@ -294,6 +322,9 @@ def _parse(data: dict[str, Any]) -> RunRecord:
     evidence = data.get("evidence")
     if evidence is not None and evidence not in EVIDENCE:
         raise _Bad(f"`evidence` is {evidence!r}, not live or synthetic")
+    stopped = _get(data, "stopped", "text or null", None)
+    if stopped is not None and stopped not in STOPS:
+        raise _Bad(f"`stopped` is {stopped!r}, not one of {', '.join(STOPS)}")
     given = _get(data, "questions_file", "object or null", None)
     questions_file = None if given is None else QuestionsFile(
         _get(given, "path", "text", "", "questions_file."), _get(given, "sha256", "text", "", "questions_file."))
@@ -336,6 +367,7 @@ def _parse(data: dict[str, Any]) -> RunRecord:
         code_version=_get(data, "code_version", "text", ""),
         pipeline_version=_get(data, "pipeline_version", "count", 0),
         cache_format=_get(data, "cache_format", "text or null", None) or "",
+        stopped=stopped,
     )
 
 
@@ -362,8 +394,9 @@ def _question(item: Any, n: int) -> Question:
 def _error(item: Any) -> QuestionError:
     if not isinstance(item, dict):
         raise _Bad("`errors` must be a list of objects")
-    return QuestionError(_get(item, "id", "text", "", "errors[]."), _get(item, "repeat", "count", 0, "errors[]."),
-                         _get(item, "error", "text", "", "errors[]."))
+    where = "errors[]."
+    return QuestionError(_get(item, "id", "text", "", where), _get(item, "repeat", "count", 0, where),
+                         _get(item, "error", "text", "", where), _get(item, "pending", "flag", False, where))
 
 
 @contextlib.contextmanager

@@ -87,6 +87,7 @@ class Recording:
     started: str = field(default_factory=_now)
     host: str = ""
     finished: bool = True  # False when Ctrl+C or SIGTERM cut the recording short
+    stopped: str | None = None  # a key of STOPS: what cut the recording short, if anything did
     written: RunRecord | None = field(default=None, init=False)  # what run.json holds now
     written_sent: int = field(default=0, init=False)  # responses this invocation had sent when it was written
 
@@ -163,6 +164,10 @@ class Recording:
                     self.finished = asyncio.run(self._record(pending, base_url, key, transport, on_done))
                 except QuoteFinderError as error:  # the key was refused, evidence would mix, or the disk is full
                     fatal = error
+                if fatal is not None or not self.finished:
+                    self.stopped = ("error" if fatal is not None else
+                                    "max-requests" if self.recorder.budget_spent else "interrupt")
+                    self.recorder.stopped_short(pending, self.stopped)
             try:
                 record = self.save()
             except StorageError as error:
@@ -229,6 +234,7 @@ class Recording:
             responses=sum(i.summary.requests for i in items if i.summary),
             input_tokens=sum(i.summary.input_tokens for i in items if i.summary),
             errors=errors,
+            stopped=self.stopped,
         )
         if self.previous is not None and tally.sent == 0:
             record = record.with_times_of(self.previous)

@@ -1,12 +1,13 @@
 """The report directory a sweep writes: every file, each written atomically, and nothing stale left.
 
-    grid.csv  questions.csv  comparison.csv (with a baseline)  summary.md  index.html
-    heatmap-*.png  along-*.png  flips.png
+    decision.json  grid.csv  questions.csv  comparison.csv (with a baseline)  summary.md  index.html
+    heatmap-*.png  along-*.png  flips.png  risk-coverage.png
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -18,9 +19,10 @@ from . import figures, html
 from .painter import Painter
 from .summary import summary_markdown
 from .tables import comparison_frame, csv_bytes, grid_frame, questions_frame
+from .wording import decision_record
 
-REPORT_FILES = ("grid.csv", "questions.csv", "comparison.csv", "summary.md", "index.html", "heatmap-*.png",
-                "along-*.png", "flips.png")
+REPORT_FILES = ("decision.json", "grid.csv", "questions.csv", "comparison.csv", "summary.md", "index.html",
+                "heatmap-*.png", "along-*.png", "flips.png", "risk-coverage.png")
 
 
 def write_files(out_dir: Path, files: dict[str, bytes], plots: Sequence[str] = ()) -> None:
@@ -35,6 +37,11 @@ def write_files(out_dir: Path, files: dict[str, bytes], plots: Sequence[str] = (
         for path in out_dir.glob(pattern):
             if path.name not in made:
                 path.unlink()
+
+
+def decision_json(result: Sweep) -> bytes:
+    """`decision.json`: the decision (`wording.decision_record`), indented, keys sorted, one line at the end."""
+    return (json.dumps(decision_record(result), indent=2, sort_keys=True, allow_nan=False) + "\n").encode()
 
 
 def default_out(run_dir: Path) -> Path:
@@ -56,7 +63,8 @@ def write_report(out_dir: Path, result: Sweep, comparison: Comparison | None = N
         if planned:
             painter = painter or stack.enter_context(Painter())  # one made here is closed here
             painter.start(planned)
-        files = {"grid.csv": csv_bytes(grid),
+        files = {"decision.json": decision_json(result),
+                 "grid.csv": csv_bytes(grid),
                  "questions.csv": csv_bytes(questions_frame(result, comparison), text=True)}
         if comparison is not None:
             files["comparison.csv"] = csv_bytes(comparison_frame(result, comparison))

@@ -7,12 +7,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..questions import OUTCOMES, UNKNOWN
+from ..recipe.decision import cutoffs_passed
 from ..sweep.analysis import Sweep
 from ..sweep.compare import Comparison
+from .numbers import confidence
 from .tables import flip_frame
+
+# Whether more of a heatmap's quantity is better ("more") or worse ("less"): it picks the colour scale (the
+# PNGs' `plots.COLOURMAPS`, the page's palettes), so good and bad outcomes never share one.
+BETTER = {"correct": "more", "no_answer": "more", "score": "more", "score_change": "more",
+          "wrong": "less", "missed": "less", "unjudged": "less", "unlabelled": "less"}
 
 
 @dataclass(frozen=True)
@@ -21,16 +29,69 @@ class Figure:
 
     title: str
     name: str
-    kind: str  # a drawing function of `plots`: heatmap, counts_along, flips
+    kind: str  # a drawing function of `plots` (`plots.DRAWINGS`): heatmap, counts_along, flips, risk_coverage
     args: tuple[Any, ...]
     options: dict[str, Any] = field(default_factory=dict)
+
+
+def marks(result: Sweep) -> dict[str, tuple[float, float]]:
+    """The marked points of every heatmap, by name (`plots.MARKS`), as (HAS_ANSWER_CUTOFF, ANSWER_CUTOFF)."""
+    h, a = result.h_axis.values, result.a_axis.values
+    found = {"default": (result.default.h, result.default.a), "recommended": result.decision.point}
+    if result.decision.best_certified is not None:
+        i, j = result.decision.best_certified
+        found["best certified"] = (float(h[i]), float(a[j]))
+    return found
+
+
+def risk_coverage_frame(result: Sweep) -> pd.DataFrame:
+    """Along ANSWER_CUTOFF at the recommended HAS_ANSWER_CUTOFF, one row per cell: `answer_cutoff`,
+    `coverage` (quoted questions / questions, weighted to the production mix when there is one), `observed`
+    (the wrong-answer rate) and `bound` (its upper bound at the level the certificate's test uses there), all
+    three from each question's first repeat, the data the guarantee uses."""
+    i = result.decision.cell[0]
+    g = result.guarantee
+    a = result.a_axis.values
+    quoted = cutoffs_passed(a, result.tables[0].probability[:, i])[:, None] > np.arange(len(a))[None, :]  # (Q, A)
+    mix = g.mix
+    if mix is None:
+        coverage = quoted.mean(axis=0)
+    else:  # the share answered in the production mix, as the wrong-answer rate beside it
+        answerable = np.array([q.expect == "answer" for q in result.questions])
+        unanswerable = np.array([q.expect == "no-answer" for q in result.questions])
+        coverage = (mix.share * quoted[answerable].mean(axis=0)
+                    + (1 - mix.share) * quoted[unanswerable].mean(axis=0))
+    return pd.DataFrame({"answer_cutoff": result.a_axis.values, "coverage": coverage,
+                         "observed": np.asarray(g.observed[i], dtype=float), "bound": row_bounds(result, i)})
+
+
+def row_bounds(result: Sweep, i: int) -> np.ndarray:
+    """`guarantee.bounds[i]`, one row of it, cell by cell (equal totals share one bound): the whole array
+    would import scipy, which would cost a small sweep more than all its drawing."""
+    g = result.guarantee
+    level = g.delta / g.rows
+    found: dict[tuple[int, ...], float] = {}
+    row = []
+    for j in range(len(result.a_axis.values)):
+        mix = g.mix
+        key = (int(g.totals[i, j]),) if mix is None else (int(mix.answer_totals[i, j]), int(mix.none_totals[i, j]))
+        if key not in found:
+            found[key] = g.bound_at((i, j), level)
+        row.append(found[key])
+    return np.array(row)
+
+
+def bound_words(result: Sweep) -> str:
+    """What the risk-coverage view's upper bound is."""
+    g = result.guarantee
+    return f"upper bound, {confidence(g.delta / g.rows)} confidence per cell"
 
 
 def plan(result: Sweep, grid: pd.DataFrame, out_dir: Path, comparison: Comparison | None) -> list[Figure]:
     """The report's PNGs, in the order the summary lists them."""
     synthetic = " (synthetic)" if result.replayed.record.synthetic else ""
-    rec, default = result.recommended, result.default
-    marks = {"default": (default.h, default.a), "recommended": (rec.h, rec.a)}
+    rec = result.recommended
+    marked = marks(result)
     planned: list[Figure] = []
 
     mean = " (mean over repeats)" if result.repeats > 1 else ""
@@ -39,19 +100,19 @@ def plan(result: Sweep, grid: pd.DataFrame, out_dir: Path, comparison: Compariso
             continue
         title = f"{outcome.label.capitalize()} questions per cell{mean}{synthetic}"
         name = f"heatmap-{outcome.label}.png"
-        planned.append(Figure(title, name, "heatmap", (grid, outcome.value, out_dir / name, marks, title,
-                                                       f"{outcome.label} questions")))
+        planned.append(Figure(title, name, "heatmap", (grid, outcome.value, out_dir / name, marked, title,
+                                                       f"{outcome.label} questions", BETTER[outcome.value])))
     if result.stability is not None:
         title = f"Share of {result.stability.resamples} bootstrap resamples recommending each cell{synthetic}"
         planned.append(Figure(title, "heatmap-bootstrap.png", "heatmap",
-                              (grid, "bootstrap_share", out_dir / "heatmap-bootstrap.png", marks, title,
+                              (grid, "bootstrap_share", out_dir / "heatmap-bootstrap.png", marked, title,
                                "share of resamples")))
     if comparison is not None:
         frame = grid[["has_answer_cutoff", "answer_cutoff"]].assign(score_change=comparison.score_difference.ravel())
         title = f"Score change against {comparison.baseline.run_dir.name} per cell{synthetic}"
         planned.append(Figure(title, "heatmap-score-change.png", "heatmap",
-                              (frame, "score_change", out_dir / "heatmap-score-change.png", marks, title,
-                               "score now minus baseline")))
+                              (frame, "score_change", out_dir / "heatmap-score-change.png", marked, title,
+                               "score now minus baseline", BETTER["score_change"])))
     title = f"Outcomes vs ANSWER_CUTOFF at HAS_ANSWER_CUTOFF {rec.h:g}{synthetic}"
     planned.append(Figure(title, "along-answer-cutoff.png", "counts_along",
                           (grid[grid["has_answer_cutoff"] == rec.h], "answer_cutoff",
@@ -60,6 +121,11 @@ def plan(result: Sweep, grid: pd.DataFrame, out_dir: Path, comparison: Compariso
     planned.append(Figure(title, "along-has-answer-cutoff.png", "counts_along",
                           (grid[grid["answer_cutoff"] == rec.a], "has_answer_cutoff",
                            out_dir / "along-has-answer-cutoff.png", title, rec.h)))
+    certificate = result.guarantee.certificate
+    title = f"Wrong-answer rate against coverage along ANSWER_CUTOFF at HAS_ANSWER_CUTOFF {rec.h:g}{synthetic}"
+    planned.append(Figure(title, "risk-coverage.png", "risk_coverage",
+                          (risk_coverage_frame(result), out_dir / "risk-coverage.png", title, rec.a,
+                           certificate.alpha if certificate is not None else None, bound_words(result))))
     title = f"Where each question's outcome flips, at HAS_ANSWER_CUTOFF {rec.h:g}{synthetic}"
     planned.append(Figure(title, "flips.png", "flips", (flip_frame(result), out_dir / "flips.png", title, rec.a)))
     return planned

@@ -1,7 +1,11 @@
 """`index.html`: the sweep as a page a person can explore, in one self-contained file.
 
-Heatmaps of every outcome and of the score (the certified region outlined, the default and recommended
-cells marked); hovering a cell shows its counts, clicking it lists its questions with their outcomes, the
+The decision first, in the words the terminal and summary.md use (`wording.decision_lines`); then heatmaps
+of every outcome and of the score, each with its colour bar (one scale where more is better, another where
+more is worse), the default, recommended and best certified cells and the certified region marked by shape
+(a legend says which); the risk-coverage view (the wrong-answer rate, observed and bounded, against the
+share of questions answered, along ANSWER_CUTOFF in the recommended row); hovering a cell shows its
+counts, clicking it lists its questions with their outcomes, the
 quoted sentence or the closest candidate, its compare probability and its source, and what changes one
 grid step away. The data is the sweep's own: for every question and repeat, its distinct has_answer values
 and the top candidate of each qualified set, from which the page applies the same two comparisons as the
@@ -17,6 +21,7 @@ import base64
 import hashlib
 import html
 import json
+import math
 from importlib import resources
 from typing import Any
 
@@ -27,6 +32,7 @@ from ..recipe.decision import closest
 from ..sweep.analysis import Sweep
 from ..sweep.grid import CODE, Curve, cell_index
 from ..textsafe import visible
+from . import figures, wording
 from .numbers import at_most, confidence, plain_number
 
 _ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
@@ -49,6 +55,21 @@ class _Strings:
 def _grid(values: np.ndarray) -> list[list[float | int]]:
     """Values as grid.csv writes them (`plain_number`), so the page shows the very same numbers."""
     return [[plain_number(v) for v in row] for row in values]
+
+
+def _risk(result: Sweep) -> dict[str, Any]:
+    """The risk-coverage view's numbers (`figures.risk_coverage_frame`, as risk-coverage.png draws them): six
+    decimals, the bound rounded up so that the page never shows it lower than it is."""
+    frame = figures.risk_coverage_frame(result)
+    certificate = result.guarantee.certificate
+    return {
+        "row": result.decision.cell[0],
+        "coverage": [round(float(v), 6) for v in frame["coverage"]],
+        "observed": [round(float(v), 6) for v in frame["observed"]],
+        "bound": [math.ceil(round(float(v) * 1e6, 3)) / 1e6 for v in frame["bound"]],
+        "alpha": certificate.alpha if certificate is not None else None,
+        "boundWords": figures.bound_words(result),
+    }
 
 
 def page_data(result: Sweep) -> dict[str, Any]:
@@ -93,13 +114,64 @@ def page_data(result: Sweep) -> dict[str, Any]:
         "present": [bool(counts[..., CODE[o]].any()) for o in OUTCOMES],
         "repeats": result.repeats,
         "default": [d_h, d_a] if d_h is not None and d_a is not None else None,
-        "recommended": list(result.choice.cell),
+        "recommended": list(result.decision.cell),
+        "bestCertified": list(result.decision.best_certified) if result.decision.best_certified is not None else None,
         "grids": grids,
+        "better": {name: figures.BETTER.get(name) for name in grids},
+        "risk": _risk(result),
         "certified": certificate.certified.astype(int).tolist() if certificate is not None else None,
         "sources": [list(key) for key in sources],
         "strings": strings.table(),
         "questions": questions,
     }
+
+
+def _decision(result: Sweep) -> str:
+    """The header's decision: `wording.decision_lines`, the lines up to the one naming the cell to ship set
+    apart (after "nothing is certified", that is the second); the cells it names as data attributes (grid
+    indices) for anything that reads the page. No heading element: the decision comes before the page's
+    first <h2>."""
+    decision = result.decision
+    lines = wording.decision_lines(result)
+    named = wording.cell_words(result, decision.cell)
+    first = next((k for k, line in enumerate(lines) if named in line), 0) + 1
+    ship = "".join(f"<p class=\"ship\">{html.escape(line)}</p>" for line in lines[:first])
+    rest = "".join(f"<li>{html.escape(line)}</li>" for line in lines[first:])
+    certified = "none" if decision.certified is None else str(decision.certified).lower()
+    best_certified = ",".join(map(str, decision.best_certified)) if decision.best_certified is not None else ""
+    return (f"<section id=\"decision\" aria-label=\"Decision\" data-cell=\"{decision.cell[0]},{decision.cell[1]}\" "
+            f"data-point=\"{decision.point[0]:g},{decision.point[1]:g}\" data-certified=\"{certified}\" "
+            f"data-best-certified=\"{best_certified}\" data-best=\"{decision.best[0]},{decision.best[1]}\">\n"
+            f"<p class=\"kicker\">Decision</p>\n{ship}\n<ul class=\"decision\">{rest}</ul>\n</section>")
+
+
+def _mark_words(result: Sweep) -> list[tuple[str, str]]:
+    """The legend of the marks, (mark, words), in the order they are drawn (`page.js` draws each shape)."""
+    decision, certificate = result.decision, result.guarantee.certificate
+    d = result.default
+    on_grid = cell_index(result.h_axis.values, d.h) is not None and cell_index(result.a_axis.values, d.a) is not None
+    where = wording.cell_words
+    shipped = {None: "", True: ", certified", False: ", not certified"}[decision.certified]
+    if certificate is None:
+        region = "dashed line: the certified region (none: no --max-wrong-rate was given)"
+        best = "diamond: the best-scoring certified cell (none: no --max-wrong-rate was given)"
+    elif not certificate.any:
+        region = f"dashed line: the certified region (none: no cell is certified at {at_most(certificate.alpha)})"
+        best = "diamond: the best-scoring certified cell (none: no cell is certified)"
+    else:
+        region = (f"dashed line: the certified region, the {int(certificate.certified.sum())} cell(s) whose "
+                  f"wrong-answer rate is at most {at_most(certificate.alpha)}, all at once with probability at least "
+                  f"{confidence(certificate.delta)}")
+        best = ("diamond: the best-scoring certified cell "
+                f"{where(result, decision.best_certified) if decision.best_certified is not None else '(none)'}")
+    return [
+        ("region", region),
+        ("default", f"ring: the default {wording.point_words((d.h, d.a))}"
+                    + ("" if on_grid else " (not on this grid, so not drawn)")),
+        ("bestCertified", best),
+        ("recommended", f"star: the recommended cell {where(result, decision.cell)}, the one to ship{shipped}"),
+        ("selected", "square frame: the selected cell, whose questions are listed below"),
+    ]
 
 
 def _json(value: Any) -> str:
@@ -121,27 +193,17 @@ def page(result: Sweep) -> str:
     data = page_data(result)
     record = result.replayed.record
     name = visible(result.replayed.run_dir.name)
-    g = result.guarantee
-    d, r = result.default, result.recommended
-    facts = [
-        f"{len(result.questions)} question(s), {result.repeats} repeat(s), evidence {record.evidence_word}; "
-        f"score = correct + no-answer - {result.wrong_cost:g} x wrong",
-        f"Default ({d.h:g}, {d.a:g}), {'circled' if data['default'] else 'not on this grid'}; recommended "
-        f"({r.h:g}, {r.a:g}), starred"
-        + (" (the default: its score is within one standard error of the best cell's)" if result.choice.is_default
-           else ""),
-    ]
-    if g.certificate is not None:
-        facts.append(f"Outlined in red: the {int(g.certificate.certified.sum())} cell(s) certified to keep the "
-                     f"wrong-quote rate at most {at_most(g.certificate.alpha)} with probability at least "
-                     f"{confidence(g.delta)}")
-    else:
-        facts.append(f"At the default, a wrong-quote rate of at most {at_most(g.default_bound)} with probability "
-                     f"at least {confidence(g.delta)} (see summary.md)")
+    facts = [f"{len(result.questions)} question(s), {result.repeats} repeat(s), evidence {record.evidence_word}; "
+             f"score = correct + no-answer - {result.wrong_cost:g} x wrong"]
     banner = ("<p class=\"banner\"><strong>Synthetic evidence.</strong> Recorded against the stand-in API from "
               "invented probabilities: it shows what the harness reports, not how the real pipeline performs.</p>"
               if record.synthetic else "")
     items = "".join(f"<li>{html.escape(fact)}</li>" for fact in facts)
+    legend = "".join(f"<li data-mark=\"{mark}\"><canvas class=\"mark\" data-mark=\"{mark}\" width=\"26\" "
+                     f"height=\"26\"></canvas>{html.escape(words)}</li>" for mark, words in _mark_words(result))
+    row = result.h_axis.text(result.decision.cell[0])
+    alpha_words = ("; a cell is certified when its bound and those of the cells to its right are at most ALPHA, the "
+                   "dotted line" if data["risk"]["alpha"] is not None else "")
     marker = " (SYNTHETIC evidence)" if record.synthetic else ""
     return f"""<!DOCTYPE html>
 <html lang="en">
@@ -156,13 +218,24 @@ def page(result: Sweep) -> str:
 <body>
 <h1>Cutoff sweep: {html.escape(name)}{marker}</h1>
 {banner}
+{_decision(result)}
 <ul class="facts">{items}</ul>
 <h2>The grid</h2>
-<p class="legend">Rows: HAS_ANSWER_CUTOFF, rising upwards; columns: ANSWER_CUTOFF, rising to the right. Each map runs
-from dark blue (its lowest value) to yellow (its highest), the range beside its name. Hover a cell for its counts
+<p class="legend">Rows: HAS_ANSWER_CUTOFF, rising upwards; columns: ANSWER_CUTOFF, rising to the right. Each map has
+its own colour bar, from its lowest value to its highest: purple to yellow where more is better (correct, no-answer,
+score), pale to dark red where more is worse (wrong, missed, unjudged, unlabelled). Hover a cell for its counts
 (means over repeats); click it to list its questions, then move with the arrow keys.</p>
+<ul id="marks" class="marks">{legend}</ul>
 <div id="heatmaps"></div>
 <div id="tooltip" role="tooltip" hidden></div>
+<h2>Wrong-answer rate against coverage</h2>
+<p class="legend">Along ANSWER_CUTOFF at the recommended HAS_ANSWER_CUTOFF {html.escape(row)}, one point per
+ANSWER_CUTOFF: the share of questions answered (quoted) against the wrong-answer rate, observed (circles), both
+in the data the guarantee uses (each question's first repeat), and its {html.escape(data["risk"]["boundWords"])}
+(triangles: each cell's own bound, at the level the certificate's test uses there{alpha_words}). Raising
+ANSWER_CUTOFF moves left: fewer answers, fewer wrong ones. The star is the recommended cell; the decision above
+states the bound that holds for it, a cell chosen after looking. Click a point to list its cell's questions.</p>
+<div id="risk-coverage"></div>
 <h2 id="cell-title"></h2>
 <p id="cell-counts"></p>
 <ul id="steps"></ul>

@@ -14,7 +14,9 @@ def plain_number(value: float) -> float | int:
 def _percent(value: float, up: bool, digits: int = 3) -> str:
     """`value` as a percentage to `digits` significant figures, rounded up or down (never to nearest)."""
     percent = value * 100
-    if percent == 0 or not math.isfinite(percent):
+    if abs(percent) < 1e-9:  # floating-point dust (a Wilson bound at 0 successes), not a rate
+        return "0%"
+    if not math.isfinite(percent):
         return f"{percent:g}%"
     decimals = max(0, digits - 1 - math.floor(math.log10(abs(percent))))
     scale = 10**decimals

@@ -1,6 +1,7 @@
 "use strict";
-// The sweep explorer: heatmaps of the grid, the counts of the cell under the pointer, and the questions of
-// the cell clicked, with what changes one grid step away. Everything it shows is computed from the sweep's
+// The sweep explorer: heatmaps of the grid (each with its colour bar; the decision's cells marked by shape),
+// the risk-coverage view of the recommended row, the counts of the cell under the pointer, and the questions
+// of the cell clicked, with what changes one grid step away. Everything it shows is computed from the sweep's
 // own data embedded in the page; page text reaches the DOM only as text (textContent), and a link only ever
 // opens an http(s) URL.
 (function () {
@@ -68,14 +69,23 @@
   }
 
   // ---- heatmaps -------------------------------------------------------------------------------------
-  const PALETTE = [[0, 32, 77], [65, 77, 107], [124, 123, 120], [188, 175, 111], [255, 234, 70]];  // cividis
+  // One scale where more is better (viridis), another where more is worse (OrRd), cividis for anything else:
+  // colour-blind safe, each in order in greyscale; the PNGs use the same maps (plots.COLOURMAPS).
+  const PALETTES = {
+    more: [[68, 1, 84], [71, 45, 123], [59, 82, 139], [44, 114, 142], [33, 145, 140], [40, 174, 128],
+      [94, 201, 98], [173, 220, 48], [253, 231, 37]],
+    less: [[255, 247, 236], [254, 232, 200], [253, 212, 158], [253, 186, 131], [252, 140, 89], [239, 100, 71],
+      [214, 47, 30], [178, 0, 0], [127, 0, 0]],
+    neither: [[0, 32, 77], [65, 77, 107], [124, 123, 120], [188, 175, 111], [255, 234, 70]],
+  };
+  const SCALE_WORDS = { more: "more is better", less: "more is worse", neither: "" };
 
-  function colour(value, low, high) {
+  function colour(palette, value, low, high) {
     const x = high > low ? (value - low) / (high - low) : 0.5;
-    const position = Math.min(Math.max(x, 0), 1) * (PALETTE.length - 1);
-    const k = Math.min(Math.floor(position), PALETTE.length - 2);
+    const position = Math.min(Math.max(x, 0), 1) * (palette.length - 1);
+    const k = Math.min(Math.floor(position), palette.length - 2);
     const f = position - k;
-    return PALETTE[k].map((c, n) => Math.round(c + f * (PALETTE[k + 1][n] - c)));
+    return palette[k].map((c, n) => Math.round(c + f * (palette[k + 1][n] - c)));
   }
 
   const cell = Math.max(2, Math.floor(252 / Math.max(H.length, A.length)));
@@ -102,7 +112,83 @@
     }
   }
 
-  // A panel's colours, one pixel per cell, drawn once and scaled up on every redraw.
+  // ---- the marks: told apart by shape, each black on white so that it shows at both ends of every scale --
+  // (the PNGs draw the same shapes: plots.MARKS). `size` is a cell's side in pixels.
+  function strokeTwice(context, path, dash) {
+    context.setLineDash([]);
+    context.strokeStyle = "#ffffff";
+    context.lineWidth = 4;
+    context.stroke(path);
+    context.setLineDash(dash || []);
+    context.strokeStyle = "#000000";
+    context.lineWidth = 1.75;
+    context.stroke(path);
+    context.setLineDash([]);
+  }
+
+  function starPath(x, y, radius) {
+    const path = new Path2D();
+    for (let n = 0; n < 10; n += 1) {
+      const r = (n % 2 === 0 ? 1 : 0.45) * radius;
+      const angle = -Math.PI / 2 + (n * Math.PI) / 5;
+      path.lineTo(x + r * Math.cos(angle), y + r * Math.sin(angle));
+    }
+    path.closePath();
+    return path;
+  }
+
+  function drawMark(context, mark, x, y, size) {
+    const clamp = (value, low, high) => Math.min(Math.max(value, low), high);
+    if (mark === "default") {  // a ring
+      const ring = new Path2D();
+      ring.arc(x, y, clamp(size * 1.05, 8, 18), 0, 2 * Math.PI);
+      strokeTwice(context, ring);
+    } else if (mark === "bestCertified") {  // a white diamond edged in black
+      const r = clamp(size * 0.95, 7, 14);
+      const diamond = new Path2D();
+      diamond.moveTo(x, y - r);
+      diamond.lineTo(x + r, y);
+      diamond.lineTo(x, y + r);
+      diamond.lineTo(x - r, y);
+      diamond.closePath();
+      context.fillStyle = "#ffffff";
+      context.fill(diamond);
+      context.strokeStyle = "#000000";
+      context.lineWidth = 1.5;
+      context.stroke(diamond);
+    } else if (mark === "recommended") {  // a black star edged in white
+      const star = starPath(x, y, clamp(size * 0.6, 5, 10));
+      context.fillStyle = "#000000";
+      context.fill(star);
+      context.strokeStyle = "#ffffff";
+      context.lineWidth = 1.25;
+      context.stroke(star);
+    } else if (mark === "selected") {  // a square frame: white inside, black outside
+      context.strokeStyle = "#ffffff";
+      context.lineWidth = 2;
+      context.strokeRect(x - size / 2 - 1, y - size / 2 - 1, size + 2, size + 2);
+      context.strokeStyle = "#000000";
+      context.lineWidth = 1;
+      context.strokeRect(x - size / 2 - 2.5, y - size / 2 - 2.5, size + 5, size + 5);
+    } else if (mark === "region") {  // the legend's sample of the certified region's line
+      const line = new Path2D();
+      line.moveTo(x - 9, y + 5);
+      line.lineTo(x - 9, y - 7);
+      line.lineTo(x + 9, y - 7);
+      strokeTwice(context, line, [4, 3]);
+    }
+  }
+
+  function drawLegend() {
+    for (const canvas of document.querySelectorAll("canvas.mark")) {
+      const context = canvas.getContext("2d");
+      context.fillStyle = "#8c8c8c";  // mid grey: both the white and the black of a mark show on it
+      context.fillRect(0, 0, canvas.width, canvas.height);
+      drawMark(context, canvas.dataset.mark, canvas.width / 2, canvas.height / 2, 12);
+    }
+  }
+
+  // A panel's colours, one pixel per cell, drawn once and scaled up on every redraw; its colour bar.
   function paintCells(panel) {
     let low = Infinity;
     let high = -Infinity;
@@ -112,18 +198,25 @@
         high = Math.max(high, value);
       }
     }
+    const palette = PALETTES[panel.better];
     const image = new ImageData(A.length, H.length);
     for (let i = 0; i < H.length; i += 1) {
       for (let j = 0; j < A.length; j += 1) {
         const at = 4 * ((H.length - 1 - i) * A.length + j);
-        image.data.set([...colour(panel.values[i][j], low, high), 255], at);
+        image.data.set([...colour(palette, panel.values[i][j], low, high), 255], at);
       }
     }
     panel.cells = document.createElement("canvas");
     panel.cells.width = A.length;
     panel.cells.height = H.length;
     panel.cells.getContext("2d").putImageData(image, 0, 0);
-    panel.scale.textContent = `${formatNumber(low)} to ${formatNumber(high)}`;
+    const stops = palette.map((c, k) => `rgb(${c.join(", ")}) ${Math.round((100 * k) / (palette.length - 1))}%`);
+    const bar = el("span", { class: "bar", "aria-hidden": "true" });
+    bar.style.backgroundImage = `linear-gradient(to right, ${stops.join(", ")})`;
+    const words = SCALE_WORDS[panel.better];
+    panel.scale.replaceChildren(el("span", { class: "low" }, formatNumber(low)), bar,
+      el("span", { class: "high" }, formatNumber(high)), ...(words ? [el("span", { class: "words" }, words)] : []));
+    Object.assign(panel.scale.dataset, { low: String(low), high: String(high), scale: panel.better });
   }
 
   function drawPanel(panel) {
@@ -132,41 +225,18 @@
     context.clearRect(0, 0, canvas.width, canvas.height);
     context.imageSmoothingEnabled = false;
     context.drawImage(panel.cells, margin.left, margin.top, A.length * cell, H.length * cell);
-    if (data.certified) {
-      context.strokeStyle = "#ff2d2d";
-      context.lineWidth = 2;
-      context.stroke(outline);
-    }
     const centre = (i, j) => [margin.left + (j + 0.5) * cell, margin.top + (H.length - 1 - i + 0.5) * cell];
-    if (data.default) {
-      const [x, y] = centre(data.default[0], data.default[1]);
-      context.strokeStyle = "#ff2d2d";
-      context.lineWidth = 2;
-      context.beginPath();
-      context.arc(x, y, Math.max(4, cell * 0.6), 0, 2 * Math.PI);
-      context.stroke();
+    panel.drawn = [];
+    if (data.certified) {
+      strokeTwice(context, outline, [4, 3]);
     }
-    const [rx, ry] = centre(data.recommended[0], data.recommended[1]);
-    context.fillStyle = "#000000";
-    context.strokeStyle = "#ff2d2d";
-    context.beginPath();
-    for (let n = 0; n < 10; n += 1) {
-      const radius = (n % 2 === 0 ? 1 : 0.45) * Math.max(5, cell * 0.75);
-      const angle = -Math.PI / 2 + (n * Math.PI) / 5;
-      context.lineTo(rx + radius * Math.cos(angle), ry + radius * Math.sin(angle));
-    }
-    context.closePath();
-    context.fill();
-    context.stroke();
-    if (selected) {
-      const x = margin.left + selected[1] * cell;
-      const y = margin.top + (H.length - 1 - selected[0]) * cell;
-      context.strokeStyle = "#ffffff";
-      context.lineWidth = 2;
-      context.strokeRect(x - 1, y - 1, cell + 2, cell + 2);
-      context.strokeStyle = "#000000";
-      context.lineWidth = 1;
-      context.strokeRect(x - 2.5, y - 2.5, cell + 5, cell + 5);
+    for (const [mark, at] of [["default", data.default], ["bestCertified", data.bestCertified],
+      ["recommended", data.recommended], ["selected", selected]]) {
+      if (at) {
+        const [x, y] = centre(at[0], at[1]);
+        drawMark(context, mark, x, y, cell);
+        panel.drawn.push({ mark, i: at[0], j: at[1], x, y });
+      }
     }
     context.fillStyle = "#333333";
     context.font = "10px sans-serif";
@@ -249,7 +319,7 @@
       figure.appendChild(caption);
       figure.appendChild(canvas);
       holder.appendChild(figure);
-      const panel = { canvas, values: data.grids[name], scale };
+      const panel = { canvas, name, values: data.grids[name], scale, better: data.better[name] || "neither" };
       paintCells(panel);
       panels.push(panel);
       canvas.addEventListener("mousemove", (event) => {
@@ -277,6 +347,115 @@
         }
       });
     }
+  }
+
+  // ---- risk and coverage: the wrong-answer rate against the share of questions answered -----------------
+  // One point per ANSWER_CUTOFF in the recommended row (data.risk, the numbers risk-coverage.png draws), each
+  // carrying its numbers as data attributes; a click selects its cell.
+  const SVG = "http://www.w3.org/2000/svg";
+
+  function svg(tag, attributes, text) {
+    const node = document.createElementNS(SVG, tag);
+    for (const [name, value] of Object.entries(attributes || {})) {
+      node.setAttribute(name, String(value));
+    }
+    if (text !== undefined) {
+      node.textContent = text;
+    }
+    return node;
+  }
+
+  function percent(value, up) {  // a bound rounded up, anything else to the nearest
+    const scaled = value * 1000;
+    return `${(up ? Math.ceil(scaled - 1e-9) : Math.round(scaled)) / 10}%`;
+  }
+
+  function buildRisk() {
+    const risk = data.risk;
+    const size = { width: 720, height: 300, left: 48, right: 300, top: 12, bottom: 42 };
+    const w = size.width - size.left - size.right;
+    const h = size.height - size.top - size.bottom;
+    const top = Math.min(1, Math.ceil((Math.max(...risk.bound, risk.alpha || 0) * 1.08 + 0.02) * 10) / 10);
+    const x = (coverage) => size.left + coverage * w;
+    const y = (rate) => size.top + (1 - rate / top) * h;
+    const root = svg("svg", { width: size.width, height: size.height, viewBox: `0 0 ${size.width} ${size.height}`,
+      role: "img", "aria-label": "wrong-answer rate against coverage", "data-row": risk.row });
+    const axes = svg("g", { class: "axes" });
+    axes.appendChild(svg("rect", { x: size.left, y: size.top, width: w, height: h, fill: "none", stroke: "#999" }));
+    for (let k = 0; k <= 4; k += 1) {
+      axes.appendChild(svg("line", { x1: x(k / 4), x2: x(k / 4), y1: size.top, y2: size.top + h, class: "gridline" }));
+      axes.appendChild(svg("text", { x: x(k / 4), y: size.top + h + 14, "text-anchor": "middle" }, `${k * 25}%`));
+    }
+    const step = top > 0.5 ? 0.2 : 0.1;
+    for (let k = 0; k * step <= top + 1e-9; k += 1) {
+      const rate = Math.round(k * step * 10) / 10;
+      axes.appendChild(svg("line", { x1: size.left, x2: size.left + w, y1: y(rate), y2: y(rate), class: "gridline" }));
+      axes.appendChild(svg("text", { x: size.left - 4, y: y(rate) + 3, "text-anchor": "end" }, `${Math.round(rate * 100)}%`));
+    }
+    axes.appendChild(svg("text", { x: size.left + w / 2, y: size.height - 6, "text-anchor": "middle" },
+      "coverage: share of questions answered (quoted)"));
+    axes.appendChild(svg("text", { x: 12, y: size.top + h / 2, "text-anchor": "middle",
+      transform: `rotate(-90 12 ${size.top + h / 2})` }, "wrong-answer rate"));
+    root.appendChild(axes);
+    if (risk.alpha !== null) {
+      root.appendChild(svg("line", { x1: size.left, x2: size.left + w, y1: y(risk.alpha), y2: y(risk.alpha),
+        class: "alpha", "data-alpha": risk.alpha }));
+    }
+    const shapes = {
+      observed: (px, py) => svg("circle", { cx: px, cy: py, r: 3.5 }),
+      bound: (px, py) => svg("path", { d: `M${px} ${py - 4.5}L${px + 4.5} ${py + 3.5}L${px - 4.5} ${py + 3.5}Z` }),
+    };
+    for (const series of ["observed", "bound"]) {
+      const points = A.map((a, j) => `${x(risk.coverage[j])},${y(risk[series][j])}`).join(" ");
+      root.appendChild(svg("polyline", { points, class: `line ${series}` }));
+      const group = svg("g", { class: `points ${series}` });
+      A.forEach((a, j) => {
+        const point = shapes[series](x(risk.coverage[j]), y(risk[series][j]));
+        Object.entries({ class: `point ${series}`, "data-j": j, "data-answer-cutoff": data.aText[j],
+          "data-coverage": risk.coverage[j], "data-rate": risk[series][j] })
+          .forEach(([name, value]) => point.setAttribute(name, String(value)));
+        point.appendChild(svg("title", {}, `ANSWER_CUTOFF ${data.aText[j]}: ${percent(risk.coverage[j])} answered, `
+          + `wrong-answer rate ${percent(risk.observed[j])} observed, at most ${percent(risk.bound[j], true)}`));
+        point.addEventListener("click", () => select(risk.row, j));
+        group.appendChild(point);
+      });
+      root.appendChild(group);
+    }
+    const r = data.recommended[1];
+    for (const series of ["observed", "bound"]) {
+      const px = x(risk.coverage[r]);
+      const py = y(risk[series][r]);
+      const star = svg("path", { class: "recommended", "data-j": r, "data-series": series });
+      const corners = [];
+      for (let n = 0; n < 10; n += 1) {
+        const radius = (n % 2 === 0 ? 8 : 3.6);
+        const angle = -Math.PI / 2 + (n * Math.PI) / 5;
+        corners.push(`${(px + radius * Math.cos(angle)).toFixed(2)} ${(py + radius * Math.sin(angle)).toFixed(2)}`);
+      }
+      star.setAttribute("d", `M${corners.join("L")}Z`);
+      root.appendChild(star);
+    }
+    const key = svg("g", { class: "key", transform: `translate(${size.left + w + 14} ${size.top + 8})` });
+    const entries = [["observed", "observed wrong-answer rate"], ["bound", risk.boundWords],
+      ...(risk.alpha !== null ? [["alpha", `ALPHA ${risk.alpha} (--max-wrong-rate)`]] : []),
+      ["recommended", `recommended, ANSWER_CUTOFF ${data.aText[r]}`]];
+    entries.forEach(([series, words], n) => {
+      const row = svg("g", { transform: `translate(0 ${n * 18})` });
+      if (series === "alpha") {
+        row.appendChild(svg("line", { x1: 0, x2: 18, y1: 0, y2: 0, class: "alpha" }));
+      } else if (series === "recommended") {
+        row.appendChild(svg("path", { class: "recommended", d: "M9 -7L11 -2L16 -2L12 1L13.5 6L9 3L4.5 6L6 1L2 -2L7 -2Z" }));
+      } else {
+        row.appendChild(svg("line", { x1: 0, x2: 18, y1: 0, y2: 0, class: `line ${series}` }));
+        const mark = shapes[series](9, 0);
+        mark.setAttribute("class", `point ${series}`);
+        row.appendChild(mark);
+      }
+      row.appendChild(svg("text", { x: 24, y: 4 }, words));
+      key.appendChild(row);
+    });
+    root.appendChild(key);
+    document.getElementById("risk-coverage").appendChild(root);
   }
 
   // ---- the selected cell's questions -----------------------------------------------------------------
@@ -444,6 +623,8 @@
   });
 
   buildPanels();
+  drawLegend();
+  buildRisk();
   select(data.recommended[0], data.recommended[1]);
   // For tests and the curious: the page's own answers, computed by the functions the view uses.
   window.quotefinderReport = {
@@ -451,6 +632,7 @@
     cellRows: (i, j) => cellRows(i, j).length,
     certified: (k) => (data.certified ? data.certified[Math.floor(k / A.length)][k % A.length] === 1 : false),
     geometry: { left: margin.left, top: margin.top, cell, rows: H.length, columns: A.length },
+    drawn: (grid) => panels.find((panel) => panel.name === grid).drawn,  // the marks as last drawn, with where
     select,
   };
 }());

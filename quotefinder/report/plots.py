@@ -4,12 +4,18 @@ one PNG; `figures.plan` chooses the plots of one sweep and `draw` draws one of t
 Nothing here computes results. Agg backend; text is rendered literally (no mathtext, so a `$` in a
 question id stays a `$`); outcomes are told apart by marker and line style as well as colour, so the
 charts survive greyscale printing; PNG metadata is fixed so the same data gives the same file.
+
+Heatmaps: a map where more is better (correct, no-answer, score) runs through viridis, one where more is
+worse (wrong, missed, unjudged) through OrRd, anything else through cividis; all three are colour-blind
+safe and keep their order in greyscale. The marks differ in shape, each black on white so that it shows
+at both ends of every scale: the default a ring, the recommended cell a star, the best certified cell a
+diamond, the certified region a dashed black line on a white one (the page, `page.js`, draws the same).
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +25,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402 (the backend must be chosen first)
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from matplotlib import patheffects  # noqa: E402
 from matplotlib.collections import LineCollection  # noqa: E402
+from matplotlib.legend_handler import HandlerTuple  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from ..questions import Outcome  # noqa: E402
@@ -37,7 +46,18 @@ STYLE = {  # outcome: (colour, marker, line style, hatch)
 }
 # Any: matplotlib's stubs accept only literal rc names as keys
 RC: Any = {"text.parse_math": False, "font.size": 9, "figure.dpi": 100, "savefig.dpi": 100, "svg.hashsalt": "qf"}
-MARKS = {"default": ("o", "white"), "recommended": ("*", "black")}
+COLOURMAPS = {"more": "viridis", "less": "OrRd", None: "cividis"}  # what `better` says: more of it is better
+SCALE_WORDS = {"more": "more is better", "less": "more is worse", None: ""}
+HALO = [patheffects.withStroke(linewidth=4.5, foreground="white")]  # a white line under a black one
+MARKS: dict[str, dict[str, Any]] = {  # drawn in this order: the smaller shapes on top of the larger
+    "default": {"marker": "o", "markersize": 19, "markerfacecolor": "none", "markeredgecolor": "black",
+                "markeredgewidth": 2.0, "path_effects": HALO},
+    "best certified": {"marker": "D", "markersize": 14, "markerfacecolor": "white", "markeredgecolor": "black",
+                       "markeredgewidth": 1.5},
+    "recommended": {"marker": "*", "markersize": 13, "markerfacecolor": "black", "markeredgecolor": "white",
+                    "markeredgewidth": 1.2},
+}
+CERTIFIED_LINE: dict[str, Any] = {"color": "black", "linewidth": 1.6, "linestyle": (0, (3, 2))}  # on white, 4.5 wide
 MAX_ROWS = 40
 
 
@@ -56,22 +76,23 @@ def _label(outcome: str) -> str:
 
 
 def heatmap(grid: pd.DataFrame, column: str, path: Path, marks: Mapping[str, tuple[float, float]], title: str,
-            legend: str) -> None:
-    """`column` over HAS_ANSWER_CUTOFF (rows) x ANSWER_CUTOFF (columns), with marked points, and the
-    certified region outlined when `grid` has a `certified` column.
+            legend: str, better: str | None = None) -> None:
+    """`column` over HAS_ANSWER_CUTOFF (rows) x ANSWER_CUTOFF (columns), with marked points (`MARKS`: their
+    names), and the certified region outlined when `grid` has a `certified` column. `better` is "more"
+    when more of `column` is better, "less" when it is worse, None when neither (`COLOURMAPS`).
 
-    Cividis keeps its order in greyscale; on a small grid every cell also shows its value, when it fits.
+    On a small grid every cell also shows its value, when it fits.
     """
     table = grid.pivot(index="has_answer_cutoff", columns="answer_cutoff", values=column)
     h, a = table.index.to_numpy(), table.columns.to_numpy()
     values = table.to_numpy(dtype=float)
     whole = bool(np.all(values == np.round(values)))
     with plt.rc_context(RC):
-        fig, ax = plt.subplots(figsize=(6.4, 5.2))
-        image = ax.pcolormesh(_edges(a), _edges(h), values, cmap="cividis", shading="flat")
-        fig.colorbar(image, ax=ax, label=legend, ticks=MaxNLocator(integer=whole))
+        fig, ax = plt.subplots(figsize=(6.4, 5.4))
+        image = ax.pcolormesh(_edges(a), _edges(h), values, cmap=COLOURMAPS[better], shading="flat")
+        words = SCALE_WORDS[better]
+        fig.colorbar(image, ax=ax, label=f"{legend} ({words})" if words else legend, ticks=MaxNLocator(integer=whole))
         if _readable(values, whole):
-            middle = (values.max() + values.min()) / 2
             for i, hv in enumerate(h):
                 for j, av in enumerate(a):
                     value = values[i, j]
@@ -79,19 +100,31 @@ def heatmap(grid: pd.DataFrame, column: str, path: Path, marks: Mapping[str, tup
                         continue  # shares: the few cells that matter stand out from a field of blanks
                     text = f"{value:.0f}" if whole else f"{value:.2f}".rstrip("0").rstrip(".")
                     ax.text(av, hv, text, ha="center", va="center", fontsize=6,
-                            color="black" if value > middle else "white")
+                            color="black" if _luminance(image.to_rgba(value)) > 0.45 else "white")
+        handles: list[Any] = []
+        labels: list[str] = []
         if "certified" in grid:
             certified = grid.pivot(index="has_answer_cutoff", columns="answer_cutoff", values="certified")
-            _outline(ax, certified.to_numpy() == "true", _edges(a), _edges(h))
-        for name, (mh, ma) in marks.items():
-            marker, face = MARKS.get(name, ("P", "white"))
-            ax.plot([ma], [mh], marker=marker, markersize=13, markerfacecolor=face, markeredgecolor="red",
-                    markeredgewidth=1.5, linestyle="none", label=f"{name} ({mh:g}, {ma:g})")
+            if _outline(ax, certified.to_numpy() == "true", _edges(a), _edges(h)):
+                handles.append((Line2D([], [], color="white", linewidth=4.5), Line2D([], [], **CERTIFIED_LINE)))
+                labels.append("certified region")
+        for name, style in MARKS.items():
+            if name in marks:
+                mh, ma = marks[name]
+                handles.append(ax.plot([ma], [mh], linestyle="none", clip_on=False, **style)[0])
+                labels.append(f"{name} ({mh:g}, {ma:g})")
         ax.set_xlabel(f"ANSWER_CUTOFF ({ANSWER_WORDS})")
         ax.set_ylabel(f"HAS_ANSWER_CUTOFF ({HAS_ANSWER_WORDS})")
         ax.set_title(title)
-        ax.legend(loc="upper left", bbox_to_anchor=(0, -0.12), ncol=2, frameon=False)
+        ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(0, -0.12), ncol=2, frameon=False,
+                  handler_map={tuple: HandlerTuple(ndivide=1)})
         _save(fig, path)
+
+
+def _luminance(rgba: Any) -> float:
+    """Relative luminance (Rec. 709 weights on the gamma-encoded channels: enough to pick black or white text)."""
+    r, g, b = rgba[:3]
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
 
 ANNOTATE_AT_MOST = 144  # cells: past a 12 x 12 grid, numbers in cells crowd each other (the HTML report has them)
@@ -106,8 +139,9 @@ def _readable(values: np.ndarray, whole: bool) -> bool:
     return widest * 0.055 <= 4.5 / values.shape[1]
 
 
-def _outline(ax: Any, region: np.ndarray, x_edges: np.ndarray, y_edges: np.ndarray) -> None:
-    """Draw the border of a boolean region of cells: every cell side with the region on one side only."""
+def _outline(ax: Any, region: np.ndarray, x_edges: np.ndarray, y_edges: np.ndarray) -> bool:
+    """Draw the border of a boolean region of cells (every cell side with the region on one side only) as a
+    dashed black line on a white one; whether there was any."""
     padded = np.pad(region, 1)
     segments = []
     for i, j in zip(*np.nonzero(region), strict=True):
@@ -121,7 +155,13 @@ def _outline(ax: Any, region: np.ndarray, x_edges: np.ndarray, y_edges: np.ndarr
         if not padded[i + 1, j + 2]:
             segments.append([(x1, y0), (x1, y1)])
     if segments:
-        ax.add_collection(LineCollection(segments, colors="#ff2d2d", linewidths=2.0, label="certified cells"))
+        # unclipped: a region that runs to the grid's edge keeps its line there, over the axes' frame
+        ax.add_collection(LineCollection(segments, colors="white", linewidths=4.5, capstyle="projecting",
+                                         clip_on=False))
+        ax.add_collection(LineCollection(segments, colors=CERTIFIED_LINE["color"], clip_on=False,
+                                         linewidths=CERTIFIED_LINE["linewidth"],
+                                         linestyles=[CERTIFIED_LINE["linestyle"]]))
+    return bool(segments)
 
 
 def _edges(centres: np.ndarray) -> np.ndarray:
@@ -187,11 +227,52 @@ def flips(frame: pd.DataFrame, path: Path, title: str, mark: float) -> None:
         _save(fig, path)
 
 
+RISK_STYLE = {  # curve: (colour, marker, line style); blue and orange tell apart for colour-blind readers too
+    "observed": ("#2166ac", "o", "-"),
+    "bound": ("#d6604d", "^", "--"),
+}
+
+
+def risk_coverage(frame: pd.DataFrame, path: Path, title: str, mark: float, alpha: float | None,
+                  bound_label: str) -> None:
+    """The wrong-answer rate against the share of questions answered, one point per ANSWER_CUTOFF along a
+    row of the grid: `frame` has `answer_cutoff`, `coverage` (quoted questions / questions), `observed` and
+    `bound` (its upper confidence bound, described by `bound_label`). The point at ANSWER_CUTOFF `mark`
+    is starred; `alpha`, when given, is drawn as a horizontal line."""
+    with plt.rc_context(RC):
+        fig, ax = plt.subplots(figsize=(6.4, 4.2))
+        for column, words in (("observed", "observed wrong-answer rate"), ("bound", bound_label)):
+            colour, marker, line = RISK_STYLE[column]
+            ax.plot(frame["coverage"], frame[column], color=colour, marker=marker, linestyle=line, markersize=4,
+                    label=words)
+        if alpha is not None:
+            ax.axhline(alpha, color="black", linewidth=1.0, linestyle=":", label=f"ALPHA {alpha:g} (--max-wrong-rate)")
+        at = frame[frame["answer_cutoff"] == mark]
+        if len(at):
+            row = at.iloc[0]
+            ax.plot([row["coverage"]] * 2, [row["observed"], row["bound"]], linestyle="none", clip_on=False,
+                    **MARKS["recommended"], label=f"recommended, ANSWER_CUTOFF {mark:g}")
+        groups = frame.groupby("coverage", sort=True)["answer_cutoff"]
+        if groups.ngroups <= 12:  # which ANSWER_CUTOFF values give each coverage, when few enough to read
+            for coverage, cutoffs in groups:
+                low, high = cutoffs.min(), cutoffs.max()
+                rate = float(frame.loc[cutoffs.index, "observed"].iloc[0])
+                ax.annotate(f"{low:g}" if low == high else f"{low:g}-{high:g}", (float(coverage), rate),
+                            textcoords="offset points", xytext=(4, -10), fontsize=6, color="#444444")
+        ax.set_xlim(-0.02, 1.02)
+        ax.set_ylim(-0.02, min(1.02, max(float(frame["bound"].max()), alpha or 0.0) * 1.08 + 0.02))
+        ax.set_xlabel("coverage: share of questions answered (quoted)")
+        ax.set_ylabel("wrong-answer rate")
+        ax.set_title(title)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
+        ax.grid(alpha=0.3)
+        _save(fig, path)
+
+
+DRAWINGS: dict[str, Callable[..., None]] = {"heatmap": heatmap, "counts_along": counts_along, "flips": flips,
+                                            "risk_coverage": risk_coverage}
+
+
 def draw(job: Figure) -> None:
     """Draw one planned figure (`figures.plan`)."""
-    if job.kind == "heatmap":
-        heatmap(*job.args, **job.options)
-    elif job.kind == "counts_along":
-        counts_along(*job.args, **job.options)
-    else:
-        flips(*job.args, **job.options)
+    DRAWINGS[job.kind](*job.args, **job.options)

@@ -13,16 +13,17 @@ from collections.abc import Sequence
 from ..questions import OUTCOMES, UNKNOWN, Outcome
 from ..recipe.decision import Decision
 from ..sweep import guarantee
-from ..sweep.analysis import Point, Rate, Sweep
+from ..sweep.analysis import Point, Sweep
 from ..sweep.compare import ChangeKind, Comparison
 from ..sweep.grid import CODE, Axis
 from ..textsafe import markdown_code
-from .numbers import at_least, at_most, confidence, plain_number
+from .numbers import at_most, confidence, plain_number
+from .wording import assumption_words, cell_words, decision_lines, interval_words, rate_subject
 
 LIST_AT_MOST = 50  # rows of a per-question list in the summary; questions.csv has them all
 FIELD_AT_MOST = 300  # characters of one piece of page text (a title, a URL, a sentence) in the summary
 SUMMARY_AT_MOST = 1_000_000  # bytes; GitHub refuses a job summary over 1 MiB (1,048,576 bytes)
-EXAMPLE_RATE = 0.05  # the wrong-quote rate the guarantee section prices in questions when none was asked for
+EXAMPLE_RATE = 0.05  # the wrong-answer rate the guarantee section prices in questions when none was asked for
 
 
 def _md(text: str, table: bool = True) -> str:
@@ -54,6 +55,9 @@ def summary_markdown(result: Sweep, plots: Sequence[tuple[str, str]] = (), gate:
     if evidence == "synthetic":
         lines += ["> **Synthetic evidence.** This run was recorded against the stand-in API from invented pages: it "
                   "shows what the harness reports, not how the real pipeline performs.", ""]
+    also = "the terminal and the header of `index.html`" if page else "the terminal"
+    lines += ["## Decision", "", *(f"- {line}" for line in decision_lines(result)), "",
+              f"The same cell is in `decision.json` (for CI) and {also}.", "", "## The run", ""]
     judged = replayed.question_set
     swept = len(result.questions)
     n_answer = sum(1 for q in result.questions if q.expect == "answer")
@@ -70,12 +74,14 @@ def summary_markdown(result: Sweep, plots: Sequence[tuple[str, str]] = (), gate:
         f"(last recording sent {record.requests.sent})",
         f"- Grid: HAS_ANSWER_CUTOFF {_axis_words(result.h_axis)} x ANSWER_CUTOFF {_axis_words(result.a_axis)} "
         f"({result.counts.shape[0] * result.counts.shape[1]} cells); a probability equal to a cutoff passes it",
-        f"- Recommended by: {_objective_words(result)}; the best cell is {_cell(result, result.choice.best)} with "
-        f"score {_score(result.choice.best_score)}, and the region of best score is the "
-        f"{int(result.choice.region.sum())} cell(s) within one standard error of it (from the per-question "
-        "differences); the recommendation is the default when the default lies in that region, else the "
-        "cell deepest inside it (grid steps to the nearest cell outside it, the grid's edge counting as "
-        "outside), then the one nearest the default",
+        f"- Recommended by: {_objective_words(result)}; {_eligible(result)} the best of them is "
+        f"{_cell(result, result.choice.best)} with score {_score(result.choice.best_score)}, and the region of best "
+        f"score is the {int(result.choice.region.sum())} cell(s) whose score is the best's or falls short of it by "
+        "less than one paired standard error (from the per-question differences; a difference on a single "
+        "question never counts as within it), none scoring below the default when the default is eligible; the "
+        "recommendation is the default when the default lies in that region, else the cell deepest inside it "
+        "(grid steps to the nearest cell outside it, the grid's edge counting as outside), then the one nearest "
+        "the default",
     ]
     if replayed.unjudged_in_run:
         lines.append(f"- {replayed.unjudged_in_run} recorded question(s) are not in the question file: not counted")
@@ -124,8 +130,17 @@ def _objective_words(result: Sweep) -> str:
     return words
 
 
+def _eligible(result: Sweep) -> str:
+    certificate = result.guarantee.certificate
+    if certificate is not None and certificate.any:
+        return f"the eligible cells are the {int(certificate.certified.sum())} certified ones;"
+    if certificate is not None:
+        return "no cell is certified, so every cell is eligible (the result is NOT CERTIFIED);"
+    return "every cell is eligible;"
+
+
 def _cell(result: Sweep, cell: tuple[int, int]) -> str:
-    return f"({result.h_axis.values[cell[0]]:g}, {result.a_axis.values[cell[1]]:g})"
+    return cell_words(result, cell)
 
 
 def _score(value: float) -> str:
@@ -155,13 +170,14 @@ def _outcome_table(result: Sweep) -> list[str]:
             lines.append(cells)
     scores = f"| **score** | {_score(result.score(d))} | {_score(result.score(r))} |"
     if cv is not None:
-        held_out = float(result.per_question(d).sum() + cv.gain.per_question.sum())
+        held_out = float(result.per_question(d).sum() + cv.per_question.sum())
         scores += f" {_score(held_out)} |"
     lines.append(scores)
     if result.choice.is_default:
         lines += ["", f"The recommended point is the default ({d.h:g}, {d.a:g}): its score is within one standard "
                       "error of the best cell's, so this run is no evidence for changing it."]
-    if result.repeats > 1:
+    ranged = any(p.low_high(o)[0] != p.low_high(o)[1] for p in (d, r) for o in OUTCOMES)
+    if ranged:
         lines += ["", f"Counts are means over {result.repeats} repeats, with the lowest and highest in parentheses."]
     if cv is not None:
         lines += ["", "Cross-validated: for each fold the cutoffs were chosen on the other folds (stratified by "
@@ -176,80 +192,90 @@ def _fold_choices(result: Sweep) -> str:
 
 
 def _guarantee(result: Sweep) -> list[str]:
-    """How often these cutoffs would quote something wrong, with the assumption it rests on."""
+    """How often these cutoffs would quote something wrong, what exactly is bounded, and the assumption."""
     g = result.guarantee
     sure = confidence(g.delta)
-    method = "exact binomial" if g.repeats == 1 else "Hoeffding-Bentkus, each question's repeats averaged"
+    mix = result.settings.answerable_share
+    combined = f"combined as {mix:g} x answerable + {1 - mix:g} x unanswerable" if mix is not None else ""
+    method = (f"Clopper-Pearson bounds per class at half each test's level, {combined}" if mix is not None
+              else "exact binomial")
+    one_point = f"Clopper-Pearson bounds per class at {g.delta / 2:g} each, {combined}" if mix is not None \
+        else "exact binomial"
+    first = (f" It uses each question's first repeat (one served answer per question, fixed before looking), so "
+             f"{g.repeats} repeats certify exactly what one would." if g.repeats > 1 else "")
     d = result.default
-    lines = ["## Guarantee", ""]
+    lines = ["## Guarantee", "",
+             f"The **wrong-answer rate** at a cell is the share of {rate_subject(result)} that get a wrong quote "
+             "there; a quote nobody has judged (unjudged, or on an unlabelled question) counts as wrong. It is not "
+             f"**wrong among quotes** (the share of quotes that are wrong, under \"How sure\").{first}", ""]
     certificate = g.certificate
+    if g.unavailable:
+        lines += [f"- **No guarantee for the production mix**: {g.unavailable}. No cell is certified and no bound "
+                  "is claimed until then.", ""]
+        return lines
     if certificate is not None:
-        lines += [f"Cells certified to keep the wrong-quote rate at most {at_most(certificate.alpha)} with "
+        lines += [f"Cells certified to keep the wrong-answer rate at most {at_most(certificate.alpha)} with "
                   f"probability at least {sure} (Learn-then-Test: each of the {g.rows} HAS_ANSWER_CUTOFF rows "
                   "tested from its highest ANSWER_CUTOFF down, stopping at its first failure, each test at level "
-                  f"{g.delta:g}/{g.rows} = {certificate.level:.3g}; {method} p-values). A wrong quote is one that "
-                  "is wrong or unjudged: an unjudged quote counts as wrong here.", ""]
-        if g.best is not None:
-            best = g.best.cell
+                  f"{g.delta:g}/{g.rows} = {certificate.level:.3g}; {method}).", ""]
+        best = result.decision.best_certified
+        if best is not None:
             unjudged = float(result.counts[(*best, CODE[Outcome.UNJUDGED])])
             lines += [
                 f"- {int(certificate.certified.sum())} of {certificate.certified.size} cells are certified "
                 "(`certified` in `grid.csv`; outlined in the heatmaps).",
-                f"- The certified cell with the best score (the recommendation's rule, among certified cells) is "
-                f"{_cell(result, best)}, score {_score(float(result.scores[best]))}: **with probability at least "
-                f"{sure}, at most {at_most(certificate.alpha)} of questions like these get a wrong quote at "
-                f"{_cell(result, best)}.** Observed there: {plain_number(round(g.rate_at(best) * g.n, 4))} wrong "
-                f"or unjudged quote(s) in {g.n} questions.",
+                f"- The best-scoring certified cell is {_cell(result, best)}, score "
+                f"{_score(float(result.scores[best]))}; the recommendation, {_cell(result, result.decision.cell)}, "
+                "is chosen among the certified cells by the rule above. **With probability at least "
+                f"{sure}, every certified cell's wrong-answer rate is at most {at_most(certificate.alpha)}.** "
+                f"Observed at the recommended cell: {_observed(result, result.decision.cell)}.",
             ]
             if unjudged:
-                lines.append(f"- {plain_number(round(unjudged, 4))} of those are unjudged and counted as wrong; "
-                             "reviewing them (`sweep.py RUN --review`) can only enlarge the certified set.")
+                lines.append(f"- {plain_number(round(unjudged, 4))} quote(s) at the best certified cell are unjudged "
+                             "and counted as wrong; reviewing them (`sweep.py RUN --review`) can only enlarge the "
+                             "certified set.")
         else:
             lines.append(f"- **No cell is certified at {at_most(certificate.alpha)}.** With {g.n} questions the "
                          f"smallest rate any cell could be certified at is {at_most(g.best_case)} (a cell with no "
-                         f"wrong quote at all); {at_most(certificate.alpha)} needs at least {g.needed} questions, "
-                         "none of them quoted wrong at the certified cell (more if some are).")
+                         f"wrong quote at all); {at_most(certificate.alpha)} needs {_needed(g.needed)}, none of "
+                         "them quoted wrong at the certified cell (more if some are).")
     else:
-        lines.append("How often would these cutoffs quote something wrong? A wrong quote here is one that is wrong "
-                     "or unjudged: an unjudged quote counts as wrong.")
-        lines.append("")
         row = result.h_axis.values[g.smallest_row]
-        lines.append(f"- The smallest wrong-quote rate the grid procedure (`--max-wrong-rate ALPHA`, which shares "
+        needed: int | None
+        if g.mix is None:
+            needed = guarantee.questions_needed(EXAMPLE_RATE, g.rows, g.delta)
+        else:
+            sampled = g.mix.n_answer / max(1, g.mix.n_answer + g.mix.n_none)
+            needed = guarantee.mix_questions_needed(EXAMPLE_RATE, g.rows, g.delta, sampled, g.mix.share)
+        lines.append(f"- The smallest wrong-answer rate the grid procedure (`--max-wrong-rate ALPHA`, which shares "
                      f"the {g.delta:g} among the {g.rows} HAS_ANSWER_CUTOFF rows) certifies at any cell with "
                      f"probability at least {sure} is {at_most(g.smallest)} (in the HAS_ANSWER_CUTOFF {row:g} "
                      f"row). With {g.n} questions it cannot certify any cell below {at_most(g.best_case)}, even one "
-                     f"with no wrong quote at all; certifying {at_most(EXAMPLE_RATE)} would take at least "
-                     f"{guarantee.questions_needed(EXAMPLE_RATE, g.rows, g.delta)} questions, none of them quoted "
-                     "wrong at the certified cell (more if some are).")
-    lines.append(f"- At the default point ({d.h:g}, {d.a:g}): with probability at least {sure}, at most "
-                 f"{at_most(g.default_bound)} of questions like these get a wrong quote there (a one-sided upper "
-                 f"bound, {method}, from {plain_number(round(g.default_total / g.repeats, 4))} wrong or unjudged "
-                 f"quote(s) in {g.n} questions; valid on its own because that point was fixed before looking).")
-    assumption = ("- What this rests on: these questions are a random sample of the questions you will serve, the "
-                  "pages and the model behave as they did when the run was recorded, and the grid, the rate and "
-                  f"{g.delta:g} were chosen before looking at these results (narrowing the grid to a row this "
-                  f"summary names, and sweeping again, spends the guarantee). Each statement above holds with "
-                  f"probability at least {sure} on its own.")
-    if result.settings.answerable_share is not None:
-        assumption += " It is about the questions as sampled, not reweighted to the production mix."
-    return [*lines, assumption, ""]
+                     f"with no wrong quote at all; certifying {at_most(EXAMPLE_RATE)} would take {_needed(needed)}, "
+                     "none of them quoted wrong at the certified cell (more if some are).")
+    lines.append(f"- At the default point ({d.h:g}, {d.a:g}): with probability at least {sure}, the wrong-answer "
+                 f"rate there is at most {at_most(g.default_bound)} (a one-sided upper bound, {one_point}, from "
+                 f"{g.default_total} wrong or unjudged quote(s) in the first repeat of {g.n} questions; valid on "
+                 "its own because that point was fixed before looking).")
+    lines.append(f"- What this rests on: {assumption_words(result)}, and the grid, the rate and {g.delta:g} were "
+                 "chosen before looking at these results (narrowing the grid to a row this summary names, and "
+                 "sweeping again, spends the guarantee). Each statement above holds with probability at least "
+                 f"{sure} on its own.")
+    return [*lines, ""]
 
 
-def _interval(rate: Rate) -> str:
-    """'6/6 = 100% [60.9%, 100%]': the interval rounded outwards; a range when some quotes are unjudged."""
-    if rate.interval is None:
-        return "n/a (none counted)"
-    successes = plain_number(round(rate.successes, 4))
-    trials = plain_number(round(rate.trials, 4))
-    high = rate.interval[1]
-    shown = f"{successes}/{trials} = {rate.successes / rate.trials:.0%}"
-    if rate.upper_successes is not None and rate.upper_interval is not None and rate.upper_successes != rate.successes:
-        upper = plain_number(round(rate.upper_successes, 4))
-        shown = (f"{successes}-{upper}/{trials} = {rate.successes / rate.trials:.0%}-"
-                 f"{rate.upper_successes / rate.trials:.0%}")
-        high = rate.upper_interval[1]
-    effective = "" if abs(rate.effective - rate.trials) < 1e-9 else f", effective n {rate.effective:.3g}"
-    return f"{shown} [{at_least(rate.interval[0])}, {at_most(high)}{effective}]"
+def _needed(needed: int | None) -> str:
+    return f"at least {needed} questions" if needed is not None else "more than 10 million questions"
+
+
+def _observed(result: Sweep, cell: tuple[int, int]) -> str:
+    """The wrong or unjudged quotes the guarantee counted at a cell (first repeat), per class with a mix."""
+    g = result.guarantee
+    if g.mix is not None:
+        return (f"{int(g.mix.answer_totals[cell])} of {g.mix.n_answer} answerable and {int(g.mix.none_totals[cell])} "
+                f"of {g.mix.n_none} unanswerable questions got a wrong or unjudged quote (first repeat), a "
+                f"wrong-answer rate of {at_most(g.rate_at(cell))} in the mix")
+    return f"{int(g.totals[cell])} wrong or unjudged quote(s) in the first repeat of {g.n} questions"
 
 
 def _certainty(result: Sweep) -> list[str]:
@@ -258,7 +284,7 @@ def _certainty(result: Sweep) -> list[str]:
     each = ", every repeat" if result.repeats > 1 else ""
     lines = ["## How sure", "", f"| Rate, 95% Wilson interval{each} | Default | Recommended |", "|---|---|---|"]
     for d_rate, r_rate in zip(result.rates(d), result.rates(r), strict=True):
-        lines.append(f"| {d_rate.name} | {_interval(d_rate)} | {_interval(r_rate)} |")
+        lines.append(f"| {d_rate.name} | {interval_words(d_rate)} | {interval_words(r_rate)} |")
     lines.append("")
     notes = []
     if result.repeats > 1:
@@ -281,14 +307,22 @@ def _certainty(result: Sweep) -> list[str]:
         gain = cv.gain
         head = (f"Gain over the default, cross-validated ({cv.k} folds): each question scored at the cutoffs chosen "
                 "without it, minus its score at the default: ")
-        if not gain.per_question.any():
+        if not cv.per_question.any():
             lines += [head + "0 on every question (every fold's choice scores like the default on the questions it "
                       "left out).", ""]
         else:
-            lines += [head + f"{gain.mean:+.3f} +/- {gain.standard_error:.3f} per question (mean +/- standard error "
-                      f"over {len(gain.per_question)} questions; {_score(float(gain.per_question.sum()))} in all), "
-                      f"one-sided {_p(gain.p_value)} (paired t-test of no gain; approximate, the folds share "
-                      "training questions).", ""]
+            lines += [head + f"{cv.mean:+.3f} per question ({_score(float(cv.per_question.sum()))} in all).", ""]
+        tested = int(cv.tested.sum())
+        test = (f"Is the gain real? The cutoffs chosen on one half of the questions (stratified by label), "
+                f"{_cell(result, cv.split_choice)}, scored on the other {tested}: ")
+        if gain.interval is None or not gain.per_question.any():
+            lines += [test + "no question scores differently from the default there, so nothing says the gain is "
+                      "real.", ""]
+        else:
+            low, high = gain.interval
+            lines += [test + f"{gain.mean:+.3f} +/- {gain.standard_error:.3f} per question (mean +/- standard error; "
+                      f"two-sided 95% t-interval [{low:+.3f}, {high:+.3f}]), one-sided {_p(gain.p_value)} (paired "
+                      "t-test of no gain, valid because those questions played no part in the choice).", ""]
     lines += [_verdict_in_words(result), ""]
     return lines
 
@@ -298,8 +332,19 @@ def _p(value: float) -> str:
     return "p < 0.001" if value < 0.001 else f"p = {value:.2g}"
 
 
+def _needed_words(result: Sweep) -> str:
+    """' Between 120 and 900 questions would detect a gain in its 95% interval.', from the interval's ends."""
+    cv = result.cross_validation
+    if cv is None or cv.gain.needed_range is None:
+        return ""
+    fewest, most = cv.gain.needed_range
+    upto = f"and {most}" if most is not None else "and an unknown number of (the interval reaches no gain)"
+    return (f" Between {fewest} {upto} questions would detect a gain in its 95% interval (one-sided 5% test, 80% "
+            "power).")
+
+
 def _verdict_in_words(result: Sweep) -> str:
-    """Whether the recommendation is worth acting on, from the cross-validated gain."""
+    """Whether the recommendation is worth acting on, from the gain tested on held-out questions."""
     n = len(result.questions)
     if result.choice.is_default:
         return "The recommended point is the default: keep it until more questions say otherwise."
@@ -308,21 +353,21 @@ def _verdict_in_words(result: Sweep) -> str:
         return (f"Without cross-validation (`--folds 0`) nothing here says whether {n} questions are enough to "
                 "prefer the recommended point to the default.")
     gain = cv.gain
-    if gain.mean <= 0:
+    if cv.mean <= 0 or gain.mean <= 0:
         return (f"**With {n} questions choosing the cutoffs this way gains nothing over the default on questions they "
-                "were not chosen on**: the gain seen in sample was fitted to these questions. Keep the default.")
+                "were not chosen on**: the gain seen in sample was fitted to these questions. The evidence for "
+                f"leaving the default is weak.{_needed_words(result)}")
     if gain.p_value >= 0.05:
-        needed = f" Roughly {gain.needed} questions would detect a gain this size." if gain.needed else ""
         return (f"**With {n} questions this run cannot tell the recommended point from the default**: the "
-                f"cross-validated gain could be noise ({_p(gain.p_value)}).{needed} Treat the recommendation as a "
-                "hypothesis and check it on more questions before changing the cutoffs.")
+                f"held-out gain could be noise ({_p(gain.p_value)}).{_needed_words(result)} Treat the recommendation "
+                "as a hypothesis and check it on more questions before changing the cutoffs.")
     return (f"On {n} questions the gain of choosing the cutoffs this way holds on questions they were not chosen on "
-            f"(cross-validated, {_p(gain.p_value)}).")
+            f"({_p(gain.p_value)}).{_needed_words(result)}")
 
 
 def _costs(result: Sweep) -> list[str]:
     """Which cell is recommended as a wrong quote costs more, so a reader sees how much the choice depends on C."""
-    lines = ["## If a wrong quote cost more", "", "| Wrong-quote cost C | Recommended | Score there | |",
+    lines = ["## If a wrong quote cost more", "", "| Cost C of a wrong quote | Recommended | Score there | |",
              "|---:|---|---:|---|"]
     for priced in result.costs:
         note = "the default" if priced.choice.is_default else ""
@@ -359,7 +404,9 @@ def _outcomes_words(outcomes: Sequence[Outcome]) -> str:
 def _comparison(result: Sweep, comparison: Comparison) -> list[str]:
     h, a = comparison.point
     base = comparison.baseline
-    averaged = " (each question's repeats taken together in each run)" if max(result.repeats, base.repeats) > 1 else ""
+    m = comparison.repeats_compared
+    averaged = (f" (each question's first {m} repeat(s) in each run, taken together: like against like)"
+                if max(result.repeats, base.repeats) > 1 else "")
     lines = [f"## Compared with {_md(str(base.run_dir), False)}", "",
              f"At ({h:g}, {a:g}), question by question{averaged}: {comparison.tally_words()}.", "",
              f"Worse overall? {comparison.verdict_words()}."]
@@ -405,12 +452,12 @@ def _labels(result: Sweep) -> list[str]:
     lines = ["## Label these", ""]
     if not needed:
         return [*lines, f"{len(unlabelled)} unlabelled question(s) are quoted nowhere on the grid: however they are "
-                        "labelled, they cannot change the recommended cell or any cell's wrong-quote rate.", ""]
+                        "labelled, they cannot change the recommended cell or any cell's wrong-answer rate.", ""]
     missing = sum(1 for item in needed if item.missing_expect)
     lines += [f"**Label these {len(needed)} of {len(result.questions)}**: they are quoted somewhere on the grid and "
               f"cannot be judged without a person ({missing} have no `expect`, {len(needed) - missing} have quotes "
               "no accept pattern or verdict judges). The other questions cannot change the recommended cell or any "
-              "cell's wrong-quote rate, however they are labelled. `sweep.py RUN --review` asks for exactly these, "
+              "cell's wrong-answer rate, however they are labelled. `sweep.py RUN --review` asks for exactly these, "
               "most influential first (quoted in the most cells near the recommended point).", ""]
     floors = result.label_floors
     lines += ["| If the grid's ANSWER_CUTOFF started at | " + " | ".join(f"{f:g}" for f, _ in floors) + " |",

@@ -42,7 +42,7 @@ def _cells(result: Sweep) -> pd.DataFrame:
 def grid_frame(result: Sweep) -> pd.DataFrame:
     """One row per cell: both cutoffs, the five counts (means over repeats), then quoted, score,
     `<outcome>_min`/`_max` over repeats (when there are several), the bootstrap's share of
-    recommendations, `certified` (true/false, with a requested wrong-quote rate), and evidence."""
+    recommendations, `certified` (true/false, with a requested wrong-answer rate), and evidence."""
     frame = _cells(result)
     flat = result.counts.reshape(-1, len(OUTCOMES))
     for column, outcome in zip(COUNT_COLUMNS, OUTCOMES, strict=True):

@@ -1,19 +1,26 @@
-"""A sweep's analysis: the grid over every repeat, the recommended cell, the points worth reporting,
-how sure the choice can be, the wrong-quote guarantee, and the CI gate at one point. Computing only;
-the `report` package lays it out.
+"""A sweep's analysis: the grid over every repeat, the one cell to ship (`Recommendation`), the points
+worth reporting, how sure the choice can be, the guarantee on the wrong-answer rate, and the CI gate at
+one point. Computing only; the `report` package lays it out.
+
+Two rates, never confused: the **wrong-answer rate** is the share of questions (with repeats, of answers
+served) that get a wrong quote, which the guarantee bounds; **wrong among quotes** is the share of quotes
+that are wrong.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..errors import InputError
 from ..questions import OUTCOMES, UNKNOWN, Outcome, Question
+from ..recipe.decision import cutoffs_passed
 from . import guarantee
-from .grid import CODE, Axis, Curve, Judged, Table, at_point, cell_index
+from .grid import CODE, Axis, Curve, Judged, Table, at_point, cell_index, quoted_sums
 from .labelling import NeedsLabel, labels_by_floor, needs_label, quoted_cells
 from .replay import Replayed
 from .stats import (
@@ -25,13 +32,14 @@ from .stats import (
     choose,
     cross_validate,
     outcome_scores,
+    ratio_wilson,
     weighted_wilson,
 )
 
 BOOTSTRAP = 1000
 BOOTSTRAP_BUDGET = 3e7  # work units (see `resamples_for`) x resamples, when the number is not asked for
 FOLDS = 5
-COSTS = (1.0, 2.0, 5.0, 10.0)  # wrong-quote costs the summary shows the recommendation for
+COSTS = (1.0, 2.0, 5.0, 10.0)  # costs of a wrong quote the summary shows the recommendation for
 LOSSY = (Outcome.WRONG, *UNKNOWN)  # a quote not known to be correct counts as wrong for the guarantee
 
 
@@ -43,7 +51,7 @@ class Settings:
     resamples: int | None = None  # bootstrap size; None: 1,000, fewer for very large sweeps
     folds: int | None = None  # cross-validation folds; None: 5 (at most one per question); 0: none
     seed: int = 0
-    max_wrong_rate: float | None = None  # certify cells at this wrong-quote rate
+    max_wrong_rate: float | None = None  # certify cells at this wrong-answer rate; recommend among them
     delta: float = guarantee.DELTA  # ... with probability at least 1 - delta
     answerable_share: float | None = None  # weight the questions to this production mix
 
@@ -130,25 +138,83 @@ class CostChoice:
 
 @dataclass(frozen=True)
 class Guarantee:
-    """What the run can guarantee about the wrong-quote rate (see `guarantee`)."""
+    """What the run can guarantee about the wrong-answer rate (see `guarantee`): each question's first
+    repeat, one served answer per question; with a production mix, for that mix."""
 
     delta: float
     n: int
-    repeats: int
+    repeats: int  # the run's repeats (the guarantee uses the first)
     rows: int
-    totals: np.ndarray  # (H, A): loss totals (0/1 losses summed over questions and repeats)
+    totals: np.ndarray  # (H, A): wrong or unjudged quotes in the first repeat, over the questions
     default_total: int  # the same at the default point
-    default_bound: float  # 1 - delta upper bound on the risk at the default point
+    default_bound: float  # 1 - delta upper bound on the wrong-answer rate at the default point (fixed in advance)
     smallest: float  # the smallest alpha the grid procedure certifies any cell at
     smallest_row: int
     best_case: float  # the smallest alpha n questions could certify (no wrong quote at a cell)
     certificate: guarantee.Certificate | None = None  # with --max-wrong-rate
-    best: Choice | None = None  # the certified cell with the best score
     needed: int | None = None  # questions the requested alpha needs at the least
+    mix: guarantee.Mix | None = None  # with --answerable-share: the guarantee is for that mix
+    unavailable: str | None = None  # why nothing can be bounded (a mix with unlabelled questions): the bounds
+    # above are then not claims, and the reports print this instead
+
+    @property
+    def cells(self) -> int:
+        return int(self.totals.size)
+
+    @property
+    def observed(self) -> np.ndarray:
+        """(H, A): the observed wrong-answer rate at every cell, in the data the guarantee uses."""
+        return self.mix.observed() if self.mix is not None else self.totals / self.n
 
     def rate_at(self, cell: tuple[int, int]) -> float:
-        """The observed loss rate at a cell: wrong or unjudged quotes per question, repeats averaged."""
-        return float(self.totals[cell]) / (self.repeats * self.n)
+        """The observed wrong-answer rate at one cell."""
+        return float(self.observed[cell])
+
+    @functools.cached_property
+    def bounds(self) -> np.ndarray:
+        """(H, A): each cell's 1 - delta / rows upper bound on its wrong-answer rate, the bound the
+        certificate's test at that cell compares with alpha (a cell is certified at alpha when it and every
+        cell to its right in its row have a bound <= alpha)."""
+        level = self.delta / self.rows
+        return self.mix.bounds(level) if self.mix is not None else guarantee.upper_bounds(self.totals, self.n, level)
+
+    def bound_at(self, cell: tuple[int, int], level: float) -> float:
+        """One cell's upper bound at confidence 1 - `level`."""
+        if self.mix is not None:
+            return self.mix.bound_at(cell, level)
+        return guarantee.upper_bound(int(self.totals[cell]), self.n, 1, level)
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """The one cell to ship, named the same way by the terminal, summary.md, index.html and decision.json.
+
+    With a certificate (`--max-wrong-rate`) that certifies some cell, the recommendation rule (region of
+    best score, keep the default, deepest cell) runs on the certified cells only, so the cell is
+    certified. When nothing is certified, or without a certificate, it is the score-only recommendation
+    (`certified` False, or None without a certificate).
+
+    `bound` is a 1 - delta upper bound on the wrong-answer rate at the cell: alpha when the cell is
+    certified (every certified cell at once); otherwise a bound that holds for whichever cell the rule
+    picks, Bonferroni over the grid's cells (`bound_kind` "grid"), since the cell was chosen after looking;
+    None (`bound_kind` "none") when the guarantee is unavailable (`Guarantee.unavailable`).
+    """
+
+    cell: tuple[int, int]
+    point: tuple[float, float]
+    choice: Choice
+    score_only: Choice  # what the score alone recommends, certified or not
+    certified: bool | None
+    best_certified: tuple[int, int] | None  # the highest-scoring certified cell
+    best: tuple[int, int]  # the highest-scoring cell
+    bound: float | None  # None when no bound can be claimed (a production mix with unlabelled questions)
+    bound_kind: str  # "certified", "grid" or "none"
+    delta: float
+    alpha: float | None
+
+    @property
+    def is_default(self) -> bool:
+        return self.choice.is_default
 
 
 @dataclass
@@ -163,7 +229,7 @@ class Sweep:
     curves: list[Curve]  # the first repeat's, one per question
     tables: list[Table]  # one per repeat
     model: ScoreModel
-    choice: Choice
+    decision: Recommendation
     default: Point
     recommended: Point
     guarantee: Guarantee
@@ -177,6 +243,11 @@ class Sweep:
     @property
     def wrong_cost(self) -> float:
         return self.settings.wrong_cost
+
+    @property
+    def choice(self) -> Choice:
+        """The recommendation rule's result for the cell to ship (`decision`)."""
+        return self.decision.choice
 
     @property
     def weights(self) -> np.ndarray:
@@ -236,17 +307,21 @@ class Sweep:
                            for run in point.judged], axis=0)  # quotes nobody has judged or labelled
         weights = self.weights
 
-        def rate(name: str, successes: np.ndarray, trials: np.ndarray, upper: np.ndarray | None = None) -> Rate:
-            proportion, effective, interval = weighted_wilson(successes, trials, weights)
+        def rate(name: str, successes: np.ndarray, trials: np.ndarray, upper: np.ndarray | None = None,
+                 interval_of: Callable[..., tuple[float, float, tuple[float, float] | None]] = weighted_wilson
+                 ) -> Rate:
+            proportion, effective, interval = interval_of(successes, trials, weights)
             total = float(weights @ trials)
             if upper is None:
                 return Rate(name, proportion * total, total, effective, interval)
-            high, _, high_interval = weighted_wilson(upper, trials, weights)
+            high, _, high_interval = interval_of(upper, trials, weights)
             return Rate(name, proportion * total, total, effective, interval, high * total, high_interval)
 
         return [
             rate("correct among answerable questions", share[Outcome.CORRECT], answerable),
-            rate("wrong among quotes", share[Outcome.WRONG], quoted, share[Outcome.WRONG] + unknown),
+            # a ratio of two weighted sums: its interval uses the ratio's own variance (`ratio_wilson`)
+            rate("wrong among quotes", share[Outcome.WRONG], quoted, share[Outcome.WRONG] + unknown,
+                 interval_of=ratio_wilson),
             rate("no-answer among unanswerable questions", share[Outcome.NO_ANSWER], unanswerable),
         ]
 
@@ -267,7 +342,7 @@ class Sweep:
             if cell[0] is None or cell[1] is None:
                 raise InputError(f"--at {at[0]:g},{at[1]:g} is not a cell of the grid, so it cannot be certified; "
                                  "choose a point on the --has-answer and --answer axes")
-            checks.append((bool(certificate.certified[cell]), f"wrong-quote rate <= {certificate.alpha:g} certified "
+            checks.append((bool(certificate.certified[cell]), f"wrong-answer rate <= {certificate.alpha:g} certified "
                            f"with probability >= {1 - certificate.delta:g}"))
         holds = all(ok for ok, _ in checks)
         words = ", ".join(f"{text} {'holds' if ok else 'BROKEN'}" for ok, text in checks) or "no bounds given"
@@ -297,28 +372,138 @@ def loss_totals(tables: list[Table], answer: np.ndarray) -> np.ndarray:
     return np.sum([table.quotes(answer, codes) for table in tables], axis=0)
 
 
+def _rows(table: Table, keep: np.ndarray) -> Table:
+    """The same table over the questions `keep` selects."""
+    return Table(table.has_answer, table.probability[keep], table.quoted[keep], table.unquoted[keep])
+
+
+def _mix(questions: list[Question], first: Table, a: np.ndarray, share: float) -> guarantee.Mix:
+    answerable = np.array([q.expect == "answer" for q in questions])
+    unanswerable = np.array([q.expect == "no-answer" for q in questions])
+    return guarantee.Mix(share, int(answerable.sum()), int(unanswerable.sum()),
+                         loss_totals([_rows(first, answerable)], a), loss_totals([_rows(first, unanswerable)], a))
+
+
+def _default_total(default: Point, keep: np.ndarray | None = None) -> int:
+    """Wrong or unjudged quotes at the default point in the first repeat (among the questions `keep` selects)."""
+    return sum(1 for q, j in enumerate(default.first)
+               if j.decision.quote is not None and j.outcome in LOSSY and (keep is None or keep[q]))
+
+
 def assess(model: ScoreModel, tables: list[Table], h: np.ndarray, a: np.ndarray, default: Point,
-           settings: Settings) -> Guarantee:
-    """The guarantee section's numbers: the bound at the default point, the smallest certifiable alpha,
-    and, with a requested alpha, the certified cells and the best of them (the recommendation's rule,
-    among certified cells)."""
-    n, repeats = model.n_questions, len(tables)
-    totals = loss_totals(tables, a)
-    rows, delta = totals.shape[0], settings.delta
-    default_total = sum(1 for run in default.judged for j in run
-                        if j.decision.quote is not None and j.outcome in LOSSY)
-    smallest, row = guarantee.smallest_certifiable(totals, n, repeats, delta)
-    found = Guarantee(delta, n, repeats, rows, totals, default_total,
-                      guarantee.upper_bound(default_total, n, repeats, delta), smallest, row,
-                      guarantee.best_case_alpha(n, rows, delta))
+           settings: Settings, questions: list[Question]) -> Guarantee:
+    """The guarantee's numbers, from each question's first repeat: the bound at the default point, the
+    smallest certifiable alpha and, with a requested alpha, the certified cells. With a production mix,
+    all of it is for that mix (and needs every question labelled)."""
+    n, repeats, delta = model.n_questions, len(tables), settings.delta
+    totals = loss_totals(tables[:1], a)
+    rows = totals.shape[0]
+    share = settings.answerable_share
+    if share is None:
+        smallest, row = guarantee.smallest_certifiable(totals, n, 1, delta)
+        found = Guarantee(delta, n, repeats, rows, totals, _default_total(default),
+                          guarantee.upper_bound(_default_total(default), n, 1, delta), smallest, row,
+                          guarantee.best_case_alpha(n, rows, delta))
+        if settings.max_wrong_rate is None:
+            return found
+        certificate = guarantee.certify(totals, n, 1, settings.max_wrong_rate, delta)
+        needed = guarantee.questions_needed(settings.max_wrong_rate, rows, delta)
+        return dataclasses.replace(found, certificate=certificate, needed=needed)
+    unlabelled = sum(1 for q in questions if q.expect is None)
+    mix = _mix(questions, tables[0], a, share)
+    answerable = np.array([q.expect == "answer" for q in questions])
+    unanswerable = np.array([q.expect == "no-answer" for q in questions])
+    level = delta / rows
+    last = mix.bounds(level)[:, -1]
+    row = int(np.argmin(last))
+    default_bound = (share * guarantee.upper_bound(_default_total(default, answerable), mix.n_answer, 1, delta / 2)
+                     + (1 - share) * guarantee.upper_bound(_default_total(default, unanswerable), mix.n_none, 1,
+                                                           delta / 2))
+    found = Guarantee(delta, n, repeats, rows, totals, _default_total(default), default_bound, float(last[row]), row,
+                      mix.best_case(level), mix=mix)
+    if unlabelled:
+        found = dataclasses.replace(found, unavailable=(
+            f"{unlabelled} question(s) have no `expect` label: a guarantee for a production mix needs every question "
+            "in its class (label them, e.g. with `sweep.py RUN --review`)"))
     if settings.max_wrong_rate is None:
         return found
-    certificate = guarantee.certify(totals, n, repeats, settings.max_wrong_rate, delta)
-    best = None
-    if certificate.any:
-        best = choose(model, np.ones(n), h, a, (default.h, default.a), allowed=certificate.certified)
-    needed = guarantee.questions_needed(settings.max_wrong_rate, rows, delta)
-    return dataclasses.replace(found, certificate=certificate, best=best, needed=needed)
+    certificate = guarantee.certify_mix(mix, settings.max_wrong_rate, delta)
+    if unlabelled:
+        certificate = dataclasses.replace(certificate, certified=np.zeros_like(certificate.certified))
+    sampled = mix.n_answer / max(1, n - unlabelled)
+    mix_needed = guarantee.mix_questions_needed(settings.max_wrong_rate, rows, delta, sampled, share)
+    return dataclasses.replace(found, certificate=certificate, needed=mix_needed)
+
+
+class Rule:
+    """The recommendation rule as a function of which questions count (`counts`: 1 each; bootstrap
+    multiplicities; 0 to leave a question out), for the bootstrap and the cross-validation to re-run the very
+    rule that chose the cell: with a certificate, certify on the counted questions and choose among the
+    certified cells (score alone when none is)."""
+
+    def __init__(self, model: ScoreModel, tables: list[Table], h: np.ndarray, a: np.ndarray,
+                 default: tuple[float, float], settings: Settings, questions: list[Question]) -> None:
+        self.model, self.h, self.a, self.default = model, h, a, default
+        self.alpha, self.delta, self.share = settings.max_wrong_rate, settings.delta, settings.answerable_share
+        first = tables[0]
+        passed = cutoffs_passed(a, first.probability)  # (Q, H)
+        lossy = np.isin(first.quoted, [CODE[o] for o in LOSSY]) & (passed > 0)
+        self.owner, self.h_index = np.nonzero(lossy)
+        self.bins = self.h_index * (len(a) + 1) + passed[lossy]
+        self.answerable = np.array([q.expect == "answer" for q in questions])
+        self.unanswerable = np.array([q.expect == "no-answer" for q in questions])
+        self.unlabelled = any(q.expect is None for q in questions)
+
+    def totals(self, counts: np.ndarray) -> np.ndarray:
+        """(H, A): first-repeat losses summed over the counted questions."""
+        size = len(self.h) * (len(self.a) + 1)
+        histogram = np.bincount(self.bins, weights=counts[self.owner], minlength=size)
+        return np.rint(quoted_sums(histogram.reshape(len(self.h), len(self.a) + 1))).astype(int)
+
+    def certified(self, counts: np.ndarray) -> np.ndarray | None:
+        if self.alpha is None:
+            return None
+        if self.share is None:
+            return guarantee.certify(self.totals(counts), int(round(counts.sum())), 1, self.alpha, self.delta).certified
+        if self.unlabelled:
+            return None
+        n_answer, n_none = int(round(counts[self.answerable].sum())), int(round(counts[self.unanswerable].sum()))
+        if not n_answer or not n_none:
+            return None
+        mix = guarantee.Mix(self.share, n_answer, n_none, self.totals(counts * self.answerable),
+                            self.totals(counts * self.unanswerable))
+        return guarantee.certify_mix(mix, self.alpha, self.delta).certified
+
+    def __call__(self, counts: np.ndarray) -> Choice:
+        allowed = self.certified(counts)
+        if allowed is None or not allowed.any():
+            return choose(self.model, counts, self.h, self.a, self.default)
+        return choose(self.model, counts, self.h, self.a, self.default, allowed=allowed)
+
+
+def recommend(model: ScoreModel, h: np.ndarray, a: np.ndarray, default: tuple[float, float],
+              assessed: Guarantee, counts: np.ndarray | None = None) -> Recommendation:
+    """The one cell to ship (see `Recommendation`)."""
+    counts = np.ones(model.n_questions) if counts is None else counts
+    score_only = choose(model, counts, h, a, default)
+    certificate = assessed.certificate
+    if certificate is None or not certificate.any:
+        choice, best_certified = score_only, None
+    else:
+        choice = choose(model, counts, h, a, default, allowed=certificate.certified)
+        best_certified = choice.best
+    cell = choice.cell
+    certified = None if certificate is None else bool(certificate.certified[cell])
+    bound: float | None
+    if certified:
+        bound, kind = float(certificate.alpha), "certified"  # type: ignore[union-attr]
+    elif assessed.unavailable:
+        bound, kind = None, "none"  # a mix with unlabelled questions: no bound can be claimed
+    else:
+        bound, kind = assessed.bound_at(cell, assessed.delta / assessed.cells), "grid"
+    return Recommendation(cell, (float(h[cell[0]]), float(a[cell[1]])), choice, score_only, certified,
+                          best_certified, score_only.best, bound, kind, assessed.delta,
+                          None if certificate is None else certificate.alpha)
 
 
 def resamples_for(model: ScoreModel, repeats: int, asked: int | None) -> int:
@@ -351,26 +536,31 @@ def analyse(replayed: Replayed, h_axis: Axis, a_axis: Axis, settings: Settings |
     weights = production_weights(replayed.questions, settings.answerable_share)
     model = ScoreModel(tables, a, outcome_scores(settings.wrong_cost), weights)
     everyone = np.ones(model.n_questions)
-    choice = choose(model, everyone, h, a, default)
+    default_point = Point.of("default", float(default[0]), float(default[1]), replayed)
+    assessed = assess(model, tables, h, a, default_point, settings, replayed.questions)
+    decision = recommend(model, h, a, default, assessed)
+    choice = decision.choice
     costs = []
     for cost in COSTS:
         priced = ScoreModel(tables, a, outcome_scores(cost), weights, like=model)
-        pick = choose(priced, everyone, h, a, default)
+        certified = assessed.certificate.certified if assessed.certificate is not None else None
+        allowed = certified if certified is not None and certified.any() else None  # certification ignores C
+        pick = choose(priced, everyone, h, a, default, allowed=allowed)
         costs.append(CostChoice(cost, pick, float(priced.grid(everyone)[pick.cell])))
-    default_point = Point.of("default", float(default[0]), float(default[1]), replayed)
     recommended = Point.of("recommended", float(h[choice.h_index]), float(a[choice.a_index]), replayed)
-    assessed = assess(model, tables, h, a, default_point, settings)
     passed = quoted_cells(tables, a)
-    result = Sweep(replayed, h_axis, a_axis, settings, per_repeat, curves, tables, model, choice, default_point,
-                   recommended, assessed, costs, needs_label(replayed, h, a, choice.cell, passed),
-                   labels_by_floor(replayed, h, a, choice.cell, passed))
+    mixed = settings.answerable_share is not None  # the labels set the weights: every unlabelled question matters
+    result = Sweep(replayed, h_axis, a_axis, settings, per_repeat, curves, tables, model, decision, default_point,
+                   recommended, assessed, costs, needs_label(replayed, h, a, choice.cell, passed, mixed),
+                   labels_by_floor(replayed, h, a, choice.cell, passed, mixed))
+    rule = Rule(model, tables, h, a, default, settings, replayed.questions)  # the bootstrap and folds re-run it
     count = resamples_for(model, len(tables), settings.resamples)
     if count > 0:
-        result.stability = bootstrap(model, h, a, default, choice, count, settings.seed)
+        result.stability = bootstrap(model, h, a, default, choice, count, settings.seed, rule=rule)
         result.bootstrap_capped = settings.resamples is None and count < BOOTSTRAP
     folds = min(FOLDS, model.n_questions) if settings.folds is None else settings.folds
     if folds >= 2:
         expect = [q.expect for q in replayed.questions]
         result.cross_validation = cross_validate(model, tables, expect, folds, h, a, default,
-                                                 result.per_question(default_point), settings.seed)
+                                                 result.per_question(default_point), settings.seed, rule=rule)
     return result

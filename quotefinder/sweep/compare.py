@@ -4,9 +4,10 @@ over the whole grid. Both runs are judged with the same question file, so only e
 Two runs are comparable only when they asked the same questions the same way: the same question
 texts, pipeline and cache versions, model and search settings, and the same kind of evidence (a
 synthetic run is never compared with a live one). Only a different code version is allowed, and
-said. Each question is compared on all its repeats in each run (the shares of its outcomes, never
-repeat r of one run against repeat r of the other, so runs with different numbers of repeats compare),
-and the direction of a change is its score's (correct + no-answer - C x wrong, repeats averaged):
+said. Each question is compared on its first m repeats in each run, m = min(the baseline's repeats, the
+run's repeats) (`Comparison.repeats_compared`), by the shares of its outcomes over those m (never repeat r
+of one run against repeat r of the other), and the direction of a change is its score's (correct +
+no-answer - C x wrong, the m repeats averaged):
 
     UNCHANGED   the same shares of each outcome
     REVIEW      a change to or from an unjudged or unlabelled outcome: nobody has said whether it is better
@@ -17,13 +18,17 @@ and the direction of a change is its score's (correct + no-answer - C x wrong, r
 
 Whether the run is worse overall is a sign test over the questions whose score changed (NEW_WRONG and
 NEW_MISSED against FIXED). Two recordings of the same pipeline are exchangeable, so a question is as
-likely to score lower as higher: noise moves questions both ways, a regression mostly one way.
+likely to score lower as higher: noise moves questions both ways, a regression mostly one way. That holds
+only between like and like: a share over three repeats against one draw is not symmetric (a single draw
+is more often at an extreme), and the sign test then raised false alarms in far more than 5% of pure-noise
+comparisons at a stated 5% (`tests/sweep/test_compare.py`); so the run with more repeats is compared on its
+first m only.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
@@ -95,9 +100,18 @@ def _shares(outcomes: Sequence[Outcome]) -> dict[Outcome, Fraction]:
     return {outcome: Fraction(count, len(outcomes)) for outcome, count in Counter(outcomes).items()}
 
 
+def first_repeats(before: Sequence[Outcome], after: Sequence[Outcome]
+                  ) -> tuple[tuple[Outcome, ...], tuple[Outcome, ...]]:
+    """Each run's first m = min(len(before), len(after)) outcomes of one question: what is compared."""
+    m = min(len(before), len(after))
+    return tuple(before[:m]), tuple(after[:m])
+
+
 def change(before: Sequence[Outcome], after: Sequence[Outcome], wrong_cost: float = 2.0) -> ChangeKind:
-    """How one question changed between the baseline (its outcome in each repeat) and the run."""
-    then, now = _shares(before), _shares(after)
+    """How one question changed between the baseline (its outcome in each repeat) and the run, judged on
+    each run's first m = min(len(before), len(after)) repeats (`first_repeats`), so that the two sides are
+    equally noisy and, between recordings of the same pipeline, worse and fixed are equally likely."""
+    then, now = (_shares(outcomes) for outcomes in first_repeats(before, after))
     if then == now:
         return ChangeKind.UNCHANGED
     if any(o in UNKNOWN for o in (*then, *now)):
@@ -114,9 +128,19 @@ def change(before: Sequence[Outcome], after: Sequence[Outcome], wrong_cost: floa
     return ChangeKind.NEW_MISSED
 
 
+def sign_test_of(kinds: Iterable[ChangeKind]) -> tuple[int, int, float]:
+    """(questions worse, questions fixed, the one-sided exact sign test's p-value of "worse and fixed
+    equally likely" against "worse more likely") over questions' changes."""
+    found = list(kinds)
+    worse = sum(1 for kind in found if kind.worse)
+    fixed = sum(1 for kind in found if kind is ChangeKind.FIXED)
+    return worse, fixed, sign_test(worse, fixed)
+
+
 @dataclass(frozen=True)
 class Change:
-    """One question at the compared point: its outcome in each repeat then and now, and the change."""
+    """One question at the compared point: its outcome in each compared repeat (each run's first m) then and
+    now, and the change."""
 
     question: Question
     before: tuple[Outcome, ...]
@@ -129,7 +153,9 @@ class Comparison:
     """The run against its baseline at one point, and the difference of their grids.
 
     `worse` is what the exit status follows: with `strict`, any question that got worse; otherwise a
-    one-sided exact sign test (worse against fixed questions) below `significance`.
+    one-sided exact sign test (worse against fixed questions) below `significance`. Each question is
+    labelled from its first `repeats_compared` repeats in each run (the smaller of the two runs' repeat
+    counts); the grid difference is of the means over all repeats of each run.
     """
 
     baseline: Replayed
@@ -140,19 +166,20 @@ class Comparison:
     cautions: list[str]
     significance: float = SIGNIFICANCE
     strict: bool = False
+    repeats_compared: int = 1  # m: each question's first m repeats in each run are compared
 
     @property
     def worse_questions(self) -> int:
-        return sum(1 for row in self.rows if row.kind.worse)
+        return sign_test_of(row.kind for row in self.rows)[0]
 
     @property
     def better_questions(self) -> int:
-        return sum(1 for row in self.rows if row.kind is ChangeKind.FIXED)
+        return sign_test_of(row.kind for row in self.rows)[1]
 
     @property
     def p_value(self) -> float:
         """P(at least this many of the changed questions got worse) if worse and better were equally likely."""
-        return sign_test(self.worse_questions, self.better_questions)
+        return sign_test_of(row.kind for row in self.rows)[2]
 
     @property
     def worse(self) -> bool:
@@ -181,7 +208,8 @@ class Comparison:
 
 def compare(result: Sweep, baseline: Sweep, point: tuple[float, float], significance: float = SIGNIFICANCE,
             strict: bool = False) -> Comparison:
-    """Label each question at `point` from all its repeats in each run, and difference the two grids."""
+    """Label each question at `point` from its first m repeats in each run (m = the smaller repeat count;
+    `change`), and difference the two grids (means over all repeats)."""
     run, base = result.replayed, baseline.replayed
     cautions = require_comparable(run.record, base.record, run.run_dir, base.run_dir)
     base_index = {q.question: n for n, q in enumerate(base.questions)}
@@ -193,12 +221,13 @@ def compare(result: Sweep, baseline: Sweep, point: tuple[float, float], signific
                         "difference is over different question sets")
     after = [at_point(run.questions, traces, *point) for traces in run.traces]
     before = [at_point(base.questions, traces, *point) for traces in base.traces]
+    m = min(len(before), len(after))
     rows = []
     for n, question in enumerate(run.questions):
         if question.question in base_index:
-            then = tuple(judged[base_index[question.question]].outcome for judged in before)
-            now = tuple(judged[n].outcome for judged in after)
+            then = tuple(judged[base_index[question.question]].outcome for judged in before[:m])
+            now = tuple(judged[n].outcome for judged in after[:m])
             rows.append(Change(question, then, now, change(then, now, result.wrong_cost)))
     difference = result.counts - baseline.counts
     score_difference = result.scores - baseline.scores
-    return Comparison(base, point, rows, difference, score_difference, cautions, significance, strict)
+    return Comparison(base, point, rows, difference, score_difference, cautions, significance, strict, m)

@@ -1,18 +1,27 @@
-"""Cutoffs certified to keep the wrong-quote rate under a bound, in the style of Learn-then-Test
+"""Cutoffs certified to keep the wrong-answer rate under a bound, in the style of Learn-then-Test
 (Angelopoulos, Bates et al., 2021).
 
-The risk at a cell is the wrong-quote rate per question: the expected share of questions, drawn like
-these, that get a wrong quote there. A question's loss at a cell is the mean over repeats of 1 when it
-is quoted and the quote is not known to be correct (wrong, or unjudged: counted as wrong), else 0.
+The risk at a cell is the **wrong-answer rate**: the chance that one answer the pipeline serves, to a
+question drawn like these, is a wrong quote (with one repeat, the expected share of questions that get a
+wrong quote; with repeats, of answers served). A quote not known to be correct (wrong, or unjudged)
+counts as wrong. The test uses each question's FIRST repeat, fixed before looking: one served answer per
+question, 0/1 losses, so an exact binomial test, and R repeats certify exactly what the first alone
+would (the other repeats feed the score and the rates, not the guarantee).
 
-For each cell the null "risk > alpha" gets a p-value (`probability.risk_pvalue`: exact binomial for one
-repeat, Hoeffding-Bentkus for several). At a fixed HAS_ANSWER_CUTOFF the qualified set, and with it
-the candidate that would be quoted, is fixed, so raising ANSWER_CUTOFF can only remove quotes: the loss
-never rises along a row. So each row is tested in a fixed sequence from its highest ANSWER_CUTOFF
-down, each test at level delta / (number of rows), and the row stops at its first non-rejection. The
-rejected cells are certified: with probability at least 1 - delta, every certified cell's risk is at
-most alpha (Bonferroni over rows, fixed-sequence testing within a row). The one assumption: the
-questions are a random sample of the questions the pipeline will serve.
+For each cell the null "risk > alpha" gets an exact binomial p-value. At a fixed HAS_ANSWER_CUTOFF the
+qualified set, and with it the candidate that would be quoted, is fixed, so raising ANSWER_CUTOFF can
+only remove quotes: the loss never rises along a row. So each row is tested in a fixed sequence from its
+highest ANSWER_CUTOFF down, each test at level delta / (number of rows), and the row stops at its first
+non-rejection. The rejected cells are certified: with probability at least 1 - delta, every certified
+cell's risk is at most alpha (Bonferroni over rows, fixed-sequence testing within a row).
+
+With a production mix (a share S of answerable questions), the risk is S r_answer + (1 - S) r_none, the
+two classes' wrong-answer rates; a cell's test rejects when S U_answer + (1 - S) U_none <= alpha, each U a
+Clopper-Pearson upper bound at half the test's level, so the test keeps its level whatever the sample's
+own mix (any valid tests may be chained in a fixed sequence).
+
+The one assumption: the questions (within each class, with a mix) are a random sample of the questions
+the pipeline will serve.
 """
 
 from __future__ import annotations
@@ -35,13 +44,14 @@ class Certificate:
     delta: float
     n: int  # questions
     repeats: int
-    pvalues: np.ndarray  # (H, A)
+    pvalues: np.ndarray | None  # (H, A); None with a production mix (tested on bounds instead)
     certified: np.ndarray  # (H, A) bool
+    share: float | None = None  # the production mix's answerable share, when the test is for that mix
 
     @property
     def level(self) -> float:
         """Each test's level: delta shared among the HAS_ANSWER_CUTOFF rows."""
-        return self.delta / self.pvalues.shape[0]
+        return self.delta / self.certified.shape[0]
 
     @property
     def any(self) -> bool:
@@ -49,7 +59,9 @@ class Certificate:
 
     @property
     def method(self) -> str:
-        return "exact binomial" if self.repeats == 1 else "Hoeffding-Bentkus"
+        if self.share is not None:
+            return "Clopper-Pearson per class, combined for the mix"
+        return "exact binomial"
 
 
 def pvalues(totals: np.ndarray, n: int, repeats: int, alpha: float) -> np.ndarray:
@@ -119,3 +131,83 @@ def questions_needed(alpha: float, rows: int, delta: float = DELTA) -> int:
     while risk_pvalue(0, 1, n, alpha) > level:
         n += 1
     return n
+
+
+def upper_bounds(totals: np.ndarray, n: int, level: float) -> np.ndarray:
+    """Clopper-Pearson one-sided upper bounds at confidence 1 - `level` for `totals` losses among `n`, every
+    element at once: the alpha at which P(Binomial(n, alpha) <= k) = level (1 when k = n, and 1 for no
+    questions). The same bound as `upper_bound(k, n, 1, level)`, through the beta quantile
+    (`scipy.special.betaincinv`, imported here so that a sweep that needs no array of bounds never pays for it).
+    """
+    k = np.asarray(totals, dtype=float)
+    if n <= 0:
+        return np.ones(k.shape)
+    from scipy.special import betaincinv
+
+    safe = np.minimum(k, n - 1)  # the quantile is defined for k < n; k = n is bounded by 1
+    bounds = betaincinv(safe + 1, n - safe, 1 - level)
+    return np.where(k >= n, 1.0, np.minimum(bounds, 1.0))
+
+
+@dataclass(frozen=True)
+class Mix:
+    """The production mix a guarantee is for: answerable share `share`, each class's size and loss totals
+    (first repeat) at every cell."""
+
+    share: float
+    n_answer: int
+    n_none: int
+    answer_totals: np.ndarray  # (H, A)
+    none_totals: np.ndarray  # (H, A)
+
+    def bounds(self, level: float) -> np.ndarray:
+        """The mix's upper bound at every cell, each class bounded at level / 2."""
+        return (self.share * upper_bounds(self.answer_totals, self.n_answer, level / 2)
+                + (1 - self.share) * upper_bounds(self.none_totals, self.n_none, level / 2))
+
+    def bound_at(self, cell: tuple[int, int], level: float) -> float:
+        """One cell's bound, without an array of quantiles."""
+        return (self.share * upper_bound(int(self.answer_totals[cell]), self.n_answer, 1, level / 2)
+                + (1 - self.share) * upper_bound(int(self.none_totals[cell]), self.n_none, 1, level / 2))
+
+    def observed(self) -> np.ndarray:
+        """The mix's observed wrong-answer rate at every cell."""
+        return (self.share * self.answer_totals / self.n_answer
+                + (1 - self.share) * self.none_totals / self.n_none)
+
+    def best_case(self, level: float) -> float:
+        """The smallest rate the mix could certify: no wrong quote in either class."""
+        zero = np.zeros(1)
+        return float(self.share * upper_bounds(zero, self.n_answer, level / 2)[0]
+                     + (1 - self.share) * upper_bounds(zero, self.n_none, level / 2)[0])
+
+
+def certify_mix(mix: Mix, alpha: float, delta: float = DELTA) -> Certificate:
+    """Certify the grid's cells at `alpha` for a production mix (see the module docstring)."""
+    rows = mix.answer_totals.shape[0]
+    passed = mix.bounds(delta / rows) <= alpha
+    certified = np.cumprod(passed[:, ::-1], axis=1)[:, ::-1].astype(bool)
+    return Certificate(alpha, delta, mix.n_answer + mix.n_none, 1, None, certified, mix.share)
+
+
+def mix_questions_needed(alpha: float, rows: int, delta: float, answer_share_of_sample: float, share: float,
+                         limit: int = 10_000_000) -> int | None:
+    """The fewest questions, sampled with the same share of answerable ones as these, that could certify
+    `alpha` for the mix (no wrong quote in either class); None when even `limit` could not."""
+    level = delta / rows
+
+    def bound(n: int) -> float:
+        n_answer = max(1, round(n * answer_share_of_sample))
+        n_none = max(1, n - n_answer)
+        return share * (1 - (level / 2) ** (1 / n_answer)) + (1 - share) * (1 - (level / 2) ** (1 / n_none))
+
+    if bound(limit) > alpha:
+        return None
+    low, high = 2, limit
+    while low < high:
+        middle = (low + high) // 2
+        if bound(middle) <= alpha:
+            high = middle
+        else:
+            low = middle + 1
+    return low

@@ -2,7 +2,9 @@
 that asks for exactly those.
 
 A question that is quoted nowhere on the grid cannot change which cell is recommended (its label shifts
-every cell's score by the same amount) nor the wrong-quote rate at any cell (it is never quoted). A
+every cell's score by the same amount) nor the wrong-answer rate at any cell (it is never quoted). With a
+production mix (`--answerable-share`) that no longer holds: the labels set every question's weight and
+the class each counts in, so every unlabelled question needs its label. A
 question needs a label when it is quoted at some cell of the grid and lacks what judging that quote
 takes: its `expect`, or, on an answer question without `accept` patterns, a verdict on a quoted
 sentence. The review asks for those, most influential first (quoted in the most cells near the
@@ -65,11 +67,13 @@ def _quotes(replayed: Replayed, index: int, h: np.ndarray, floor: float) -> list
 
 
 def needs_label(replayed: Replayed, h: np.ndarray, a: np.ndarray, recommended: tuple[int, int],
-                passed: np.ndarray) -> list[NeedsLabel]:
+                passed: np.ndarray, mixed: bool = False) -> list[NeedsLabel]:
     """The questions that need a person, most influential first (quoted in the most cells near the
-    recommended cell, then in the most cells, then in file order). `passed` is `quoted_cells`."""
+    recommended cell, then in the most cells, then in file order). `passed` is `quoted_cells`; `mixed`
+    (a production mix) makes every unlabelled question need its label, quoted or not."""
     if not len(a):
-        return []
+        return [NeedsLabel(q, n, True, (), 0, 0) for n, q in enumerate(replayed.questions)
+                if mixed and q.expect is None]
     rh, ra = recommended
     rows = slice(max(0, rh - NEAR), rh + NEAR + 1)
     low, high = max(0, ra - NEAR), min(len(a), ra + NEAR + 1)
@@ -77,6 +81,8 @@ def needs_label(replayed: Replayed, h: np.ndarray, a: np.ndarray, recommended: t
     for index, question in enumerate(replayed.questions):
         cells = int(passed[index].sum())
         if not cells:
+            if mixed and question.expect is None:
+                found.append(NeedsLabel(question, index, True, (), 0, 0))
             continue
         quotes: list[Scored] = []
         if question.expect is None or (question.expect == "answer" and not question.accept):
@@ -89,17 +95,18 @@ def needs_label(replayed: Replayed, h: np.ndarray, a: np.ndarray, recommended: t
 
 
 def labels_by_floor(replayed: Replayed, h: np.ndarray, a: np.ndarray, recommended: tuple[int, int],
-                    passed: np.ndarray) -> list[tuple[float, int]]:
+                    passed: np.ndarray, mixed: bool = False) -> list[tuple[float, int]]:
     """How many questions would need a label if the grid only held ANSWER_CUTOFF values from each floor."""
     counts = []
     for floor in FLOORS:
         kept = a >= floor - 1e-12
         if not kept.any():
-            counts.append((floor, 0))
+            counts.append((floor, sum(1 for q in replayed.questions if mixed and q.expect is None)))
             continue
         start = int(np.argmax(kept))
         shifted = np.clip(passed - start, 0, None)  # values below the floor no longer count
-        narrowed = needs_label(replayed, h, a[start:], (recommended[0], max(0, recommended[1] - start)), shifted)
+        narrowed = needs_label(replayed, h, a[start:], (recommended[0], max(0, recommended[1] - start)), shifted,
+                               mixed)
         counts.append((floor, len(narrowed)))
     return counts
 

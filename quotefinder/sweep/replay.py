@@ -169,7 +169,7 @@ def replay_run(run_dir: Path, has_answer_points: Sequence[float], questions_path
     record = record or RunRecord.require(run_dir)  # the caller's, when it has read it already
     if not record.complete and not allow_incomplete:
         raise InputError(
-            f"{run_dir}: the run is marked incomplete ({len(record.errors)} question(s) failed); "
+            f"{run_dir}: the run is marked incomplete: {record.incompleteness}; "
             "finish it with eval.py, or pass --allow-incomplete to sweep the questions that can be replayed"
         )
     recorded = record.texts
@@ -188,11 +188,17 @@ def replay_run(run_dir: Path, has_answer_points: Sequence[float], questions_path
         traces = background.traces([(q.question, r) for q in question_set.questions for r in repeats])
     replayed = Replayed(run_dir, record, question_set, [], [[] for _ in repeats],
                         unjudged_in_run=len(known - set(question_set.by_text())))
+    # what eval.py said of the question repeats it had not recorded when it stopped: "not recorded yet (...)"
+    texts = {q.id: q.question for q in record.questions}
+    pending = {(texts.get(e.id), e.repeat): e.error for e in record.errors if e.pending}
     for n, question in enumerate(question_set.questions):
         observed = traces[n * len(repeats) : (n + 1) * len(repeats)]
         replayable = [trace for trace in observed if isinstance(trace, Trace)]
         if len(replayable) < len(observed):
-            replayed.excluded.append(Excluded(question, next(why for why in observed if isinstance(why, str))))
+            r, why = next((r, why) for r, why in enumerate(observed) if isinstance(why, str))
+            if (question.question, r) in pending:
+                why = pending[question.question, r] + (f" (repeat {r})" if r else "")
+            replayed.excluded.append(Excluded(question, why))
             continue
         replayed.questions.append(question)
         for run, trace in zip(replayed.traces, replayable, strict=True):

@@ -1,5 +1,6 @@
-"""How sure a choice of cutoffs can be: the recommendation rule, Wilson intervals, a bootstrap over
-questions, cross-validation and the cross-validated gain over the default.
+"""How sure a choice of cutoffs can be: the recommendation rule, Wilson intervals (for a proportion and for
+a weighted ratio), a bootstrap over questions, cross-validation, and the gain over the default tested on
+questions the choice never saw.
 
 All of it works on a `ScoreModel`: each question's contribution to the objective at every cell, so
 that a resampled, held-out or reweighted set of questions is just a vector of counts. At a fixed
@@ -16,8 +17,9 @@ gives the same numbers.
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -58,6 +60,38 @@ def weighted_wilson(successes: np.ndarray, trials: np.ndarray, weights: np.ndarr
     proportion = float(weights @ successes) / total
     effective = total * total / float((weights * trials) @ (weights * trials))
     return proportion, effective, wilson(proportion * effective, effective)
+
+
+def ratio_wilson(successes: np.ndarray, trials: np.ndarray, weights: np.ndarray
+                 ) -> tuple[float, float, tuple[float, float] | None]:
+    """(ratio, effective trials, 95% Wilson interval) of R = sum(w x) / sum(w t) over the n questions, where
+    x_q <= t_q are a question's successes and trials (means over repeats, in [0, 1]) and w_q its weight: a
+    ratio of two sums that both vary with the sample (how many questions are quoted is random too).
+
+    Its variance is the linearised (delta-method) one, var(R) = sum w_q^2 (x_q - R t_q)^2 / (sum w_q t_q)^2,
+    and the interval is Wilson's on the effective number of trials n_eff = R (1 - R) / var(R). With every
+    weight 1 and every trial 0 or 1 that is R (1 - R) / m over the m quoted questions, so n_eff = m and the
+    interval is `wilson` of the successes among the m, as `weighted_wilson` gives (so no n / (n - 1) factor:
+    it would make that n_eff = m (n - 1) / n, and it moved no simulated coverage by a tenth of a point). When
+    var(R) is 0 (R is 0 or 1, or every question sits at the ratio) n_eff falls back to Kish's
+    (sum w t)^2 / sum (w t)^2, as in `weighted_wilson`.
+
+    Under a production mix (`--answerable-share`) this is the interval to use: Kish's effective size
+    ignores that the heavily weighted questions' quotes sit far from the ratio (an unanswerable question's
+    quote is always wrong): `weighted_wilson` covered a true 13% "wrong among quotes" 88% of the time
+    at a stated 95% where this covers it 96% (`tests/sweep/test_level_stats.py`).
+    """
+    total = float(weights @ trials)
+    if total <= 0:
+        return 0.0, 0.0, None
+    ratio = float(weights @ successes) / total
+    residuals = weights * (successes - ratio * trials)
+    variance = float(residuals @ residuals) / (total * total)
+    if variance <= 1e-15 * ratio * (1 - ratio) or ratio <= 0 or ratio >= 1:
+        effective = total * total / float((weights * trials) @ (weights * trials))
+    else:
+        effective = ratio * (1 - ratio) / variance
+    return ratio, effective, wilson(ratio * effective, effective)
 
 
 def outcome_scores(wrong_cost: float) -> np.ndarray:
@@ -140,8 +174,12 @@ class Choice:
     """The recommended cell and why.
 
     `best` is the best-scoring cell (among equal best, the deepest in their region, then nearest the
-    default); `region` the cells whose score is within one paired standard error of it. The
-    recommendation is the default when the default lies in that region, else `deepest_nearest` of it.
+    default); `region` (`region_of_best`) the cells that score like it: equal to its score (to rounding), or
+    short of it by strictly less than one paired standard error, and, when the default is on the grid and
+    may be chosen, never scoring below the default. A cell that differs from the best on one question only
+    is short by exactly one standard error, so one question's difference never puts a cell in the region
+    (nor keeps the default). The recommendation is the default when the default lies in that region, else
+    `deepest_nearest` of it, so it never scores below the default (when the default may be chosen).
     """
 
     h_index: int
@@ -150,52 +188,61 @@ class Choice:
     best_score: float
     region: np.ndarray  # (H, A) bool
     depth: float  # grid steps to the nearest cell outside the region (0 when the default was kept)
-    is_default: bool  # the default was kept because no cell beat it by more than a standard error
+    is_default: bool  # the default was kept: it scores like the best cell (it lies in the region)
 
     @property
     def cell(self) -> tuple[int, int]:
         return self.h_index, self.a_index
 
 
-def region_of_best(model: ScoreModel, counts: np.ndarray, best: tuple[int, int],
-                   scores: np.ndarray) -> np.ndarray:
-    """The cells whose score is within one paired standard error of the best cell's.
+def region_of_best(model: ScoreModel, counts: np.ndarray, best: tuple[int, int], scores: np.ndarray,
+                   floor: float | None = None) -> np.ndarray:
+    """The cells that score like the best cell: equal to its score (to rounding), or short of it by
+    strictly less than one paired standard error; with `floor` (the default's score), none scoring below it.
 
     With d_q = x_q(best) - x_q(c) over the N counted questions, the standard error of the difference of
-    the sums is sqrt(N var(d)), var with N - 1 in the denominator; every sum comes from `model.grid`.
+    the sums is sqrt(N var(d)), var with N - 1 in the denominator; every sum comes from `model.grid`. When a
+    single question differs, by D, the difference is D and so is the standard error, however large D: the
+    comparison is strict, with a rounding slack on the side of leaving the cell out, so such a cell is out.
     """
     n = float(counts.sum())
-    if n < 2:
-        return np.ones(scores.shape, dtype=bool)
-    at_best = model.per_question(*best)  # x_q(best)
     best_total = scores[best]
-    squares_best = float(counts @ (at_best**2))
-    cross = model.grid(counts, factor=at_best)  # sum counts w s_b w s_c = sum counts x_b x_c
-    squares = model.grid(counts, power=2)
     sum_d = best_total - scores
-    sum_d2 = squares_best - 2 * cross + squares
-    variance = np.maximum(sum_d2 - sum_d * sum_d / n, 0.0) / (n - 1)
-    # Sums of n floats carry rounding of about n x eps x their terms: the equality "exactly one standard
-    # error" (one question differs) must not turn on it.
-    slack = TOLERANCE + 1e-12 * n * float(np.abs(model.levels).max()) * float(model.weights.max())
-    return sum_d <= np.sqrt(n * variance) + slack
+    # Sums of n floats carry rounding of about n x eps x their terms: the equalities "the same score" and
+    # "exactly one standard error" (one question differs) must not turn on it.
+    slack = TOLERANCE + 1e-12 * max(n, 1.0) * float(np.abs(model.levels).max()) * float(model.weights.max())
+    region = np.abs(sum_d) <= slack
+    if n >= 2:
+        at_best = model.per_question(*best)  # x_q(best)
+        squares_best = float(counts @ (at_best**2))
+        cross = model.grid(counts, factor=at_best)  # sum counts w s_b w s_c = sum counts x_b x_c
+        squares = model.grid(counts, power=2)
+        sum_d2 = squares_best - 2 * cross + squares
+        variance = np.maximum(sum_d2 - sum_d * sum_d / n, 0.0) / (n - 1)
+        region |= sum_d < np.sqrt(n * variance) - slack
+    if floor is not None:
+        region &= scores >= floor - slack
+    return region
 
 
 def choose(model: ScoreModel, counts: np.ndarray, h: np.ndarray, a: np.ndarray,
            default: tuple[float, float], allowed: np.ndarray | None = None) -> Choice:
     """The recommendation for the questions counted by `counts` (see `Choice`). `allowed` restricts the
-    choice to some cells (the certified ones); the region is then the allowed cells within one standard
-    error of the best allowed cell."""
+    choice to some cells (the certified ones); the region is then the allowed cells that score like the best
+    allowed cell, and none below the default only when the default is itself allowed (otherwise the best
+    allowed cell may score below the default, and it is always in the region)."""
     scores = model.grid(counts)
     if not np.isfinite(scores).all():
         raise InputError("a score on the grid is not a number (NaN or infinite): check --wrong-cost and the "
                          "question weights")
     masked = scores if allowed is None else np.where(allowed, scores, -np.inf)
     best = top_cell(masked, h, a, default)
-    region = region_of_best(model, counts, best, scores)
+    d_h, d_a = cell_index(h, default[0]), cell_index(a, default[1])
+    choosable = d_h is not None and d_a is not None and (allowed is None or bool(allowed[d_h, d_a]))
+    floor = float(scores[d_h, d_a]) if choosable else None
+    region = region_of_best(model, counts, best, scores, floor)
     if allowed is not None:
         region &= allowed
-    d_h, d_a = cell_index(h, default[0]), cell_index(a, default[1])
     if d_h is not None and d_a is not None and region[d_h, d_a]:
         return Choice(d_h, d_a, best, float(scores[best]), region, 0.0, True)
     i, j, deepest = deepest_nearest(region, h, a, default)
@@ -212,16 +259,20 @@ class Stability:
     frequency: np.ndarray  # (H, A): share of resamples recommending each cell
 
 
+Rule = Callable[[np.ndarray], Choice]  # the recommendation for the questions counted by `counts`
+
+
 def bootstrap(model: ScoreModel, h: np.ndarray, a: np.ndarray, default: tuple[float, float], chosen: Choice,
-              resamples: int, seed: int = 0) -> Stability:
-    """Resample the questions with replacement `resamples` times (seeded) and re-run the choice."""
+              resamples: int, seed: int = 0, rule: Rule | None = None) -> Stability:
+    """Resample the questions with replacement `resamples` times (seeded) and re-run the choice: `rule`
+    (e.g. choosing among the cells certified on the resample), `choose` on the score alone without it."""
     rng = np.random.default_rng(seed)
     frequency = np.zeros((len(h), len(a)))
     same = inside = 0
     n = model.n_questions
     for _ in range(resamples):
         counts = np.bincount(rng.integers(0, n, n), minlength=n).astype(float)
-        pick = choose(model, counts, h, a, default)
+        pick = rule(counts) if rule is not None else choose(model, counts, h, a, default)
         frequency[pick.cell] += 1
         same += pick.cell == chosen.cell
         inside += bool(chosen.region[pick.cell])
@@ -245,13 +296,44 @@ def folds(expect: Sequence[str | None], k: int, seed: int = 0) -> np.ndarray:
     return assigned
 
 
+@functools.lru_cache(maxsize=256)  # the same few (p, df) again and again: every resample, every fold
+def t_quantile(p: float, df: float) -> float:
+    """The p-quantile of Student's t with `df` degrees of freedom (0 < p < 1): the t with P(T > t) = 1 - p,
+    by bisection on `t_sf` to 1e-12 (relative)."""
+    if not 0 < p < 1:
+        raise ValueError(f"a quantile needs 0 < p < 1, not {p}")
+    if p == 0.5:
+        return 0.0
+    if p < 0.5:
+        return -t_quantile(1 - p, df)
+    low, high = 0.0, 1.0
+    while t_sf(high, df) > 1 - p:
+        low, high = high, 2 * high
+    while high - low > 1e-12 * max(1.0, high):
+        middle = (low + high) / 2
+        low, high = (middle, high) if t_sf(middle, df) > 1 - p else (low, middle)
+    return (low + high) / 2
+
+
+CONFIDENCE = 0.95  # the gain's interval: two-sided 95%
+
+
 @dataclass(frozen=True)
 class Gain:
-    """Each question's score at the cutoffs chosen without it, minus its score at the default (K-fold).
+    """Per-question gains over the default at cutoffs chosen WITHOUT these questions, and what they show.
 
-    `mean` and `standard_error` are per question; `p_value` is a one-sided paired t-test of "no gain"
-    (approximate: the folds share training questions); `needed` roughly how many questions a gain this
-    size needs to be detected (one-sided 5% test, 80% power), None when the gain is not positive.
+    `mean` and `standard_error` (sd / sqrt(n)) are per question; `p_value` is the one-sided paired t-test
+    of "no gain" (mean gain <= 0); `interval` the two-sided 95% t-interval of the mean gain (n - 1 degrees
+    of freedom). The test and the interval hold because the cutoffs were fixed before these questions were
+    looked at: their gains are independent, with mean the chosen cutoffs' true gain; but only as well as a
+    t-test does on skewed data, and when few questions differ between the cells a gain is mostly 0 with a
+    long tail (with 50 test questions, quotes right 2/3 of the time at C = 2, it rejected 5.5% at 5%).
+    `share` is the share of all the run's questions these are (the test half of a split); "questions
+    needed" counts all of them, at that share: `needed` is how many questions a gain equal to `mean` would
+    need for the test to detect it at one-sided 5% with 80% power (normal approximation, the same
+    per-question sd; None when the mean is not positive), `needed_range` the same for a gain at the
+    interval's upper end .. at its lower end (the upper end of the range None, open, when the interval's
+    lower end is <= 0; the whole range None when its upper end is <= 0 too).
     """
 
     per_question: np.ndarray
@@ -259,9 +341,12 @@ class Gain:
     standard_error: float
     p_value: float
     needed: int | None
+    interval: tuple[float, float] | None = None  # None with fewer than two questions
+    needed_range: tuple[int, int | None] | None = None
+    share: float = 1.0
 
     @classmethod
-    def of(cls, gains: np.ndarray) -> Gain:
+    def of(cls, gains: np.ndarray, share: float = 1.0) -> Gain:
         n = len(gains)
         mean = float(gains.mean()) if n else 0.0
         sd = float(gains.std(ddof=1)) if n > 1 else 0.0
@@ -272,38 +357,76 @@ class Gain:
             p_value = 0.0 if mean > 0 else 1.0  # every question gained the same
         else:
             p_value = t_sf(mean / error, n - 1)
-        needed = None
-        if mean > 0:
-            needed = max(2, math.ceil(((Z_ONE_SIDED_95 + Z_POWER_80) * sd / mean) ** 2))
-        return cls(gains, mean, error, p_value, needed)
+        interval = None
+        if n > 1:
+            half = t_quantile(1 - (1 - CONFIDENCE) / 2, n - 1) * error
+            interval = (mean - half, mean + half)
+
+        def needed_for(gain: float) -> int:  # a positive gain
+            return math.ceil(max(2, math.ceil(((Z_ONE_SIDED_95 + Z_POWER_80) * sd / gain) ** 2)) / share)
+
+        needed_range = None
+        if interval is not None and interval[1] > 0:
+            needed_range = (needed_for(interval[1]), needed_for(interval[0]) if interval[0] > 0 else None)
+        needed = needed_for(mean) if mean > 0 else None
+        return cls(gains, mean, error, p_value, needed, interval, needed_range, share)
 
 
 @dataclass(frozen=True)
 class CrossValidation:
-    """Cutoffs chosen on K-1 folds, scored on the held-out fold; counts summed over the folds."""
+    """How the recommendation does on questions it was not chosen on.
+
+    The estimate (K-fold): cutoffs chosen on K-1 folds, each question scored at its fold's choice;
+    `counts` and `per_question` (each question's gain over the default there) are summed or listed over all
+    questions. The test (a split): the cutoffs chosen on one half of the questions (`folds(expect, 2, seed)`
+    fold 0, stratified by label), `gain` the other half's gains at that one cell. The K-fold gains cannot
+    be t-tested: the questions of a fold share one chosen cell, so their gains are correlated, and such a
+    test rejected a true "no gain" 6-9% of the time at 5% (`tests/sweep/test_level_stats.py`); the test
+    half's can, as its questions played no part in choosing the cell they are scored at. The price is power:
+    half the questions choose and half test (at 100 questions and a real gain, it rejected 73% where the
+    K-fold test rejected 95%, size aside).
+    """
 
     k: int
     choices: list[tuple[int, int]]  # per fold: (h index, a index) chosen on the other folds
     counts: np.ndarray  # (outcomes,): held-out outcomes at each fold's chosen cell, summed (mean over repeats)
-    gain: Gain  # against the default, per question
+    gain: Gain  # the test half's gains at `split_choice`, against the default, per question
+    per_question: np.ndarray  # (Q,): K-fold, each question's gain at its fold's choice over the default
+    split_choice: tuple[int, int]  # (h index, a index) chosen on the choosing half
+    tested: np.ndarray  # (Q,) bool: the test half
+
+    @property
+    def mean(self) -> float:
+        """The K-fold estimate of the gain per question."""
+        return float(self.per_question.mean()) if len(self.per_question) else 0.0
 
 
 def cross_validate(model: ScoreModel, tables: Sequence[Table], expect: Sequence[str | None], k: int,
                    h: np.ndarray,
                    a: np.ndarray, default: tuple[float, float], at_default: np.ndarray,
-                   seed: int = 0) -> CrossValidation:
-    """K-fold cross-validation of the recommendation (stratified by label, seeded). `at_default` is each
-    question's contribution x_q at the default point."""
+                   seed: int = 0, rule: Rule | None = None) -> CrossValidation:
+    """K-fold cross-validation of the recommendation (stratified by label, seeded), and the test of its gain
+    on a seeded, stratified half split (see `CrossValidation`). `at_default` is each question's contribution
+    x_q at the default point; `rule` the recommendation rule to re-run on the training questions (`choose`
+    on the score alone without it)."""
+
+    def chosen_on(counts: np.ndarray) -> Choice:
+        return rule(counts) if rule is not None else choose(model, counts, h, a, default)
+
     fold_of = folds(expect, k, seed)
     counts = np.zeros(len(OUTCOMES))
     gains = np.zeros(model.n_questions)
     choices = []
     for fold in range(k):
         held_out = fold_of == fold
-        pick = choose(model, (~held_out).astype(float), h, a, default)
+        pick = chosen_on((~held_out).astype(float))
         choices.append(pick.cell)
         gains[held_out] = (model.per_question(*pick.cell) - at_default)[held_out]
         for table in tables:
             codes = table.outcomes(a[pick.a_index])[held_out, pick.h_index]
             counts += np.bincount(codes, minlength=len(OUTCOMES)) / len(tables)
-    return CrossValidation(k, choices, counts, Gain.of(gains))
+    tested = folds(expect, 2, seed) == 1
+    split = chosen_on((~tested).astype(float))
+    held = (model.per_question(*split.cell) - at_default)[tested]
+    gain = Gain.of(held, share=float(tested.mean()) if len(tested) else 1.0)
+    return CrossValidation(k, choices, counts, gain, gains, split.cell, tested)

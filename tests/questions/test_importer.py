@@ -167,3 +167,17 @@ def test_the_command_refuses_to_overwrite_and_names_what_is_wrong(tmp_path: Path
     assert main(["import", str(tmp_path / "latin1.csv"), "--out", str(tmp_path / "y.yaml")]) == 2
     assert "line 2: not UTF-8" in capsys.readouterr().err
     assert main(["import", str(SQUAD), "--out", str(tmp_path / "z.yaml"), "--sample", "0"]) == 2
+
+
+def test_a_sample_larger_than_the_source_is_refused_naming_the_source_and_both_sizes(tmp_path: Path,
+                                                                                      capsys) -> None:
+    """--sample N asks for N questions drawn at random: with fewer in the source the user cannot get that
+    sample, so nothing is written and the message says how many there are (after merging) and what to give."""
+    out = tmp_path / "q.yaml"
+    assert main(["import", str(SQUAD), "--out", str(out), "--sample", "1000"]) == 2
+    assert (f"import: {SQUAD}: --sample 1000 asks for more questions than the source holds: 429 (430 read, 1 "
+            "merged into one of the same text). Give --sample 429 or fewer, or leave --sample out to import every "
+            "question") in capsys.readouterr().err
+    assert not out.exists()
+    assert main(["import", str(SQUAD), "--out", str(out), "--sample", "429"]) == 0  # exactly all of them: fine
+    assert len(load_questions(out).questions) == 429

@@ -176,7 +176,10 @@ def test_an_interrupt_keeps_every_response_and_the_rerun_resumes(tmp_path, stand
     assert "rerun to resume" in err and KEY not in out + err
     record_ = json.loads((run_dir / "run.json").read_text())
     assert record_["complete"] is False and record_["errors"]
-    assert all(e["error"].startswith("missing the") for e in record_["errors"])  # says what each still lacks
+    assert record_["stopped"] == "interrupt" and all(e["pending"] for e in record_["errors"])
+    for error in record_["errors"]:  # says what each still lacks, and that nothing failed
+        assert (error["error"] == "not recorded yet (interrupted)"
+                or error["error"].startswith("partly recorded (interrupted): missing the")), error
     kept = saved(run_dir)
     assert 10 <= len(kept) < TOTAL
     mark = len(server.requests)

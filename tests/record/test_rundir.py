@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from conftest import ROOT
 from quotefinder.errors import RunDirError
 from quotefinder.questions import Question
-from quotefinder.record.rundir import RUN_FILE, RequestCounts, RunConfig, RunRecord
+from quotefinder.record.rundir import RUN_FILE, QuestionError, RequestCounts, RunConfig, RunRecord
 
 
 def test_the_demo_record_reads_and_writes_back_byte_identical(tmp_path: Path) -> None:
@@ -53,6 +53,24 @@ def test_repeats_are_written_only_when_there_are_several(tmp_path: Path) -> None
     assert dataclasses.replace(record, config=RunConfig(repeats=2)).as_json()["config"]["repeats"] == 2
 
 
+def test_what_stopped_a_recording_is_kept_and_said(tmp_path: Path) -> None:
+    """A recording cut short by --max-requests: its unrecorded questions are pending, not failed; a run without
+    any of it writes neither field."""
+    errors = (QuestionError("a", 0, "the search returned 500"),
+              QuestionError("b", 0, "not recorded yet (stopped by --max-requests)", pending=True),
+              QuestionError("b", 1, "not recorded yet (stopped by --max-requests)", pending=True))
+    record = RunRecord((Question("a", "A?", "answer"), Question("b", "B?", "no-answer")), errors=errors,
+                       stopped="max-requests")
+    data = record.as_json()
+    assert data["stopped"] == "max-requests" and [e.get("pending") for e in data["errors"]] == [None, True, True]
+    assert record.save(tmp_path) and RunRecord.load(tmp_path) == record
+    assert record.incompleteness == ("1 question(s) failed; 2 question(s) not recorded yet (stopped by "
+                                     "--max-requests)")
+    assert dataclasses.replace(record, errors=(), stopped=None).incompleteness == "its last recording did not finish"
+    plain = dataclasses.replace(record, errors=errors[:1], stopped=None).as_json()
+    assert "stopped" not in plain and plain["errors"] == [{"id": "a", "repeat": 0, "error": "the search returned 500"}]
+
+
 @pytest.mark.parametrize("content", ["", "{", "[]", '{"format": "other"}', "null",
                                      '{"format": "quotefinder-run/1", "config": {"min_sentences": "1"}}',
                                      '{"format": "quotefinder-run/1", "complete": "yes"}',
@@ -65,6 +83,8 @@ def test_repeats_are_written_only_when_there_are_several(tmp_path: Path) -> None
                                      '{"format": "quotefinder-run/1", "config": {"answer_cutoff": -5}}',
                                      '{"format": "quotefinder-run/1", "config": {"has_answer_range": [0.5, 0.2]}}',
                                      '{"format": "quotefinder-run/1", "config": {"repeats": 2.5}}',
+                                     '{"format": "quotefinder-run/1", "stopped": "budget"}',
+                                     '{"format": "quotefinder-run/1", "errors": [{"id": "q", "pending": "yes"}]}',
                                      '{"format": "quotefinder-run/1", "responses": 1' + "0" * 400 + '.0}'])
 def test_what_is_not_a_run_record_is_refused(tmp_path: Path, content: str) -> None:
     (tmp_path / RUN_FILE).write_text(content)

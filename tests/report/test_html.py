@@ -1,8 +1,11 @@
 """index.html in a real browser: Debian's Chromium, headless, driven by Playwright, the network blocked.
 
-The page opens from disk with no request leaving it and no console error; hovering a cell shows its
-counts, clicking it lists its questions; every cell's counts equal grid.csv; hostile page text renders as
-text and runs nothing. A screenshot goes to out/screenshots/ (or $QF_SCREENSHOTS) to be looked at.
+The page opens from disk with no request leaving it and no console error; its header names the cell of
+`result.decision` (and of decision.json) in `wording.decision_lines`'s words; the marks are drawn where
+the decision puts them and the legend names each; good and bad outcomes have different colour bars; the
+risk-coverage view's points equal a direct computation; hovering a cell shows its counts, clicking it lists
+its questions; every cell's counts equal grid.csv; hostile page text renders as text and runs nothing. A
+screenshot goes to out/screenshots/ (or $QF_SCREENSHOTS) to be looked at.
 """
 
 from __future__ import annotations
@@ -18,7 +21,12 @@ from typing import Any
 
 import pytest
 
-from conftest import ROOT, page, record, write_questions, write_scenario
+from conftest import ROOT, decided, items_of, page, record, write_questions, write_scenario
+from quotefinder.report import wording
+from quotefinder.sweep import guarantee
+from quotefinder.sweep.analysis import LOSSY, Settings, Sweep
+from quotefinder.sweep.grid import parse_axis
+from quotefinder.sweep.session import SweepOptions, run_sweep
 from quotefinder.sweepcmd import main
 from quotefinder.testing import synthetic
 
@@ -112,14 +120,26 @@ def read_grid(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(handle))
 
 
+DEMO_ALPHA = 0.45
+
+
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory) -> Path:
     """The demo's report, made from the committed run (a copy, laid out as in the repository)."""
     root = tmp_path_factory.mktemp("demo")
     shutil.copytree(ROOT / "runs" / "ten", root / "runs" / "ten")
     shutil.copytree(ROOT / "questions", root / "questions")
-    assert main([str(root / "runs" / "ten"), "--out", str(root / "report"), "--max-wrong-rate", "0.45"]) == 0
+    assert main([str(root / "runs" / "ten"), "--out", str(root / "report"), "--max-wrong-rate", str(DEMO_ALPHA)]) == 0
     return root / "report"
+
+
+@pytest.fixture(scope="module")
+def demo_result(demo: Path) -> Sweep:
+    """The demo's sweep, analysed again as the report was (the library, not the page)."""
+    grid = parse_axis("0:1:0.05")
+    options = SweepOptions(run=demo.parent / "runs" / "ten", has_answer=grid, answer=grid,
+                           settings=Settings(max_wrong_rate=DEMO_ALPHA))
+    return run_sweep(options, say=lambda _: None)[0]
 
 
 def test_the_demo_page_opens_from_disk_with_no_network_and_no_error(browser, demo: Path) -> None:
@@ -128,7 +148,7 @@ def test_the_demo_page_opens_from_disk_with_no_network_and_no_error(browser, dem
         assert opened.requests == [] and opened.console == [] and opened.dialogs == []
         assert opened.page.title() == "Cutoff sweep: ten (SYNTHETIC evidence)"
         assert "Synthetic evidence." in opened.page.inner_text(".banner")
-        assert opened.page.locator("canvas").count() == 5  # correct, wrong, missed, no-answer, score
+        assert opened.page.locator("canvas[data-grid]").count() == 5  # correct, wrong, missed, no-answer, score
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         opened.page.screenshot(path=str(SCREENSHOTS / "index.png"), full_page=True)
     finally:
@@ -154,10 +174,10 @@ def test_counts_match_on_probabilities_exactly_on_cutoffs_with_ties_and_repeats(
     server = standin_for(moving)
     assert beside_the_browser(record, tmp_path / "run", questions, server, "--repeats", "2") == 0
     assert main([str(tmp_path / "run"), "--out", str(tmp_path / "r"), "--has-answer", "0:1:0.1",
-                 "--answer", "0:1:0.02", "--no-plots"]) in (0, 1)
+                 "--answer", "0:1:0.02", "--no-plots"]) == 0  # no --at, no --baseline: nothing to fail
     assert not (tmp_path / "r" / "index.html").exists()  # --no-plots: the tables and the summary only
     assert main([str(tmp_path / "run"), "--out", str(tmp_path / "r"), "--has-answer", "0:1:0.1",
-                 "--answer", "0:1:0.02"]) in (0, 1)
+                 "--answer", "0:1:0.02"]) == 0
     assert len(read_grid(tmp_path / "r" / "grid.csv")) == 11 * 51
     opened = Opened(browser, tmp_path / "r" / "index.html")
     try:
@@ -238,5 +258,149 @@ def test_hostile_page_text_renders_as_text_and_runs_nothing(browser, tmp_path: P
         assert opened.dialogs == [] and opened.requests == [] and opened.console == []
         links = [page_.locator("a").nth(k).get_attribute("href") for k in range(page_.locator("a").count())]
         assert all(link.startswith(("http://", "https://")) for link in links)
+    finally:
+        opened.close()
+
+
+def test_the_header_names_the_decisions_cell_in_the_decisions_words(browser, demo: Path, demo_result: Sweep) -> None:
+    decision = demo_result.decision
+    assert decision.certified
+    opened = Opened(browser, demo / "index.html")
+    try:
+        header = opened.page.locator("#decision")
+        assert header.get_attribute("data-cell") == f"{decision.cell[0]},{decision.cell[1]}"
+        assert header.get_attribute("data-certified") == str(decision.certified).lower()
+        point = [float(v) for v in header.get_attribute("data-point").split(",")]
+        assert point == list(decision.point) == json.loads((demo / "decision.json").read_text())["recommended"]
+        best = decision.best_certified
+        assert best is not None and header.get_attribute("data-best-certified") == f"{best[0]},{best[1]}"
+        lines = wording.decision_lines(demo_result)
+        assert opened.page.locator("#decision .ship").all_inner_texts() == lines[:1]  # the terminal's words
+        assert opened.page.locator("#decision li").all_inner_texts() == lines[1:]
+        assert wording.cell_words(demo_result, decision.cell) in lines[0] and "certified" in lines[0]
+        assert f"at most {DEMO_ALPHA:.0%}" in lines[0]  # the guarantee, in words
+    finally:
+        opened.close()
+
+
+def test_marks_are_drawn_at_the_decisions_cells_and_the_legend_names_them(browser, demo: Path,
+                                                                          demo_result: Sweep) -> None:
+    decision, default = demo_result.decision, demo_result.default
+    h, a = demo_result.h_axis.values.tolist(), demo_result.a_axis.values.tolist()
+    opened = Opened(browser, demo / "index.html")
+    try:
+        page_ = opened.page
+        legend = {item.get_attribute("data-mark"): item.inner_text() for item in page_.locator("#marks li").all()}
+        assert list(legend) == ["region", "default", "bestCertified", "recommended", "selected"]
+        assert legend["region"].startswith("dashed line: the certified region, the "
+                                           f"{int(demo_result.guarantee.certificate.certified.sum())} cell(s)")
+        assert legend["default"] == f"ring: the default ({default.h:g}, {default.a:g})"
+        assert legend["bestCertified"].startswith("diamond:") and legend["recommended"].startswith("star:")
+        assert wording.cell_words(demo_result, decision.cell) in legend["recommended"]
+        assert page_.locator("#marks canvas.mark").count() == 5  # each with its shape drawn
+        page_.mouse.click(*opened.cell_centre("wrong", 3, 2))  # the selection moves; the marks stay
+        for grid in ("wrong", "score"):
+            drawn = {mark["mark"]: (mark["i"], mark["j"]) for mark in page_.evaluate(
+                f"window.quotefinderReport.drawn('{grid}')")}
+            assert drawn == {"default": (h.index(default.h), a.index(default.a)), "recommended": decision.cell,
+                             "bestCertified": decision.best_certified, "selected": (3, 2)}
+        # the star is black where the page says it is: its centre pixel, in the canvas itself
+        pixel = page_.evaluate("""() => {
+            const star = window.quotefinderReport.drawn('wrong').find((m) => m.mark === 'recommended');
+            const canvas = document.querySelector("canvas[data-grid='wrong']");
+            return Array.from(canvas.getContext('2d').getImageData(Math.round(star.x), Math.round(star.y), 1, 1).data);
+        }""")
+        assert pixel == [0, 0, 0, 255]
+    finally:
+        opened.close()
+
+
+def test_good_and_bad_outcomes_have_their_own_colour_bars(browser, demo: Path) -> None:
+    rows = read_grid(demo / "grid.csv")
+    opened = Opened(browser, demo / "index.html")
+    try:
+        for grid, scale in [("correct", "more"), ("no_answer", "more"), ("score", "more"), ("wrong", "less"),
+                            ("missed", "less")]:
+            caption = opened.page.locator(f"figure:has(canvas[data-grid='{grid}']) .scale")
+            values = [float(row[grid]) for row in rows]
+            assert caption.get_attribute("data-scale") == scale
+            assert float(caption.get_attribute("data-low")) == pytest.approx(min(values), abs=5e-5)
+            assert float(caption.get_attribute("data-high")) == pytest.approx(max(values), abs=5e-5)
+            assert caption.inner_text().endswith("more is better" if scale == "more" else "more is worse")
+            gradient = caption.locator(".bar").evaluate("bar => getComputedStyle(bar).backgroundImage")
+            start = "rgb(68, 1, 84)" if scale == "more" else "rgb(255, 247, 236)"  # viridis; OrRd
+            assert gradient.startswith(f"linear-gradient(to right, {start}")
+    finally:
+        opened.close()
+
+
+def test_the_risk_coverage_view_shows_the_recommended_rows_numbers(browser, demo: Path, demo_result: Sweep) -> None:
+    """Coverage, observed wrong-answer rate and bound (each question's first repeat, the data the guarantee
+    uses) at every ANSWER_CUTOFF of the recommended row, against
+    every question decided by the pipeline's own `decide` (the bound: one cell's, at delta / rows)."""
+    result = demo_result
+    i, n, rows = result.decision.cell[0], len(result.questions), len(result.h_axis.values)
+    runs = [items_of(result.replayed, r) for r in range(result.repeats)]
+    expected = []
+    for a in result.a_axis.values:
+        each = [decided(run, float(result.h_axis.values[i]), float(a)) for run in runs]
+        lossy = sum(d.quote is not None and o in LOSSY for d, o in each[0])
+        expected.append((sum(d.quote is not None for d, _ in each[0]) / n, lossy / n,  # first repeat, as the guarantee
+                         guarantee.upper_bound(lossy, n, 1, result.guarantee.delta / rows)))
+    assert len({e[0] for e in expected}) > 2 and max(e[1] for e in expected) > 0  # a row where something happens
+    opened = Opened(browser, demo / "index.html")
+    try:
+        page_ = opened.page
+        assert page_.locator("#risk-coverage svg").get_attribute("data-row") == str(i)
+        for k, series in ((1, "observed"), (2, "bound")):
+            points = page_.locator(f"#risk-coverage .point.{series}[data-j]")
+            assert points.count() == len(expected)
+            for j in range(len(expected)):
+                point = points.nth(j)
+                assert point.get_attribute("data-j") == str(j)
+                assert float(point.get_attribute("data-coverage")) == pytest.approx(expected[j][0], abs=1e-6)
+                rate = float(point.get_attribute("data-rate"))
+                assert rate == pytest.approx(expected[j][k], abs=1.1e-6)
+                if series == "bound":
+                    assert rate >= expected[j][k]  # rounded up, never shown lower than it is
+        assert float(page_.locator("#risk-coverage line.alpha[data-alpha]").get_attribute("data-alpha")) == DEMO_ALPHA
+        stars = page_.locator("#risk-coverage path.recommended[data-j]")
+        assert stars.count() == 2 and stars.first.get_attribute("data-j") == str(result.decision.cell[1])
+        page_.locator("#risk-coverage .point.observed").nth(4).dispatch_event("click")  # a point selects its cell
+        assert page_.inner_text("#cell-title") == (f"HAS_ANSWER_CUTOFF {result.h_axis.text(i)}, "
+                                                   f"ANSWER_CUTOFF {result.a_axis.text(4)}")
+        assert opened.console == []
+    finally:
+        opened.close()
+    assert (demo / "risk-coverage.png").stat().st_size > 1000
+    assert "(risk-coverage.png)" in (demo / "summary.md").read_text()
+
+
+@pytest.mark.parametrize("options", [[], ["--max-wrong-rate", "0.05"]])
+def test_without_a_certified_cell_the_page_says_so_and_draws_no_region(browser, ten: Path, tmp_path: Path,
+                                                                       options: list[str]) -> None:
+    """No --max-wrong-rate, or one nothing meets: no region, no best certified cell, the legend says why, and
+    the header sets apart the lines up to the one naming the cell (after "nothing is certified", two)."""
+    assert main([str(ten), "--out", str(tmp_path / "r"), *options]) == 0
+    decision = json.loads((tmp_path / "r" / "decision.json").read_text())
+    opened = Opened(browser, tmp_path / "r" / "index.html")
+    try:
+        page_ = opened.page
+        header = page_.locator("#decision")
+        assert header.get_attribute("data-certified") == ("none" if not options else "false")
+        assert header.get_attribute("data-best-certified") == ""
+        point = [float(v) for v in header.get_attribute("data-point").split(",")]
+        assert point == decision["recommended"]
+        ship = page_.locator("#decision .ship").all_inner_texts()
+        assert len(ship) == (1 if not options else 2) and f"({point[0]:g}, {point[1]:g})" in ship[-1]
+        if options:
+            assert ship[0].startswith("NOTHING IS CERTIFIED") and "NOT CERTIFIED" in ship[1]
+        marks = {mark["mark"] for mark in page_.evaluate("window.quotefinderReport.drawn('wrong')")}
+        assert marks == {"default", "recommended", "selected"}
+        legend = page_.inner_text("#marks li[data-mark='bestCertified']")
+        why = "no --max-wrong-rate was given" if not options else "no cell is certified"
+        assert legend.endswith(f"(none: {why})")
+        assert page_.locator("#risk-coverage line.alpha[data-alpha]").count() == (0 if not options else 1)
+        assert opened.console == [] and opened.requests == []
     finally:
         opened.close()

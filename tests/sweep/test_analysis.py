@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from conftest import decided, random_repeats, replayed_of
 from quotefinder.questions import Outcome
@@ -35,3 +37,82 @@ def test_the_gate_holds_only_if_every_repeat_holds(tmp_path: Path) -> None:
     assert result.gate((0.3, 0.6), max(wrong), None).holds
     assert not result.gate((0.3, 0.6), max(wrong) - 1, None).holds
     assert "the worst of the repeats" in result.gate((0.3, 0.6), max(wrong), None).words
+
+
+def test_with_a_certificate_the_recommended_cell_is_certified_and_the_rules_choice_among_them(tmp_path: Path) -> None:
+    axis = parse_axis("0:1:0.1")
+    seen_certified = seen_moved = 0
+    for seed in range(12):
+        replayed = replayed_of(random_repeats(seed, questions=40, repeats=1), tmp_path)
+        free = analyse(replayed, axis, axis, Settings(resamples=0, folds=0))
+        for alpha in (0.15, 0.3, 0.5):
+            result = analyse(replayed, axis, axis, Settings(resamples=0, folds=0, max_wrong_rate=alpha))
+            certified = result.guarantee.certificate.certified
+            decision = result.decision
+            assert decision.score_only.cell == free.choice.cell  # the score-only rule is unchanged
+            assert (result.recommended.h, result.recommended.a) == decision.point
+            assert decision.cell == result.choice.cell
+            if certified.any():
+                seen_certified += 1
+                assert decision.certified and certified[decision.cell]
+                assert decision.bound == alpha and decision.bound_kind == "certified"
+                best = np.where(certified, result.scores, -np.inf)
+                assert result.scores[decision.best_certified] == pytest.approx(best.max())
+                assert result.gate(decision.point, None, None).holds  # `--at` the cell passes the certificate
+                seen_moved += decision.cell != free.choice.cell
+            else:
+                assert decision.certified is False and decision.cell == free.choice.cell
+                assert decision.best_certified is None and decision.bound_kind == "grid"
+    assert seen_certified > 5 and seen_moved > 0  # the cases the test is about do occur
+
+
+def test_repeats_certify_exactly_what_the_first_repeat_alone_does(tmp_path: Path) -> None:
+    """The guarantee uses each question's first repeat (a served answer fixed in advance): three repeats
+    certify the same cells as the first alone, never fewer (Hoeffding-Bentkus on per-question means, used
+    before, certified fewer), and when the repeats agree, exactly what one repeat does."""
+    axis = parse_axis("0:1:0.1")
+    fewer_before = 0
+    for seed in range(8):
+        runs = random_repeats(seed, questions=60, repeats=3)
+        settings = Settings(resamples=0, folds=0, max_wrong_rate=0.4)
+        three = analyse(replayed_of(runs, tmp_path), axis, axis, settings).guarantee.certificate.certified
+        one = analyse(replayed_of(runs[:1], tmp_path), axis, axis, settings).guarantee.certificate.certified
+        agreeing = analyse(replayed_of([runs[0]] * 3, tmp_path), axis, axis, settings).guarantee.certificate.certified
+        assert np.array_equal(three, one) and np.array_equal(agreeing, one)
+        from quotefinder.sweep.analysis import loss_totals
+        from quotefinder.sweep.guarantee import certify
+
+        tables = [Table.of([Curve.of(q, t) for q, t in run], axis.values) for run in runs]
+        averaged = certify(loss_totals(tables, axis.values), 60, 3, 0.4).certified  # the former method
+        fewer_before += int(averaged.sum() < one.sum())
+    assert fewer_before > 0
+
+
+def test_a_production_mix_guarantee_is_refused_while_questions_are_unlabelled(tmp_path: Path) -> None:
+    runs = random_repeats(2, questions=30, repeats=1)
+    runs = [[(dataclasses.replace(q, expect=None) if n == 0 else q, t) for n, (q, t) in enumerate(run)] for run in runs]
+    axis = parse_axis("0:1:0.1")
+    result = analyse(replayed_of(runs, tmp_path), axis, axis,
+                     Settings(resamples=0, folds=0, max_wrong_rate=0.9, answerable_share=0.5))
+    assert not result.guarantee.certificate.any
+    assert "1 question(s) have no `expect` label" in result.guarantee.unavailable
+    assert result.decision.certified is False
+    assert result.decision.bound is None and result.decision.bound_kind == "none"  # nothing is claimed
+    # ... and with a mix, every unlabelled question needs its label, quoted on the grid or not
+    assert runs[0][0][0].id in {item.question.id for item in result.labels_needed}
+
+
+def test_the_costs_table_follows_the_decisions_rule(tmp_path: Path) -> None:
+    """With a certificate, the recommendation at each cost of a wrong quote is chosen among the certified cells
+    too (certification does not depend on the cost), so the row of the sweep's own cost is the decision."""
+    axis = parse_axis("0:1:0.1")
+    checked = 0
+    for seed in range(8):
+        replayed = replayed_of(random_repeats(seed, questions=40, repeats=1), tmp_path)
+        result = analyse(replayed, axis, axis, Settings(resamples=0, folds=0, max_wrong_rate=0.3))
+        own = next(c for c in result.costs if c.cost == result.wrong_cost)
+        assert own.choice.cell == result.decision.cell
+        if result.guarantee.certificate.any:
+            checked += 1
+            assert all(result.guarantee.certificate.certified[c.choice.cell] for c in result.costs)
+    assert checked

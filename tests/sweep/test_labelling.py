@@ -90,7 +90,44 @@ def test_labelling_the_questions_that_need_no_label_never_moves_the_choice_or_th
             certified = [certify(loss_totals(r.tables, narrow.values), len(r.questions), r.repeats, alpha,
                                  0.1).certified for r in (before, after)]
             assert np.array_equal(*certified)
+            swept = [analyse(replayed_of(r), AXIS, narrow, dataclasses.replace(settings, max_wrong_rate=alpha))
+                     for r in (runs, changed)]  # the sweep's own certificate (each question's first repeat)
+            assert np.array_equal(*(r.guarantee.certificate.certified for r in swept))
+            assert swept[0].decision.cell == swept[1].decision.cell
     assert labelled  # the claim was put to the test
+
+
+def test_under_a_production_mix_every_unlabelled_question_needs_its_label() -> None:
+    """With --answerable-share the labels set every question's weight and class (and the mix's guarantee needs
+    them all), so a question quoted nowhere can still move the decision: every unlabelled question is listed,
+    quoted or not."""
+    narrow = parse_axis("0.6:1:0.1")
+    moved = 0
+    for seed in range(12):
+        runs = random_runs(seed, questions=30)
+        settings = Settings(resamples=0, folds=0, answerable_share=0.3, max_wrong_rate=0.5)
+        plain = analyse(replayed_of(runs), AXIS, narrow, Settings(resamples=0, folds=0))
+        mixed = analyse(replayed_of(runs), AXIS, narrow, settings)
+        unlabelled = {q.id for q, _ in runs[0] if q.expect is None}
+        listed = {item.question.id for item in mixed.labels_needed if item.missing_expect}
+        assert listed == unlabelled
+        quiet = unlabelled - {item.question.id for item in plain.labels_needed}  # needing no label without a mix
+        if not quiet:
+            continue
+        # label every unlabelled question that is quoted somewhere, then see what the quiet ones do
+        loud = {q.id: rng_label(q.id) for q, _ in runs[0] if q.id in unlabelled - quiet}
+        base = [[(dataclasses.replace(q, expect=loud[q.id]) if q.id in loud else q, t) for q, t in run]
+                for run in runs]
+        before = analyse(replayed_of(base), AXIS, narrow, settings).decision
+        done = [[(dataclasses.replace(q, expect="no-answer") if q.id in quiet else q, t) for q, t in run]
+                for run in base]
+        after = analyse(replayed_of(done), AXIS, narrow, settings).decision
+        moved += (after.cell, after.certified) != (before.cell, before.certified)
+    assert moved  # a never-quoted question's label moved the decision: the mix needs them all
+
+
+def rng_label(question_id: str) -> str:
+    return "answer" if sum(map(ord, question_id)) % 2 else "no-answer"
 
 
 UNLABELLED = """\

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats as scipy_stats
 
 from conftest import decided, random_repeats
 from quotefinder.errors import InputError
@@ -23,6 +24,8 @@ from quotefinder.sweep.stats import (
     cross_validate,
     folds,
     outcome_scores,
+    ratio_wilson,
+    t_quantile,
     weighted_wilson,
     wilson,
 )
@@ -98,18 +101,20 @@ def test_the_model_equals_a_slow_replay_for_any_counts_powers_and_weights(seed: 
 
 
 def slow_choose(x: np.ndarray, counts: np.ndarray, default=DEFAULT) -> tuple[tuple[int, int], np.ndarray, bool]:
-    """The recommendation rule written out: the best cell, the cells within one paired standard error of
-    it (computed question by question), the default if inside, else the deepest (edge outside)."""
+    """The recommendation rule written out: the best cell; the cells scoring like it (the same score, or short
+    of it by strictly less than one paired standard error, computed question by question), none scoring below
+    the default; the default if inside, else the deepest (edge outside)."""
     scores = np.einsum("q,qha->ha", counts, x)
     best = top_cell(scores, H, A, default)
     keep = np.repeat(np.arange(len(counts)), counts.astype(int))  # each counted question, as often as counted
+    d_cell = (int(np.argmin(abs(H - default[0]))), int(np.argmin(abs(A - default[1]))))
     region = np.zeros(scores.shape, dtype=bool)
     for i in range(len(H)):
         for j in range(len(A)):
             d = x[keep, best[0], best[1]] - x[keep, i, j]
-            error = math.sqrt(len(d) * d.var(ddof=1)) if len(d) > 1 else math.inf
-            region[i, j] = d.sum() <= error + 1e-9
-    d_cell = (int(np.argmin(abs(H - default[0]))), int(np.argmin(abs(A - default[1]))))
+            error = math.sqrt(len(d) * d.var(ddof=1)) if len(d) > 1 else 0.0
+            alike = abs(d.sum()) <= 1e-9 or d.sum() < error - 1e-9
+            region[i, j] = alike and scores[i, j] >= scores[d_cell] - 1e-9
     if region[d_cell]:
         return d_cell, region, True
     i, j, _ = deepest_nearest(region, H, A, default)
@@ -148,12 +153,52 @@ def test_a_flat_region_that_runs_to_the_edge_does_not_pull_the_choice_to_the_edg
     assert choice.depth == 3 and A[choice.a_index] == 0.8  # three steps from 0.5 and from the edge
 
 
-def test_the_default_is_kept_unless_a_cell_beats_it_by_more_than_a_standard_error() -> None:
+def test_one_question_s_difference_never_puts_a_cell_in_the_region() -> None:
+    """One question of twelve is quoted, wrongly, below ANSWER_CUTOFF 0.6 and missed from 0.6 up; the others
+    are never quoted. At C = 10 the cells below 0.6 score 10 less than the rest, on that one question: the
+    paired standard error is then 10 too, and the cells are out of the region (the old rule, `<=`, let them
+    in); nor does one question's lead keep a default below 0.6."""
     runs = step_runs(0.6)
     one_question = [[runs[0][0], *[(q, Trace(t.question, 0, [1], [], {})) for q, t in runs[0][1:]]]]
-    kept = choose(model_of(one_question), np.ones(12), H, A, DEFAULT)
-    assert kept.is_default  # only one question differs: exactly one standard error, not more
-    assert not choose(model_of(runs), np.ones(12), H, A, (0.3, 0.4)).is_default  # twelve do
+    model = model_of(one_question, wrong_cost=10.0)
+    scores = model.grid(np.ones(12))
+    assert scores[3, 5] == scores[3, 6] - 10  # one question: -10 against 0
+    kept = choose(model, np.ones(12), H, A, DEFAULT)
+    assert kept.is_default and kept.region[:10, 6:].all() and not kept.region[:10, :6].any()
+    moved = choose(model, np.ones(12), H, A, (0.3, 0.4))  # a default below 0.6 trails the best by one question
+    assert not moved.is_default and not moved.region[:10, :6].any() and A[moved.a_index] >= 0.6
+    assert not choose(model_of(runs), np.ones(12), H, A, (0.3, 0.4)).is_default  # twelve questions do too
+
+
+def quoted_below(step_at: float, n: int, right: bool) -> tuple[Question, Trace]:
+    """An answer question whose one candidate (has_answer 0.9), right or wrong, is quoted below ANSWER_CUTOFF
+    `step_at` (compare probability just under it) and missed from it up."""
+    sentence = f"It is {206 if right else 999}, says page {n}."
+    candidate = Candidate(1, "T", "u", None, 1, sentence, 0.5, 0.5, 0.9)
+    return Question(f"q{n}", f"q{n}?", "answer", ("206",)), Trace(f"q{n}?", 0, [1], [candidate],
+                                                                 {(1,): [step_at - 0.01]})
+
+
+def test_no_cell_scoring_below_the_default_is_in_the_region() -> None:
+    """At C = 10, quoted below ANSWER_CUTOFF 0.3: 13 right and 1 wrong (+3); below 0.6: 8 right and 1 wrong
+    (-2). So a < 0.3 scores 1 (the best), 0.3 <= a < 0.6 scores -2 and the default (0.3, 0.6) 0. The cells
+    at -2 differ from the best both ways and are within one paired standard error of it (the old rule's
+    region), yet score below the default: they are out. Restricted to allowed cells that exclude the
+    default, the best allowed cell is in the region whatever it scores."""
+    run = [quoted_below(0.3, n, n > 0) for n in range(14)] + [quoted_below(0.6, n, n > 14) for n in range(14, 23)]
+    model = model_of([run], wrong_cost=10.0)
+    scores = model.grid(np.ones(23))
+    assert (scores[:6, :3] == 1).all() and (scores[:6, 3:6] == -2).all() and (scores[:, 6:] == 0).all()
+    x = cell_scores([run], wrong_cost=10.0)
+    d = x[:, 3, 0] - x[:, 3, 4]
+    assert 0 < d.sum() < math.sqrt(23 * d.var(ddof=1))  # within one standard error, on many questions
+    choice = choose(model, np.ones(23), H, A, DEFAULT)
+    assert choice.is_default and choice.region[:6, :3].all() and not choice.region[:6, 3:6].any()
+    assert (scores[choice.region] >= scores[3, 6]).all()
+    allowed = np.zeros((len(H), len(A)), dtype=bool)
+    allowed[:6, 3:6] = True  # only cells scoring -2: the default may not be chosen
+    restricted = choose(model, np.ones(23), H, A, DEFAULT, allowed)
+    assert restricted.region[restricted.best] and allowed[restricted.cell] and scores[restricted.cell] == -2
 
 
 def test_the_choice_can_be_restricted_to_allowed_cells() -> None:
@@ -229,7 +274,36 @@ def test_cross_validation_equals_choosing_and_scoring_by_hand() -> None:
             for (_, outcome), keep in zip(decided(run, H[pick[0]], A[pick[1]]), held, strict=True):
                 if keep:
                     counts[CODE[outcome]] += 1 / len(runs)
-    assert np.allclose(got.counts, counts) and np.allclose(got.gain.per_question, gains)
+    assert np.allclose(got.counts, counts) and np.allclose(got.per_question, gains)
+    assert got.mean == pytest.approx(gains.mean())
+    # the test: chosen on one half (stratified by label), the other half's gains at that one cell
+    tested = folds(expect, 2, seed=4) == 1
+    assert np.array_equal(got.tested, tested) and 0 < tested.sum() < 15
+    pick, _, _ = slow_choose(x, (~tested).astype(float))
+    assert got.split_choice == pick
+    assert np.allclose(got.gain.per_question, (x[:, pick[0], pick[1]] - at_default)[tested])
+    assert got.gain.share == pytest.approx(tested.mean())
+
+
+def test_the_bootstrap_and_the_cross_validation_re_run_the_rule_they_are_given() -> None:
+    """A rule (here: choose among the cells of ANSWER_CUTOFF >= 0.8 only) is what they re-run."""
+    runs = random_repeats(11, questions=15, repeats=2)
+    model = model_of(runs)
+    tables = [Table.of([Curve.of(q, t) for q, t in run], H) for run in runs]
+    allowed = np.zeros((len(H), len(A)), dtype=bool)
+    allowed[:, 8:] = True
+    calls = []
+
+    def rule(counts: np.ndarray):
+        calls.append(counts.copy())
+        return choose(model, counts, H, A, DEFAULT, allowed)
+
+    expect = [q.expect for q, _ in runs[0]]
+    got = cross_validate(model, tables, expect, 3, H, A, DEFAULT, model.per_question(3, 6), seed=4, rule=rule)
+    assert len(calls) == 4 and all(allowed[cell] for cell in [*got.choices, got.split_choice])
+    assert np.array_equal(calls[-1], (~got.tested).astype(float))
+    stability = bootstrap(model, H, A, DEFAULT, rule(np.ones(15)), 10, seed=2, rule=rule)
+    assert stability.frequency[~allowed].sum() == 0 and len(calls) == 15
 
 
 def test_the_gain_is_a_paired_t_test_on_the_per_question_gains() -> None:
@@ -237,10 +311,69 @@ def test_the_gain_is_a_paired_t_test_on_the_per_question_gains() -> None:
     gain = Gain.of(gains)
     sd = math.sqrt(sum((g - 0.9) ** 2 for g in gains) / 9)
     assert gain.mean == pytest.approx(0.9) and gain.standard_error == pytest.approx(sd / math.sqrt(10))
+    assert gain.p_value == pytest.approx(scipy_stats.ttest_1samp(gains, 0, alternative="greater").pvalue)
     assert gain.p_value == pytest.approx(t_sf(0.9 / (sd / math.sqrt(10)), 9))
     assert gain.needed == math.ceil(((1.6448536 + 0.8416212) * sd / 0.9) ** 2)
     assert Gain.of(np.zeros(5)).p_value == 1.0 and Gain.of(np.zeros(5)).needed is None
     assert Gain.of(np.array([-1.0, 0, -2])).needed is None  # no gain: no number of questions shows one
+
+
+def test_the_gain_s_interval_is_the_two_sided_95_t_interval_and_gives_the_range_of_questions_needed() -> None:
+    gains = np.array([3.0, 0, 0, 1, 0, -1, 3, 0, 0, 3])
+    gain = Gain.of(gains)
+    low, high = scipy_stats.t.interval(0.95, 9, loc=gains.mean(), scale=scipy_stats.sem(gains))
+    assert gain.interval == pytest.approx((low, high), abs=1e-9)
+    sd = gains.std(ddof=1)
+
+    def needed(at: float, share: float = 1.0) -> int:  # one-sided 5%, 80% power
+        z = scipy_stats.norm.ppf(0.95) + scipy_stats.norm.ppf(0.8)
+        return math.ceil(max(2, math.ceil((z * sd / at) ** 2)) / share)
+
+    assert low < 0 < high and gain.needed_range == (needed(high), None)  # open-ended: the interval reaches 0
+    shifted = Gain.of(gains + 1.5)  # significant: the range is still there, and closed
+    assert shifted.interval is not None and shifted.interval[0] > 0 and shifted.p_value < 0.05
+    assert shifted.needed_range == (needed(shifted.interval[1]), needed(shifted.interval[0]))
+    assert shifted.needed == needed(shifted.mean)
+    half = Gain.of(gains + 1.5, share=0.5)  # tested on half the questions: twice as many in all
+    assert half.needed_range == (needed(shifted.interval[1], 0.5), needed(shifted.interval[0], 0.5))
+    assert Gain.of(gains - 5).needed_range is None  # the whole interval below 0
+    assert Gain.of(np.array([1.0])).interval is None and Gain.of(np.array([1.0])).needed_range is None
+
+
+@pytest.mark.parametrize(("p", "df"), [(0.975, 1), (0.975, 9), (0.95, 49), (0.5, 3), (0.025, 12), (0.9999, 2.5)])
+def test_the_t_quantile_is_scipy_s(p: float, df: float) -> None:
+    assert t_quantile(p, df) == pytest.approx(scipy_stats.t.ppf(p, df), rel=1e-9, abs=1e-9)
+
+
+def test_the_ratio_interval_is_wilson_s_for_unit_weights_and_whole_trials() -> None:
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        trials = (rng.random(40) < 0.6).astype(float)
+        successes = trials * (rng.random(40) < 0.3)
+        m, k = int(trials.sum()), int(successes.sum())
+        ratio, effective, interval = ratio_wilson(successes, trials, np.ones(40))
+        assert ratio == pytest.approx(k / m) and effective == pytest.approx(m)
+        assert interval == pytest.approx(weighted_wilson(successes, trials, np.ones(40))[2], abs=1e-12)
+        wilson_ci = scipy_stats.binomtest(k, m).proportion_ci(0.95, method="wilson")
+        assert interval == pytest.approx((wilson_ci.low, wilson_ci.high), abs=1e-9)
+
+
+def test_the_ratio_interval_uses_the_linearised_variance_of_the_weighted_ratio() -> None:
+    successes = np.array([1, 0, 1 / 3, 0, 1, 0.0])
+    trials = np.array([1, 1, 2 / 3, 0, 1, 1 / 3])
+    weights = np.array([0.6, 0.6, 0.6, 1.4, 1.4, 1.4])
+    ratio, effective, interval = ratio_wilson(successes, trials, weights)
+    r = (weights @ successes) / (weights @ trials)
+    variance = sum((w * (x - r * t)) ** 2 for w, x, t in zip(weights, successes, trials, strict=True)) / (
+        weights @ trials) ** 2
+    assert ratio == pytest.approx(r) and effective == pytest.approx(r * (1 - r) / variance)
+    assert interval == pytest.approx(wilson(r * effective, effective))
+    kish = weighted_wilson(successes, trials, weights)[1]
+    for edge in (np.zeros(6), trials):  # no success (R = 0), or every trial a success (R = 1): Kish's n
+        _, effective, interval = ratio_wilson(edge, trials, weights)
+        assert effective == pytest.approx(kish)
+        assert interval == pytest.approx(weighted_wilson(edge, trials, weights)[2])
+    assert ratio_wilson(np.zeros(3), np.zeros(3), np.ones(3)) == (0.0, 0.0, None)
 
 
 def test_bootstrap_known_values_for_questions_that_all_agree() -> None:
@@ -258,13 +391,14 @@ def test_bootstrap_known_values_for_questions_that_all_agree() -> None:
     assert got.same_cell == 1.0 and got.in_region == 1.0 and got.frequency.sum() == pytest.approx(1.0)
 
 
-def test_exactly_one_standard_error_holds_among_a_hundred_thousand_questions() -> None:
+def test_exactly_one_standard_error_is_out_among_a_hundred_thousand_questions() -> None:
     """Every question but one is quoted at every ANSWER_CUTOFF (right or wrong, differently in each repeat,
     with uneven weights): only the one question differs between the default and the best cell, so the
-    difference is exactly one standard error, and the default is kept however many floats the sums add up."""
+    difference is exactly one standard error, and the default is left however many floats the sums add up
+    (and the cell that is the same as the default, short of the best by that one question, is out)."""
     rng = np.random.default_rng(3)
     n, h, a = 100_000, np.array([0.3]), np.array([0.0, 0.5, 0.9])
-    kept = 0
+    left = 0
     for _ in range(5):
         tables = []
         for _ in range(3):
@@ -274,5 +408,6 @@ def test_exactly_one_standard_error_holds_among_a_hundred_thousand_questions() -
             quoted[0] = CODE[Outcome.CORRECT]
             tables.append(Table(h, probability[:, None], quoted[:, None], np.full(n, CODE[Outcome.MISSED])))
         model = ScoreModel(tables, a, outcome_scores(10.0), rng.uniform(0.3, 3, n))
-        kept += choose(model, np.ones(n), h, a, (0.3, 0.9)).is_default
-    assert kept == 5
+        choice = choose(model, np.ones(n), h, a, (0.3, 0.9))
+        left += not choice.is_default and choice.region.tolist() == [[True, True, False]]
+    assert left == 5
