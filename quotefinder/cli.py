@@ -120,12 +120,13 @@ def point(text: str) -> tuple[float, float]:
     return h, a
 
 
-def report_error(prog: str, error: BaseException) -> None:
-    """Print `error` for the terminal, after the error that led to it if there was one."""
+def report_error(prog: str, error: BaseException, redact: Callable[[str], str] = str) -> None:
+    """Print `error` for the terminal, after the error that led to it if there was one; `redact` blanks what
+    must never be shown (eval.py's: every form of the API key)."""
     cause = error.__cause__
     if isinstance(cause, QuoteFinderError):
-        print(f"{prog}: {cause}", file=sys.stderr)
-    print(f"{prog}: {error}", file=sys.stderr)
+        print(redact(f"{prog}: {cause}"), file=sys.stderr)
+    print(redact(f"{prog}: {error}"), file=sys.stderr)
 
 
 P = ParamSpec("P")

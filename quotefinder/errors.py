@@ -12,6 +12,7 @@
     │   ├── AuthError                401/403: the key is wrong; stop at once, retrying only costs money
     │   ├── TransientError           429, 5xx, dropped connection, timeout: retried with backoff
     │   ├── EvidenceMixError         a live response arriving in a synthetic run, or the reverse
+    │   ├── KeyEchoed                a response that carries the API key back (in any form): never saved
     │   └── InsecureEndpoint         a base URL that would send the key over plain http
     ├── MissingResponse              replay needs a response the run does not hold
     ├── ReportError                  a report file could not be drawn or written
@@ -80,6 +81,11 @@ class TransientError(ApiError):
 
 class EvidenceMixError(ApiError):
     """The server's evidence (live or synthetic) differs from what the run already holds."""
+
+
+class KeyEchoed(ApiError):
+    """A response body holds the API key (as sent, escaped or encoded): it is neither saved nor used, and
+    the message names the request, never the key."""
 
 
 class InsecureEndpoint(ApiError):

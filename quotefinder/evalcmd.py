@@ -15,6 +15,7 @@ from . import cli
 from .errors import QuoteFinderError
 from .recipe.decision import ANSWER_CUTOFF, HAS_ANSWER_CUTOFF
 from .record.client import DEFAULT_BASE_URL
+from .record.secret import Secret
 from .record.session import Recording, RecordOptions
 from .report import decisions
 
@@ -34,7 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=(
             "environment:\n"
-            "  PERPLEXITY_API_KEY    needed only when something must be fetched; never written anywhere\n"
+            "  PERPLEXITY_API_KEY    needed only when something must be fetched (printable ASCII, no spaces);\n"
+            "                        never written or shown, in any form\n"
             f"  PERPLEXITY_BASE_URL   default {DEFAULT_BASE_URL}; point it at a proxy or the stand-in\n\n"
             "exit status: 0 the run is complete; 2 something kept it from completing (rerun to resume);\n"
             f"{cli.BROKEN_PIPE_HELP}\n\n"
@@ -93,6 +95,7 @@ def main(argv: list[str] | None = None, env: dict[str, str] | None = None,
         return int(done.code or 0)
     env = dict(os.environ) if env is None else env
     key = env.get("PERPLEXITY_API_KEY", "")
+    secret = Secret(key)  # whatever a server echoes, no form of the key reaches the terminal
     options = RecordOptions(has_answer_range=args.has_answer_range, repeats=args.repeats,
                             concurrency=args.concurrency, rate=args.rate, timeout_s=args.timeout,
                             retries=args.retries, backoff_s=args.backoff, max_requests=args.max_requests)
@@ -104,7 +107,7 @@ def main(argv: list[str] | None = None, env: dict[str, str] | None = None,
                                         args.price_per_million_tokens)
                 return EXIT_OK
             if refusal := recording.refusal(args.offline, key):
-                print(f"eval.py: {refusal}", file=sys.stderr)
+                print(secret.redact(f"eval.py: {refusal}"), file=sys.stderr)
                 return EXIT_INCOMPLETE
             with decisions.RecordingBar(recording) as bar:
                 record = recording.run(env.get("PERPLEXITY_BASE_URL") or DEFAULT_BASE_URL, key, transport, bar.done)
@@ -112,7 +115,7 @@ def main(argv: list[str] | None = None, env: dict[str, str] | None = None,
             decisions.show_recording_end(recording, record)
             return EXIT_OK if record.complete else EXIT_INCOMPLETE
         except QuoteFinderError as error:
-            cli.report_error("eval.py", error)
+            cli.report_error("eval.py", error, secret.redact)
             return EXIT_INCOMPLETE
         except KeyboardInterrupt:
             print("eval.py: interrupted; every response saved so far is kept, rerun to resume", file=sys.stderr)

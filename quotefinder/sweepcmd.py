@@ -15,7 +15,7 @@ from pathlib import Path
 from . import cli
 from .errors import QuoteFinderError
 from .report import console
-from .report.directory import default_out, write_report
+from .report.directory import MANIFEST, ReportDir, default_out, write_report
 from .report.painter import Painter
 from .sweep.analysis import Settings
 from .sweep.compare import SIGNIFICANCE
@@ -72,7 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
             "among quotes, the share of quotes that are wrong, which the summary gives with an interval.\n\n"
             "exit status: 0 done (bounds hold, nothing worse than the baseline); 1 an --at bound is broken,\n"
             "the --at cell is not certified, or the run is worse than --baseline; 2 it cannot run (bad input,\n"
-            f"runs not comparable);\n{cli.BROKEN_PIPE_HELP}\n\n"
+            "runs not comparable, interrupted: Ctrl+C or SIGTERM leaves the report as it was, or whole);\n"
+            f"{cli.BROKEN_PIPE_HELP}\n\n"
             "examples:\n"
             "  python sweep.py runs/ten\n"
             "  python sweep.py runs/ten --has-answer 0.2:0.5:0.01 --answer 0.5:1:0.01 --no-plots\n"
@@ -89,7 +90,13 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"HAS_ANSWER_CUTOFF values, both ends included (default {DEFAULT_GRID})")
     parser.add_argument("--answer", type=cli.axis, default=DEFAULT_GRID, metavar="START:STOP:STEP",
                         help=f"ANSWER_CUTOFF values, both ends included (default {DEFAULT_GRID})")
-    parser.add_argument("--out", type=Path, metavar="DIR", help="report directory (default: reports/<run name>)")
+    parser.add_argument("--out", type=Path, metavar="DIR", help="report directory (default: reports/<run name>); "
+                        f"only files its {MANIFEST} lists are ever replaced or removed, and a directory of files "
+                        "without one is refused unless --force")
+    parser.add_argument("--force", action="store_true",
+                        help=f"write the report into --out DIR even where its files cannot be told from yours (no "
+                        f"{MANIFEST}, or a file of a report's name it does not list): those files are replaced; "
+                        "nothing else is touched")
     parser.add_argument("--no-plots", action="store_true",
                         help="write the tables and the summary only (no PNGs, no index.html): the fast path")
     parser.add_argument("--no-html", action="store_true", help="leave out index.html, the explorable page")
@@ -155,14 +162,27 @@ def main(argv: list[str] | None = None, ask: Callable[[str], str] | None = None)
     options = SweepOptions(run=args.run, has_answer=args.has_answer, answer=args.answer, settings=_settings(args),
                            questions=args.questions, allow_incomplete=args.allow_incomplete, jobs=args.jobs,
                            at=args.at, baseline=args.baseline, significance=args.significance, strict=args.strict)
-    out_dir = args.out or default_out(args.run)
-    painter = None if args.no_plots else Painter()  # starts drawing's imports while the run is replayed
+    target = ReportDir(args.out or default_out(args.run), force=args.force)
+    with cli.sigterm_as_interrupt():
+        try:
+            return _sweep(args, options, target, ask)
+        except KeyboardInterrupt:  # Ctrl+C, or SIGTERM: the children are stopped, the staged files removed
+            state = "was written whole before it stopped" if target.written else "is unchanged"
+            print(f"sweep.py: interrupted; the report in {target.path} {state}", file=sys.stderr)
+            return EXIT_ERROR
+
+
+def _sweep(args: argparse.Namespace, options: SweepOptions, target: ReportDir,
+           ask: Callable[[str], str] | None) -> int:
+    painter = None
     try:
+        target.check()  # a directory it may not write is refused before anything is replayed
+        painter = None if args.no_plots else Painter()  # starts drawing's imports while the run is replayed
         result, comparison = run_sweep(options, args.review, ask)
         gate = result.gate(args.at, args.max_wrong, args.min_correct) if args.at else None
-        write_report(out_dir, result, comparison, gate, plots=not args.no_plots, painter=painter,
+        write_report(target, result, comparison, gate, plots=not args.no_plots, painter=painter,
                      page=not args.no_html)
-        console.show_sweep(result, out_dir, gate, comparison, page=not (args.no_plots or args.no_html))
+        console.show_sweep(result, target.path, gate, comparison, page=not (args.no_plots or args.no_html))
     except QuoteFinderError as error:
         cli.report_error("sweep.py", error)
         return EXIT_ERROR

@@ -69,6 +69,19 @@ def markdown_code(text: str, *, in_table: bool = False, at_most: int | None = No
     return f"{fence}{padded}{fence}"
 
 
+_MARKDOWN_ACTIVE = re.compile(r"[\\`*_\[\]!<>&~|:$]|(?<![^\W_])(?i:www)\.")  # what can start Markdown or HTML
+
+
+def markdown_text(text: str) -> str:
+    """Text for a line of Markdown prose (where a code span would not read as a sentence): one line, invisible
+    characters shown as `<U+XXXX>`, and every character that could start a link, an image, emphasis, a code
+    span, HTML, an entity, strikethrough, math or a table cell escaped with a backslash, and so are the `:`
+    of `http://` and the `.` of `www.`, so GitHub links no URL either. GitHub still links a bare e-mail
+    address (as `mailto:`), as it does in any text."""
+    return _MARKDOWN_ACTIVE.sub(lambda found: found.group()[:-1] + "\\." if len(found.group()) == 4
+                                else "\\" + found.group(), one_line(text))
+
+
 def csv_text(text: str | None) -> str:
     """A text cell a spreadsheet will not evaluate: a quote mark goes before text that starts with a tab or
     a carriage return, or whose first visible character is =, +, - or @ (looking past the whitespace and

@@ -208,3 +208,18 @@ def random_repeats(seed: int, questions: int = 12, repeats: int = 3) -> list[lis
             run = [(first[0], trace) for first, (_, trace) in zip(runs[0], run, strict=True)]
         runs.append(run)
     return runs
+
+
+def mutations(text: str, pieces: Any) -> Any:
+    """A hypothesis strategy: `text` with a few of `pieces` (a strategy of strings) inserted, deleted or replaced at
+    random places. Shared by the fuzz tests of every parser a user's files reach."""
+    from hypothesis import strategies as st
+
+    def apply(edits: list[tuple[float, int, str]]) -> str:
+        changed = text
+        for where, cut, piece in edits:
+            at = int(where * len(changed))
+            changed = changed[:at] + piece + changed[at + cut:]
+        return changed
+
+    return st.lists(st.tuples(st.floats(0, 1), st.integers(0, 12), pieces), min_size=1, max_size=6).map(apply)

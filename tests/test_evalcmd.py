@@ -417,3 +417,19 @@ def test_help_names_the_exit_status_of_a_closed_stdout(capsys) -> None:
     assert main(["--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "141 stdout was closed early (`| head`): it stopped quietly, and every file it wrote is whole" in text
+
+
+@pytest.mark.parametrize(("key", "what"), [("pplx-abcé123", "a character that is not ASCII"),
+                                           ("pplx-abc123\n", "a line break"), ("pplx-\tabc123", "a tab"),
+                                           ("pplx-abc 123", "a space"), ("pplx-abc\x1b[2J", "a control character"),
+                                           (" pplx-abc123", "a space"),
+                                           ("pplx-abc\udce9defghijk", "a character that is not ASCII")])
+def test_a_key_that_is_not_printable_ascii_is_refused_before_anything_is_sent(tmp_path, standin_for, capsys, key,
+                                                                              what) -> None:
+    server = standin_for(TEN_SCENARIO)
+    env = {"PERPLEXITY_API_KEY": key, "PERPLEXITY_BASE_URL": server.base_url}
+    assert main([str(TEN_QUESTIONS), "--run", str(tmp_path / "run"), *FAST], env=env) == 2
+    err = capsys.readouterr().err
+    assert "PERPLEXITY_API_KEY" in err and what in err and "nothing was sent" in err, err
+    assert key.strip() not in err and "Traceback" not in err and "connection failed" not in err
+    assert len(server.requests) == 0 and not (tmp_path / "run").exists()

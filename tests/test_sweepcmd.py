@@ -7,8 +7,11 @@ import json
 import math
 import os
 import random
+import select
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -446,3 +449,101 @@ def test_help_names_the_two_wrong_rates_and_what_review_asks(capsys) -> None:
             "every question quoted on the grid that has no `expect`, and a verdict (correct / wrong / skip) on "
             "every unjudged quote") in text
     assert "141 stdout was closed early (`| head`): it stopped quietly" in text
+
+
+# ---- sweep.py as a process: its children end with it, and Ctrl+C is one line ------------------------------------
+
+POOLED = "import quotefinder.sweep.replay as replay\nreplay.PARALLEL_FROM = 1  # loaded by a pool, as a big run is"
+
+
+def sweep_process(ten: Path, out: Path, *args: str, pooled: bool = True) -> subprocess.Popen[bytes]:
+    """`python sweep.py RUN --out OUT ARGS` in its own process group, stdout and stderr to pipes (as in
+    `$(python sweep.py ...)` or `| tee`); `pooled`: the run is loaded by a pool of worker processes."""
+    code = f"import sys\n{POOLED if pooled else ''}\nfrom quotefinder.sweepcmd import main\nsys.exit(main())"
+    return subprocess.Popen([sys.executable, "-c", code, str(ten), "--out", str(out), "--jobs", "2", *args],
+                            cwd=ten.parent.parent, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+
+
+def live_group(pgid: int) -> list[int]:
+    """The live (not zombie) processes of a process group, from /proc."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except (OSError, ValueError):
+            continue
+        state, _, _, group = stat.rsplit(")", 1)[1].split()[:4]
+        if entry.isdigit() and int(group) == pgid and state != "Z":
+            found.append(int(entry))
+    return found
+
+
+def wait_for_children(sweep: subprocess.Popen[bytes], count: int, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while len(live_group(sweep.pid)) < 1 + count:
+        assert sweep.poll() is None, f"the sweep ended before it had {count} children"
+        assert time.monotonic() < deadline, f"the sweep never had {count} children"
+        time.sleep(0.005)
+
+
+def reaches_eof(stream, within: float) -> bool:
+    """Whether `stream` (a pipe) is closed by every writer within `within` seconds."""
+    fd = stream.fileno()
+    os.set_blocking(fd, False)
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        if ready:
+            try:
+                if os.read(fd, 65536) == b"":
+                    return True
+            except BlockingIOError:
+                pass
+    return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+def test_the_sweeps_children_end_with_it_and_release_its_output(ten: Path, tmp_path: Path, signum) -> None:
+    """Killed while its two drawing processes and its two loading processes are alive, the sweep takes them
+    with it: its stdout reaches end-of-file at once (a `$(...)` or `| tee` in CI returns), and no process of
+    its group is left."""
+    sweep = sweep_process(ten, tmp_path / "r", "--has-answer", "0:1:0.002")
+    try:
+        wait_for_children(sweep, 4)
+        sweep.send_signal(signum)
+        assert reaches_eof(sweep.stdout, within=5), "a child of the sweep still holds its stdout"
+        _, err = sweep.communicate(timeout=5)
+        if signum == signal.SIGTERM:  # stopped as Ctrl+C stops it
+            assert (sweep.returncode, err.decode()) == (2, f"sweep.py: interrupted; the report in {tmp_path / 'r'} "
+                                                           "is unchanged\n")
+        deadline = time.monotonic() + 5
+        while live_group(sweep.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert live_group(sweep.pid) == []
+    finally:
+        for pid in live_group(sweep.pid):  # only this test's own processes, by id
+            os.kill(pid, signal.SIGKILL)
+        sweep.wait(timeout=5)
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
+@pytest.mark.parametrize("pooled", [False, True], ids=["serial", "pooled"])
+def test_ctrl_c_stops_the_sweep_with_one_line_and_the_report_unchanged(ten: Path, tmp_path: Path,
+                                                                       pooled: bool) -> None:
+    """Ctrl+C in a terminal interrupts the whole foreground process group, the sweep's children included: one
+    line, exit 2, and the report from before untouched."""
+    out = tmp_path / "r"
+    assert main([str(ten), "--out", str(out), "--no-plots"]) == 0
+    before = run_files(out)
+    sweep = sweep_process(ten, out, "--has-answer", "0:1:0.002", pooled=pooled)
+    try:
+        wait_for_children(sweep, 4 if pooled else 2)
+        os.killpg(sweep.pid, signal.SIGINT)
+        _, err = sweep.communicate(timeout=30)
+    finally:
+        for pid in live_group(sweep.pid):
+            os.kill(pid, signal.SIGKILL)
+    assert (sweep.returncode, err.decode()) == (2, f"sweep.py: interrupted; the report in {out} is unchanged\n")
+    assert run_files(out) == before

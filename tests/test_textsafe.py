@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import html
 import re
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import HOSTILE, outside_code_spans
-from quotefinder.textsafe import csv_text, markdown_code, terminal
+from conftest import HOSTILE, github_html, outside_code_spans
+from quotefinder.textsafe import csv_text, markdown_code, markdown_text, one_line, terminal
 
 
 def test_markdown_code_is_inert_but_readable() -> None:
@@ -51,3 +52,22 @@ def test_markdown_shows_invisible_characters_and_cuts_long_text() -> None:
     cut = markdown_code("x" * 500, at_most=300)
     assert cut == "`" + "x" * 299 + "…`"
     assert markdown_code("x" * 300, at_most=300) == "`" + "x" * 300 + "`"
+
+
+def test_markdown_text_reads_as_written_and_links_nothing() -> None:
+    shown = markdown_text(f"3 question(s) ({HOSTILE}, www.evil.example, http://evil.example, $x$)")
+    rendered = github_html(f"> Caution: {shown}.")
+    assert not re.search(r"<(?!/?(blockquote|p)>)", rendered), rendered
+    assert "http://evil.example" in rendered and "&lt;img src=x onerror=alert(1)&gt;" in rendered
+    assert markdown_text("a www.b.org") == "a www\\.b.org" and markdown_text("swww.b") == "swww.b"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_markdown_text_renders_as_its_own_text_and_nothing_else(text: str) -> None:
+    rendered = github_html(f"> Caution: {markdown_text(text)}").strip()
+    assert rendered.startswith("<blockquote>\n<p>") and rendered.endswith("</p>\n</blockquote>")
+    inner = rendered[len("<blockquote>\n<p>"):-len("</p>\n</blockquote>")]
+    tags = re.findall(r"<[^>]*>", inner)
+    assert all(re.fullmatch(r'<a href="mailto:[^"]*">|</a>', tag) for tag in tags), tags  # an e-mail at most
+    assert html.unescape(re.sub(r"<[^>]*>", "", inner)) == f"Caution: {one_line(text)}".strip()

@@ -7,22 +7,26 @@
         accept: ['\\b206\\b']    # optional regexes (case-insensitive) that a correct quote matches
 
 Every problem is reported with the file, the line and the question, and what to write instead; an
-unknown key is an error, so a typo cannot pass silently. An unlabelled question is recorded and swept
+unknown key is an error, so a typo cannot pass silently. `parse_questions` checks text the same way
+before it is written (the importer's), and no input, however malformed or deeply nested, raises anything
+but `QuestionFileError`. An unlabelled question is recorded and swept
 like the others and counted apart (`Outcome.UNLABELLED`); `python -m quotefinder.questions import`
 writes question files from labelled data sets (`importer`).
 """
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
 import yaml
+from yaml.events import CollectionEndEvent, CollectionStartEvent
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ..errors import QuestionFileError
@@ -30,6 +34,8 @@ from ..textsafe import is_unicode
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_QUESTION_CHARS = 2000
+MAX_DEPTH = 100  # lists and mappings inside one another (a question file needs 4); far deeper, libyaml's composer
+# overflows the C stack and kills the interpreter
 EXPECTS = ("answer", "no-answer")
 KEYS = ("id", "question", "expect", "accept")
 _STR = "tag:yaml.org,2002:str"
@@ -126,11 +132,23 @@ def derive_id(text: str) -> str:
 class Reader:
     """Walks composed YAML nodes so every error can name its file and line (questions and verdicts)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, origins: Sequence[str] | None = None) -> None:
+        """`origins`, when given, names where each question of the list came from ("line 7" of a source the
+        text was made from, say): errors then name the origin instead of a line of `path`."""
         self.path = path
+        self.origins = origins
+        self._starts: list[int] = []  # the line (0-based) each question starts on, once `questions` has them
+
+    def where(self, node: Node) -> str:
+        """'line 7': where `node` is, or the origin of the question holding it."""
+        if self.origins is not None and self._starts:
+            index = bisect.bisect_right(self._starts, node.start_mark.line) - 1
+            if 0 <= index < len(self.origins):
+                return self.origins[index]
+        return f"line {node.start_mark.line + 1}"
 
     def fail(self, node: Node | None, problem: str) -> QuestionFileError:
-        where = f"{self.path}, line {node.start_mark.line + 1}" if node is not None else str(self.path)
+        where = f"{self.path}, {self.where(node)}" if node is not None else str(self.path)
         return QuestionFileError(f"{where}: {problem}")
 
     def text(self, node: Node, what: str) -> str:
@@ -169,6 +187,8 @@ class Reader:
         qid = self.text(fields["id"][1], f"{label}'s `id`").strip() if "id" in fields else derive_id(text)
         if not qid:
             raise self.fail(fields["id"][1], f"{label} has an empty `id`")
+        if not is_unicode(qid):
+            raise self.fail(fields["id"][1], f"{label}'s `id` holds an escape that is not valid Unicode")
         expect = None  # unlabelled until somebody says
         if "expect" in fields:
             expect = self.text(fields["expect"][1], f"{label}'s `expect`")
@@ -183,9 +203,26 @@ class Reader:
                             "`expect: answer`")
         try:
             return Question(qid, text, expect, accept, node.start_mark.line + 1)
-        except re.error as error:
-            bad = next(item for item, p in zip(fields["accept"][1].value, accept, strict=True) if not _compiles(p))
-            raise self.fail(bad, f"{label} has an invalid regex {error.pattern!r}: {error}") from None
+        except (re.error, OverflowError, RecursionError):  # also a huge repeat count, groups nested thousands deep
+            for item, pattern in zip(fields["accept"][1].value, accept, strict=True):
+                why = _invalid(pattern)
+                if why:
+                    raise self.fail(item, f"{label} has an invalid regex {_shorter(pattern)!r}: {why}") from None
+            raise
+
+    def questions(self, items: SequenceNode) -> list[Question]:
+        """Every question of the list, checked one by one and then for ids and texts used twice."""
+        self._starts = [node.start_mark.line for node in items.value]
+        loaded = [self.question(node, n) for n, node in enumerate(items.value, start=1)]
+        for attribute in ("id", "question"):
+            first: dict[str, int] = {}
+            for index, q in enumerate(loaded):
+                value = getattr(q, attribute)
+                if value in first:
+                    raise self.fail(items.value[index], f"duplicate {attribute} {value!r}, first used on "
+                                    f"{self.where(items.value[first[value]])}; every {attribute} must be unique")
+                first[value] = index
+        return loaded
 
     def patterns(self, node: Node, label: str) -> tuple[str, ...]:
         """The `accept` list as text; `Question` compiles it, and `question` reports a bad regex."""
@@ -194,12 +231,19 @@ class Reader:
         return tuple(self.text(item, f"an `accept` pattern of {label}") for item in node.value)
 
 
-def _compiles(pattern: str) -> bool:
+def _invalid(pattern: str) -> str:
+    """Why `pattern` does not compile ('' when it does)."""
     try:
         re.compile(pattern, re.IGNORECASE)
-    except re.error:
-        return False
-    return True
+    except (re.error, OverflowError) as error:
+        return str(error)
+    except RecursionError:
+        return "groups nested too deeply"
+    return ""
+
+
+def _shorter(text: str, at_most: int = 80) -> str:
+    return text if len(text) <= at_most else text[:at_most] + "..."
 
 
 def decode(path: Path) -> tuple[bytes, str]:
@@ -224,8 +268,24 @@ def decode(path: Path) -> tuple[bytes, str]:
 def compose(path: Path) -> tuple[bytes, Node | None]:
     """The file's bytes and its YAML node tree (None when empty); `QuestionFileError` otherwise."""
     raw, text = decode(path)
+    return raw, compose_text(text, path)
+
+
+def compose_text(text: str, path: Path) -> Node | None:
+    """YAML text's node tree (None when empty); `QuestionFileError` naming `path` and the line otherwise,
+    also for lists or mappings nested more than `MAX_DEPTH` deep (checked first, from the parser's events:
+    composing them would overflow the C stack)."""
     try:
-        return raw, yaml.compose(text, Loader=_Loader)
+        depth = 0
+        for event in yaml.parse(text, Loader=_Loader):
+            if isinstance(event, CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise QuestionFileError(f"{path}, line {event.start_mark.line + 1}: lists or mappings nested more "
+                                            f"than {MAX_DEPTH} deep; a question or verdicts file needs 4")
+            elif isinstance(event, CollectionEndEvent):
+                depth -= 1
+        return yaml.compose(text, Loader=_Loader)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f"{path}, line {mark.line + 1}" if mark is not None else str(path)
@@ -249,20 +309,20 @@ def top_list(reader: Reader, root: Node, name: str, example: str) -> SequenceNod
 def load_questions(path: Path | str) -> QuestionSet:
     """Read and check a questions file; `QuestionFileError` names the line and the fix."""
     path = Path(path)
-    raw, root = compose(path)
+    raw, text = decode(path)
+    return parse_questions(text, path, raw)
+
+
+def parse_questions(text: str, path: Path, raw: bytes | None = None, origins: Sequence[str] | None = None
+                    ) -> QuestionSet:
+    """Check a questions file's text exactly as `load_questions` checks the file (`raw`, its bytes, for the
+    SHA-256; else the text's UTF-8). `origins` names where each question came from, for errors about text
+    not yet written (the importer's)."""
+    root = compose_text(text, path)
     if root is None:
         raise QuestionFileError(f"{path}: is empty; it needs a `questions:` list (see questions/ten.yaml)")
-    reader = Reader(path)
+    reader = Reader(path, origins)
     items = top_list(reader, root, "questions", "question")
-    loaded = [reader.question(node, n) for n, node in enumerate(items.value, start=1)]
-    for attribute in ("id", "question"):
-        first: dict[str, Question] = {}
-        for q in loaded:
-            value = getattr(q, attribute)
-            if value in first:
-                raise QuestionFileError(
-                    f"{path}, line {q.line}: duplicate {attribute} {value!r}, first used on line "
-                    f"{first[value].line}; every {attribute} must be unique"
-                )
-            first[value] = q
-    return QuestionSet(path, hashlib.sha256(raw).hexdigest(), tuple(loaded))
+    loaded = reader.questions(items)
+    digest = hashlib.sha256(raw if raw is not None else text.encode()).hexdigest()
+    return QuestionSet(path, digest, tuple(loaded))

@@ -14,8 +14,11 @@ Formats, by the source's extension:
 Where `expect` is absent, gold answers make a question answerable and a question with neither is
 unlabelled. Each gold answer becomes an `accept` pattern that matches that answer wherever it is
 quoted (`accept_pattern`). Questions with the same text are merged (their answers pooled; conflicting
-labels leave it unlabelled). Ids come from the source where it has them, else from the question's
-words; `sample` draws N questions stratified by label, seeded.
+labels leave it unlabelled). Ids come from the source where it has them (without the spaces around
+them; a blank one is an error), else from the question's words; `sample` draws N questions stratified
+by label, seeded. The file is validated first and written last: its text goes through the loader's own
+checks (`parse_questions`) before anything is written, so a source the loader would refuse leaves no file
+behind and never replaces one.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ import yaml
 from ..errors import InputError, QuestionFileError
 from ..storage import SHARED_FILE, write_atomic
 from ..textsafe import is_unicode
-from . import EXPECTS, MAX_QUESTION_CHARS, decode, derive_id, load_questions
+from . import EXPECTS, MAX_QUESTION_CHARS, decode, derive_id, parse_questions
 
 COLUMNS = ("question", "id", "expect", "answers")
 SQUAD_ATTRIBUTION = (
@@ -149,26 +152,49 @@ def _expect_of(path: Path, where: str, value: Any) -> str | None:
     return str(value)
 
 
+def _id_of(path: Path, where: str, value: Any) -> str | None:
+    """The source's id without the spaces around it (the loader strips them too, so ids differing only there
+    are the same id); None when there is none. A blank one is an error: it looks like an id and is none."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise _fail(path, where, f"`id` is {value!r}; give it as text")
+    qid = str(value).strip()
+    if not qid:
+        raise _fail(path, where, "`id` is blank; give the question a real id or leave `id` out")
+    return qid
+
+
 def _record(path: Path, where: str, fields: dict[str, Any]) -> Imported:
     """One question from a JSON Lines object or a CSV row."""
     question = fields.get("question")
     if not isinstance(question, str) or not question.strip():
         raise _fail(path, where, "has no `question` text")
-    qid = fields.get("id")
-    if qid is not None and not isinstance(qid, str | int):
-        raise _fail(path, where, f"`id` is {qid!r}; give it as text")
+    qid = _id_of(path, where, fields.get("id"))
     expect = _expect_of(path, where, fields.get("expect"))
     answers = _answers_of(path, where, fields.get("answers"))
     if expect is None and answers:
         expect = "answer"  # gold answers say the question has one
-    return Imported(where, None if qid in (None, "") else str(qid), question, expect, answers)
+    return Imported(where, qid, question, expect, answers)
+
+
+def _json(path: Path, text: str, where: str | None = None, invalid: str = "not valid JSON") -> Any:
+    """Parsed JSON; `QuestionFileError` naming `where` (a JSON Lines line; else the decoder's line, or just the
+    file) for invalid JSON, for JSON nested too deeply to parse (the decoder's RecursionError) and for a
+    number too long to convert."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise QuestionFileError(f"{path}, {where or f'line {error.lineno}'}: {invalid} ({error.msg})") from None
+    except RecursionError:
+        problem = "lists or objects nested too deeply to read (a question needs a few levels)"
+    except ValueError as error:  # "Exceeds the limit (4300 digits) for integer string conversion: ..."
+        problem = f"holds a number too long to read ({str(error).split(':')[0]})"
+    raise QuestionFileError(f"{path}, {where}: {problem}" if where else f"{path}: {problem}")
 
 
 def _squad(path: Path, text: str) -> Iterator[Imported]:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise _fail(path, f"line {error.lineno}", f"not valid JSON ({error.msg})") from None
+    data = _json(path, text)
     if not isinstance(data, dict) or not isinstance(data.get("data"), list):
         raise QuestionFileError(f"{path}: not SQuAD 2.0's layout (no `data` list); a .json source must be "
                                 "SQuAD 2.0 JSON, or use .jsonl or .csv with one question per line or row")
@@ -189,18 +215,16 @@ def _squad(path: Path, text: str) -> Iterator[Imported]:
                     raise _fail(path, where, f"`is_impossible` is {impossible!r}, not true or false")
                 answers = [] if impossible else _answers_of(path, where, qa.get("answers"))
                 qid = qa.get("id")
-                yield Imported(where, str(qid) if isinstance(qid, str | int) and qid != "" else None,
-                               qa["question"], "no-answer" if impossible else "answer", answers)
+                qid = _id_of(path, where, qid) if isinstance(qid, str | int) and not isinstance(qid, bool) else None
+                yield Imported(where, qid, qa["question"], "no-answer" if impossible else "answer", answers)
 
 
 def _jsonl(path: Path, text: str) -> Iterator[Imported]:
-    for number, line in enumerate(text.splitlines(), start=1):
+    # Lines end at \n only: str.splitlines would also split at U+2028 or U+0085, which a JSON string may hold.
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
-        try:
-            fields = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise _fail(path, f"line {number}", f"not a JSON object ({error.msg})") from None
+        fields = _json(path, line, f"line {number}", "not a JSON object")
         if not isinstance(fields, dict):
             raise _fail(path, f"line {number}", "must be a JSON object with a `question`")
         unknown = sorted(set(fields) - set(COLUMNS))
@@ -239,6 +263,8 @@ def _csv(path: Path, text: str) -> Iterator[Imported]:
         header = next(reader)
     except StopIteration:
         return
+    except csv.Error as error:  # a header cell larger than csv's field limit, say
+        raise _fail(path, "line 1", f"not valid CSV ({error})") from None
     names = [name.strip().lower() for name in header]
     for name in names:
         if name not in COLUMNS:
@@ -282,7 +308,10 @@ def read_source(path: Path | str) -> ImportedSet:
 
 def _check_text(path: Path, item: Imported) -> None:
     item.question = " ".join(item.question.split())
-    if not is_unicode(item.question) or not all(is_unicode(a) for a in item.answers):
+    if not item.question:
+        raise _fail(path, item.where, "has no `question` text")
+    texts = [item.question, *item.answers, *([item.id] if item.id else [])]
+    if not all(is_unicode(text) for text in texts):
         raise _fail(path, item.where, "holds text that is not valid Unicode (a lone surrogate)")
     if len(item.question) > MAX_QUESTION_CHARS:
         raise _fail(path, item.where, f"the question is {len(item.question):,} characters long; a question file "
@@ -388,10 +417,12 @@ def to_yaml(found: ImportedSet, source: Path, command: str) -> str:
 
 def import_questions(source: Path, out: Path, size: int | None = None, seed: int = 0, force: bool = False,
                      command: str = "python -m quotefinder.questions import") -> ImportedSet:
-    """Read `source`, sample `size` of its questions, and write the question file `out` (atomically, never
-    over an existing file unless `force`); the file is loaded back, so what is written is a valid question
-    file. `InputError` when `size` is more than the source holds: a sample the user cannot get is refused,
-    not quietly replaced by every question."""
+    """Read `source`, sample `size` of its questions, and write the question file `out`, never over an
+    existing file unless `force`. Validated first, written last: the text about to be written is checked by
+    the loader's own `parse_questions` (any refusal names the source's record), and only then written,
+    atomically, so a refused source leaves no file and an existing one untouched. `InputError` when `size`
+    is more than the source holds: a sample the user cannot get is refused, not quietly replaced by every
+    question."""
 
     if out.exists() and not force:
         raise QuestionFileError(f"{out}: already exists; choose another --out, or pass --force to replace it")
@@ -406,10 +437,10 @@ def import_questions(source: Path, out: Path, size: int | None = None, seed: int
     if size is not None:
         found = sample(found, size, seed)
     text = to_yaml(found, source, command)
+    parse_questions(text, source, origins=[question.where for question in found.questions])
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(out, text.encode(), SHARED_FILE)
     except OSError as error:
         raise QuestionFileError(f"{out}: cannot be written ({error.strerror or error})") from None
-    load_questions(out)
     return found

@@ -11,7 +11,9 @@ the whole entry or none. Its first line carries the SHA-256 of the rest of the f
       "response": {...}}
 
 so a torn or hand-edited entry is detected by hashing bytes, without re-serialising anything.
-Files are created 0600 and directories 0700: responses hold third-party web text.
+Files are created 0600 and directories 0700: responses hold third-party web text. An entry never holds
+the API key in any form (`secret.Secret`): the client blanks it from the request id and refuses a body
+that echoes it, and `put` checks the bytes once more before writing.
 
 `CachingClient` puts the cache in front of a client with the client's own interface (the
 lm-evaluation-harness `CachingLM` pattern): saved responses are served, only missing ones are sent,
@@ -29,10 +31,11 @@ from typing import Any
 
 import orjson
 
-from ..errors import CorruptEntry, MissingResponse, StorageError
+from ..errors import ContractError, CorruptEntry, KeyEchoed, MissingResponse, StorageError
 from ..recipe.contract import ApiRequest
 from ..storage import private_dir, write_private
-from .client import EVIDENCE, Received, Sender
+from .client import EVIDENCE, Received, Sender, describe
+from .secret import Secret
 
 FORMAT = "quotefinder-cache/1"
 _HEAD = b'{"sha256": "'
@@ -112,9 +115,10 @@ class ResponseCache:
             raise MissingResponse(request.label or f"a request to {request.path}")
         return saved
 
-    def put(self, request: ApiRequest, received: Received) -> None:
+    def put(self, request: ApiRequest, received: Received, secret: Secret | None = None) -> None:
         """Save a successful response; it is on disk, whole, when this returns. `StorageError` when the
-        disk refuses (full, read-only): every response saved before stays valid."""
+        disk refuses (full, read-only): every response saved before stays valid. Nothing is written when the
+        entry would hold `secret` in any form (`KeyEchoed`) or cannot be written as JSON (`ContractError`)."""
         entry = {
             "format": FORMAT,
             "key": request.key,
@@ -128,10 +132,17 @@ class ResponseCache:
             "evidence": received.evidence,
             "response": received.data,
         }
+        try:
+            data = encode_entry(entry)
+        except TypeError as error:  # nested deeper than orjson writes: the client refuses such responses first
+            raise ContractError(f"{describe(request)}: the response cannot be saved ({error})") from None
+        if secret is not None and secret.echoed_in(data):  # the client refuses such responses first
+            raise KeyEchoed(f"{describe(request)}: the response holds the API key (PERPLEXITY_API_KEY), so it was "
+                            "not saved")
         path = self.path(request)
         try:
             private_dir(path.parent)
-            write_private(path, encode_entry(entry))
+            write_private(path, data)
         except OSError as error:
             raise StorageError(
                 f"cannot save a response under {self.root} ({error.strerror or error}); "
@@ -162,11 +173,13 @@ class CachingClient:
     """
 
     def __init__(self, client: Sender, cache: ResponseCache,
-                 admit: Callable[[ApiRequest, Received], None] = admit_all, counts: CacheCounts | None = None) -> None:
+                 admit: Callable[[ApiRequest, Received], None] = admit_all, counts: CacheCounts | None = None,
+                 secret: Secret | None = None) -> None:
         self.client = client
         self.cache = cache
         self.admit = admit
         self.counts = counts if counts is not None else CacheCounts()
+        self.secret = secret  # an entry holding the key in any form is never written
 
     async def send(self, request: ApiRequest) -> Received:
         try:
@@ -179,6 +192,6 @@ class CachingClient:
             return saved
         received = await self.client.send(request)
         self.admit(request, received)
-        self.cache.put(request, received)
+        self.cache.put(request, received, self.secret)
         self.counts.sent += 1
         return received

@@ -7,7 +7,9 @@ network is a constructor argument (`transport=`), so tests swap in `httpx.MockTr
 the client at the stand-in server over loopback.
 
 The key is held privately and sent only in the Authorization header, only to the configured base
-URL, and never over plain http except to a loopback host. It never appears in a message.
+URL, and never over plain http except to a loopback host. It never appears in a message or a request id
+(`secret.Secret` blanks every form a server could echo it in), and a 200 whose body carries it back is
+refused (`KeyEchoed`), as is one nested deeper than a cache entry can hold.
 """
 
 from __future__ import annotations
@@ -25,8 +27,10 @@ from typing import Any, Protocol
 import httpx
 import orjson
 
-from ..errors import ApiError, AuthError, BudgetSpent, InsecureEndpoint, TransientError
+from ..errors import ApiError, AuthError, BudgetSpent, InputError, InsecureEndpoint, KeyEchoed, TransientError
+from ..recipe import contract
 from ..recipe.contract import ApiRequest
+from .secret import Secret, key_problem
 
 DEFAULT_BASE_URL = "https://api.perplexity.ai"
 EVIDENCE_HEADER = "x-quotefinder-evidence"  # set by the stand-in; the real API never sends it
@@ -121,6 +125,15 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def _unescaped(content: bytes) -> str:
+    """An error body as text, its JSON escapes decoded when it is JSON (`\\u0070` is a `p`), so that a key
+    echoed escaped character by character is still found and blanked."""
+    try:
+        return orjson.dumps(orjson.loads(content)).decode()
+    except (orjson.JSONDecodeError, TypeError):
+        return content.decode("utf-8", "replace")
+
+
 def check_base_url(base_url: str) -> httpx.URL:
     """The base URL if the key may be sent there: https anywhere, plain http only to loopback."""
     url = httpx.URL(base_url)
@@ -174,9 +187,11 @@ class ApiClient:
         budget: RequestBudget | None = None,
     ) -> None:
         url = check_base_url(base_url)
+        if problem := key_problem(api_key):
+            raise InputError(problem)
         self.base_url = str(url).rstrip("/")
         self.host = url.host
-        self._key = api_key
+        self.secret = Secret(api_key)
         self._headers = {"Authorization": f"Bearer {api_key}"}
         self._http = httpx.AsyncClient(transport=transport, timeout=timeout_s, follow_redirects=False)
         self.retry = retry
@@ -208,10 +223,8 @@ class ApiClient:
         raise AssertionError("unreachable")
 
     def _redacted(self, error: ApiError) -> ApiError:
-        """The error with the key blanked out of its message, in case a server echoed it back."""
-        if self._key and self._key in str(error):
-            error.args = (str(error).replace(self._key, "[key]"),)
-        return error
+        """The error with every form of the key blanked out of its message, in case a server echoed it back."""
+        return self.secret.redacted(error)
 
     async def _attempt(self, request: ApiRequest) -> Received:
         self.budget.take()
@@ -235,13 +248,36 @@ class ApiClient:
         if status in RETRY_STATUSES:
             raise TransientError(f"{where} returned {status}", status=status, retry_after=_retry_after(response))
         if status != 200:
-            body = response.text.replace(self._key, "[key]") if self._key else response.text
+            body = self.secret.redact(_unescaped(response.content))  # before the cut, which could leave half a key
             raise ApiError(f"{where} returned {status}: {body[:300]}", status=status)
         try:
             data = orjson.loads(response.content)  # strict JSON: NaN and Infinity are refused
         except orjson.JSONDecodeError:
             kind = response.headers.get("content-type", "unknown content type")
             raise ApiError(f"{where} returned 200 with a body that is not JSON ({kind})", status=status) from None
+        self._refuse_unsaveable(request, where, response.content, data)
         evidence = "synthetic" if response.headers.get(EVIDENCE_HEADER) == "synthetic" else "live"
-        return Received(data=data, status=status, request_id=response.headers.get("x-request-id", ""),
-                        elapsed_s=elapsed, received_at=_now(), evidence=evidence)
+        request_id = self.secret.redact(response.headers.get("x-request-id", ""))  # saved in the entry
+        return Received(data=data, status=status, request_id=request_id, elapsed_s=elapsed, received_at=_now(),
+                        evidence=evidence)
+
+    def _refuse_unsaveable(self, request: ApiRequest, where: str, raw: bytes, data: Any) -> None:
+        """Raise unless the parsed body can be saved: nested no deeper than a cache entry can hold, and without
+        the key in any form, neither in its bytes nor once its escapes are decoded."""
+        try:
+            decoded = orjson.dumps([data])  # one level down, as in a cache entry; the JSON escapes decoded
+        except TypeError:  # orjson writes at most 254 levels: deeper than a cache entry can be written
+            raise ApiError(f"{where} returned 200 with JSON nested deeper than a cache entry can hold (about 250 "
+                           "levels); it was not saved", status=200) from None
+        if self.secret.echoed_in(raw) or self.secret.echoed_in(decoded):
+            raise KeyEchoed(f"{where}: the response to {describe(request)} echoes the API key it was sent with "
+                            "(PERPLEXITY_API_KEY, in some encoding), so it was neither saved nor used. A server or "
+                            "proxy that sends credentials back should not be given them: check PERPLEXITY_BASE_URL",
+                            status=200)
+
+
+def describe(request: ApiRequest) -> str:
+    """The request in words, for a message: its label, or what kind of request it is."""
+    if request.label:
+        return request.label
+    return "the search" if request.path == contract.SEARCH_PATH else f"a request to {request.path}"

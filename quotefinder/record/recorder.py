@@ -32,6 +32,7 @@ from ..recipe.pipeline import Coverage, Trace
 from .cache import CacheCounts, CachingClient, ResponseCache
 from .client import Received, Sender
 from .rundir import STOPS, QuestionError, RequestCounts
+from .secret import Secret
 
 FATAL = (AuthError, EvidenceMixError, StorageError)
 
@@ -187,15 +188,17 @@ class Recorder:
         client: Sender,
         concurrency: int,
         on_done: Callable[[QuestionRun], None] = lambda item: None,
+        secret: Secret | None = None,
     ) -> None:
         """Record `items` concurrently (at most `concurrency` questions at once).
 
         A question whose requests fail gets `error` and the others go on; a refused key, mixed
         evidence or a full disk stops everything. Finished items keep their results even if this is
-        cancelled.
+        cancelled. `secret` (the key the client sends) is blanked from every error and kept out of every entry.
         """
+        secret = secret or Secret()
         pending = iter(items)  # shared by the workers: each takes the next question when it is free
-        caching = CachingClient(client, self.cache, self._admit, self.tally)
+        caching = CachingClient(client, self.cache, self._admit, self.tally, secret)
         self.budget_spent = False
 
         async def fetch(request: ApiRequest) -> Any:
@@ -215,7 +218,7 @@ class Recorder:
                     raise
                 except (ApiError, ContractError) as error:
                     self.tally.failed += 1
-                    item.error, item.missing = str(error), None
+                    item.error, item.missing = secret.redact(str(error)), None  # a contract error may quote it
                 on_done(item)
 
         # A fixed set of workers, not a task per question: memory stays flat however many questions.

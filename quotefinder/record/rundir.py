@@ -28,6 +28,7 @@ import json
 import math
 import os
 import re
+import reprlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,7 @@ from ..questions import EXPECTS, Question, QuestionSet
 from ..recipe import contract
 from ..recipe.decision import ANSWER_CUTOFF, HAS_ANSWER_CUTOFF, MIN_SENTENCES, Cutoffs
 from ..storage import private_dir, write_private
+from ..textsafe import is_unicode
 from .cache import FORMAT as CACHE_FORMAT
 from .client import EVIDENCE
 
@@ -254,9 +256,12 @@ class RunRecord:
             raise RunDirError(
                 f"{path}: cannot be read as a run record ({error}); restore it from version control"
             ) from None
+        except RecursionError:  # the json module parses nesting by recursion: `[[[[...` exhausts the stack
+            raise RunDirError(f"{path}: is nested too deeply to be a run record (a run record nests a few levels); "
+                              "restore it from version control") from None
         if not isinstance(data, dict) or data.get("format") != RUN_FORMAT:
             found = data.get("format") if isinstance(data, dict) else None
-            raise RunDirError(f"{path}: run format {found!r}; this version reads {RUN_FORMAT!r}")
+            raise RunDirError(f"{path}: run format {_shown(found)}; this version reads {RUN_FORMAT!r}")
         try:
             record = _parse(data)
         except _Bad as problem:
@@ -264,7 +269,7 @@ class RunRecord:
                               "run directory") from None
         if record.cache_format != CACHE_FORMAT:
             raise RunDirError(
-                f"{path}: responses were saved in cache format {record.cache_format!r}, this version reads "
+                f"{path}: responses were saved in cache format {_shown(record.cache_format)}, this version reads "
                 f"{CACHE_FORMAT!r}; record into a new run directory or use the version that wrote it"
             )
         return record
@@ -282,6 +287,16 @@ class RunRecord:
 
 class _Bad(Exception):
     """A field of run.json that is missing or of the wrong type; the message names it."""
+
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = 80
+_REPR.maxlevel = 3
+
+
+def _shown(value: Any) -> str:
+    """`value` for a message, cut short: a field may hold a megabyte of text or a thousand levels of lists."""
+    return _REPR.repr(value)
 
 
 _KINDS: dict[str, tuple[tuple[type, ...], str]] = {
@@ -305,26 +320,28 @@ def _get(data: dict[str, Any], name: str, kind: str, default: Any, where: str = 
     value = data[name]
     types, words = _KINDS[kind]
     if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
-        raise _Bad(f"`{where}{name}` is {value!r}, not {words}")
+        raise _Bad(f"`{where}{name}` is {_shown(value)}, not {words}")
+    if isinstance(value, str) and not is_unicode(value):  # a lone surrogate: no file or terminal can take it
+        raise _Bad(f"`{where}{name}` is not valid Unicode (a lone surrogate)")
     if kind == "count":  # 3.0 is the whole number 3; 3.5, NaN and -1 are no count
         if isinstance(value, float):
             value = int(value) if math.isfinite(value) and value.is_integer() else -1
         whole = int(value)
         if whole < 0:
-            raise _Bad(f"`{where}{name}` is {value!r}, not {words}")
+            raise _Bad(f"`{where}{name}` is {_shown(value)}, not {words}")
         return whole
     if kind == "number" and isinstance(value, float) and not math.isfinite(value):
-        raise _Bad(f"`{where}{name}` is {value!r}, not a finite number")
+        raise _Bad(f"`{where}{name}` is {_shown(value)}, not a finite number")
     return value
 
 
 def _parse(data: dict[str, Any]) -> RunRecord:
     evidence = data.get("evidence")
     if evidence is not None and evidence not in EVIDENCE:
-        raise _Bad(f"`evidence` is {evidence!r}, not live or synthetic")
+        raise _Bad(f"`evidence` is {_shown(evidence)}, not live or synthetic")
     stopped = _get(data, "stopped", "text or null", None)
     if stopped is not None and stopped not in STOPS:
-        raise _Bad(f"`stopped` is {stopped!r}, not one of {', '.join(STOPS)}")
+        raise _Bad(f"`stopped` is {_shown(stopped)}, not one of {', '.join(STOPS)}")
     given = _get(data, "questions_file", "object or null", None)
     questions_file = None if given is None else QuestionsFile(
         _get(given, "path", "text", "", "questions_file."), _get(given, "sha256", "text", "", "questions_file."))
@@ -332,9 +349,9 @@ def _parse(data: dict[str, Any]) -> RunRecord:
     span = _get(config, "has_answer_range", "list or null", None, "config.")
     if span is not None and (len(span) != 2 or any(isinstance(v, bool) or not isinstance(v, int | float)
                                                    for v in span)):
-        raise _Bad(f"`config.has_answer_range` is {span!r}, not [LO, HI]")
+        raise _Bad(f"`config.has_answer_range` is {_shown(span)}, not [LO, HI]")
     if span is not None and not 0 <= span[0] <= span[1] <= 1:
-        raise _Bad(f"`config.has_answer_range` is {span!r}, not 0 <= LO <= HI <= 1")
+        raise _Bad(f"`config.has_answer_range` is {_shown(span)}, not 0 <= LO <= HI <= 1")
     defaults = RunConfig()
     run_config = RunConfig(
         base_url_host=_get(config, "base_url_host", "text", defaults.base_url_host, "config."),
@@ -381,7 +398,7 @@ def _question(item: Any, n: int) -> Question:
         raise _Bad(f"`{where}` has no `{missing[0]}`")
     expect = _get(item, "expect", "text or null", None, where)  # null: an unlabelled question
     accept = _get(item, "accept", "list", None, where)
-    if (expect is not None and expect not in EXPECTS) or not all(isinstance(p, str) for p in accept) \
+    if (expect is not None and expect not in EXPECTS) or not all(isinstance(p, str) and is_unicode(p) for p in accept) \
             or (accept and expect != "answer"):
         raise _Bad(f"`{where}expect` or `{where}accept` is not what a question file allows")
     try:
@@ -389,6 +406,8 @@ def _question(item: Any, n: int) -> Question:
                         tuple(accept))
     except re.error as error:
         raise _Bad(f"`{where}accept` holds an invalid regex ({error})") from None
+    except (RecursionError, OverflowError):  # nested too deeply, or a repeat count too large, to compile
+        raise _Bad(f"`{where}accept` holds an invalid regex (too deeply nested or too large to compile)") from None
 
 
 def _error(item: Any) -> QuestionError:

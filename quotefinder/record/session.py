@@ -13,6 +13,7 @@ run.json again, only if something changed.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import signal
 import sys
@@ -35,6 +36,7 @@ from .cache import ResponseCache
 from .client import ApiClient, RateLimiter, RequestBudget, RetryPolicy, TransientError, check_base_url
 from .recorder import QuestionRun, Recorder
 from .rundir import QuestionsFile, RunConfig, RunRecord, locked
+from .secret import Secret, key_problem
 
 SHOW_MISSING = 20
 
@@ -90,6 +92,7 @@ class Recording:
     stopped: str | None = None  # a key of STOPS: what cut the recording short, if anything did
     written: RunRecord | None = field(default=None, init=False)  # what run.json holds now
     written_sent: int = field(default=0, init=False)  # responses this invocation had sent when it was written
+    secret: Secret = field(default_factory=Secret, init=False, repr=False)  # the key `run` sends, never written
 
     def __post_init__(self) -> None:
         self.written = self.previous
@@ -143,15 +146,17 @@ class Recording:
             return (f"{len(pending)} question(s) need API requests that {self.run_dir} does not hold, and "
                     "PERPLEXITY_API_KEY is not set. Set it (export PERPLEXITY_API_KEY=...) and rerun; nothing "
                     "was sent.")
-        return ""
+        return key_problem(key)
 
     def run(self, base_url: str, key: str, transport: httpx.AsyncBaseTransport | None = None,
             on_done: Callable[[QuestionRun], None] = lambda item: None) -> RunRecord:
         """Record what is missing (nothing when the cache answers everything) and save run.json; return it.
 
         A refused key, mixed evidence or a full disk stops the recording: run.json is saved first, then
-        the error is raised (a failure to save then is raised from it).
+        the error is raised (a failure to save then is raised from it). No form of `key` reaches run.json, an
+        entry or an error raised.
         """
+        self.secret = Secret(key)
         pending = self.pending
         fatal: QuoteFinderError | None = None
         with locked(self.run_dir):
@@ -163,7 +168,7 @@ class Recording:
                 try:
                     self.finished = asyncio.run(self._record(pending, base_url, key, transport, on_done))
                 except QuoteFinderError as error:  # the key was refused, evidence would mix, or the disk is full
-                    fatal = error
+                    fatal = self.secret.redacted(error)
                 if fatal is not None or not self.finished:
                     self.stopped = ("error" if fatal is not None else
                                     "max-requests" if self.recorder.budget_spent else "interrupt")
@@ -171,7 +176,7 @@ class Recording:
             try:
                 record = self.save()
             except StorageError as error:
-                raise error from fatal
+                raise self.secret.redacted(error) from fatal
         if fatal is not None:
             raise fatal
         return record
@@ -208,7 +213,8 @@ class Recording:
     def build_record(self) -> RunRecord:
         """The run.json this invocation leaves."""
         items, tally, cutoffs = self.items, self.recorder.tally, self.recorder.cutoffs
-        errors = tuple(failure for item in items if (failure := item.failure()) is not None)
+        errors = tuple(dataclasses.replace(failure, error=self.secret.redact(failure.error))
+                       for item in items if (failure := item.failure()) is not None)
         before = self.previous.config if self.previous else RunConfig()
         complete = bool(self.previous and self.previous.complete)
         relative = os.path.relpath(self.questions.path.resolve(), self.run_dir.resolve())
@@ -262,7 +268,8 @@ class Recording:
                              limiter=RateLimiter(options.rate), on_retry=on_retry,
                              budget=RequestBudget(options.max_requests)) as client:
             loop = asyncio.get_running_loop()
-            work = asyncio.create_task(self.recorder.record(pending, client, options.concurrency, on_done))
+            work = asyncio.create_task(self.recorder.record(pending, client, options.concurrency, on_done,
+                                                            self.secret))
             handled = threading.current_thread() is threading.main_thread()  # signals reach the main thread only
             for sig in (signal.SIGINT, signal.SIGTERM) if handled else ():
                 loop.add_signal_handler(sig, work.cancel)

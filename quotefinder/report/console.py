@@ -40,7 +40,7 @@ def show_sweep(result: Sweep, out_dir: Path, gate: Gate | None, comparison: Comp
         print(f"\nAgainst {comparison.baseline.run_dir}: {comparison.tally_words()}", file=out)
         print(f"Worse overall? {comparison.verdict_words()}", file=out)
         for caution in comparison.cautions:
-            print(f"CAUTION: {caution}", file=out)
+            print(f"CAUTION: {terminal(caution)}", file=out)
     if gate is not None:
         print(f"\nGate: {gate.words}", file=out)
     written = f"{out_dir}/summary.md, {out_dir}/decision.json" + (f", {out_dir}/index.html" if page else "")

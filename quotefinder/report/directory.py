@@ -1,17 +1,42 @@
-"""The report directory a sweep writes: every file, each written atomically, and nothing stale left.
+"""The report directory a sweep writes: whole or absent, and nothing of the user's ever removed.
 
     decision.json  grid.csv  questions.csv  comparison.csv (with a baseline)  summary.md  index.html
-    heatmap-*.png  along-*.png  flips.png  risk-coverage.png
+    heatmap-*.png  along-*.png  flips.png  risk-coverage.png  report.json (the manifest, last)
+
+A sweep writes every file into a staging directory inside DIR (`DIR/.sweep-staging-PID`, so on the same file
+system even when DIR is a mount point, and writable wherever DIR is), each one flushed to disk. Then, holding
+a lock on DIR, with Ctrl+C and SIGTERM held back until it is done, it swaps them in: `report.json` marked
+incomplete (the files coming and the files going), the previous report's files removed, the new ones renamed
+in, and `report.json` rewritten, complete, listing every file with its SHA-256. `kill -9` at any moment leaves
+the previous report, the new one, or one that `report.json` marks incomplete, which `whole_report` (every
+reader's check) refuses and the next sweep replaces; that sweep also tidies the staging directories and
+temporary files killed sweeps left.
+
+Only files a previous `report.json` lists are ever removed or replaced: the user's own files in DIR stay,
+whatever their names. A directory that holds files but no manifest (so whose files are whose cannot be told)
+is refused unless `force`, which replaces the files of the report's names there and touches nothing else. A
+listed file whose bytes are no longer the ones the manifest records (the user edited it) is refused too unless
+`force`, and a `report.json` that is not a manifest of ours is refused even with `force` (it would be
+overwritten).
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import hashlib
 import json
-from collections.abc import Sequence
+import os
+import re
+import signal
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from pathlib import Path
+from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, ReportError
 from ..storage import SHARED_FILE, write_atomic
 from ..sweep.analysis import Gate, Sweep
 from ..sweep.compare import Comparison
@@ -21,22 +46,268 @@ from .summary import summary_markdown
 from .tables import comparison_frame, csv_bytes, grid_frame, questions_frame
 from .wording import decision_record
 
+MANIFEST = "report.json"
+MANIFEST_FORMAT = "quotefinder-report/1"
 REPORT_FILES = ("decision.json", "grid.csv", "questions.csv", "comparison.csv", "summary.md", "index.html",
                 "heatmap-*.png", "along-*.png", "flips.png", "risk-coverage.png")
+STAGING_PREFIX = ".sweep-staging-"  # DIR/.sweep-staging-PID: a sweep's files before they are swapped in
+_TEMPORARY = re.compile(r"\.(?P<name>.+)\.\d+\.tmp")  # what `write_atomic` leaves when killed: .NAME.PID.tmp
+_DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
-def write_files(out_dir: Path, files: dict[str, bytes], plots: Sequence[str] = ()) -> None:
-    """Write each file atomically (0644: reports are meant to be shared), then remove report files an
-    earlier sweep left that this one did not make (a plot from before `--no-plots`, an old
-    comparison), so the directory shows one sweep."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for name, data in files.items():
-        write_atomic(out_dir / name, data, SHARED_FILE)
-    made = {*files, *plots}
-    for pattern in REPORT_FILES:
-        for path in out_dir.glob(pattern):
-            if path.name not in made:
-                path.unlink()
+def is_report_file(name: str) -> bool:
+    """Whether `name` is the name of a file a report can hold (the manifest aside)."""
+    return any(fnmatchcase(name, pattern) for pattern in REPORT_FILES)
+
+
+def sha256_of(path: Path) -> str:
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """`report.json`, typed: every file of the report with its SHA-256 (`files`), and `complete`. While a swap
+    is under way (`complete` false) it also lists the previous report's files (`replacing`), so that whoever
+    comes next knows every file of the two that is the harness's."""
+
+    files: dict[str, str]
+    complete: bool = True
+    replacing: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def ours(self) -> set[str]:
+        """Every file this manifest says the harness wrote (or was writing)."""
+        return {*self.files, *self.replacing}
+
+    def encode(self) -> bytes:
+        data: dict[str, Any] = {"format": MANIFEST_FORMAT, "complete": self.complete,
+                                "files": dict(sorted(self.files.items()))}
+        if not self.complete:
+            data["replacing"] = dict(sorted(self.replacing.items()))
+        return (json.dumps(data, indent=2) + "\n").encode()
+
+    def save(self, out_dir: Path) -> None:
+        write_atomic(out_dir / MANIFEST, self.encode(), SHARED_FILE)
+
+    @classmethod
+    def load(cls, out_dir: Path) -> Manifest | None:
+        """The manifest in `out_dir`, None when there is none; `ReportError` when its `report.json` is not one
+        (another program's, or edited: it may only list files of a report's names)."""
+        path = Path(out_dir) / MANIFEST
+        try:
+            data = json.loads(path.read_bytes())
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, RecursionError) as error:
+            detail = "nested too deeply" if isinstance(error, RecursionError) else error
+            raise ReportError(f"{path} is not a report manifest ({detail})") from None
+        if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT:
+            raise ReportError(f"{path} is not a report manifest of this version ({MANIFEST_FORMAT})")
+        complete, files, replacing = data.get("complete"), data.get("files"), data.get("replacing", {})
+        lists = (files, replacing)
+        if not isinstance(complete, bool) or not all(
+                isinstance(found, dict) and all(isinstance(name, str) and is_report_file(name) and "/" not in name
+                                                and isinstance(digest, str) and _DIGEST.fullmatch(digest)
+                                                for name, digest in found.items()) for found in lists):
+            raise ReportError(f"{path} is not a report manifest: `complete` must be true or false, and `files` "
+                              "may list only a report's files, each with its SHA-256")
+        assert isinstance(files, dict) and isinstance(replacing, dict)  # checked above, for the type checker
+        return cls(dict(files), complete, dict(replacing))
+
+
+def whole_report(out_dir: Path) -> Manifest:
+    """The manifest of the whole report in `out_dir`; `ReportError` saying why not when `report.json` is missing
+    or marked incomplete (a sweep was stopped while swapping it in), or a file it lists is missing or changed.
+    Every reader of a report directory checks this first (`.ci/run` does)."""
+    out_dir = Path(out_dir)
+    manifest = Manifest.load(out_dir)
+    if manifest is None:
+        raise ReportError(f"{out_dir} holds no report manifest ({MANIFEST}): it is not a report sweep.py wrote whole")
+    if not manifest.complete:
+        raise ReportError(f"{out_dir}: the report is incomplete ({MANIFEST} says so): a sweep was stopped while "
+                          "writing it; sweep again")
+    for name, digest in sorted(manifest.files.items()):
+        path = out_dir / name
+        try:
+            found = sha256_of(path)
+        except FileNotFoundError:
+            raise ReportError(f"{path} is missing: {MANIFEST} lists it; sweep again") from None
+        if found != digest:
+            raise ReportError(f"{path} does not match {MANIFEST}: it changed after the sweep wrote it; sweep again")
+    return manifest
+
+
+@contextlib.contextmanager
+def _locked(directory: Path) -> Iterator[None]:
+    """Hold an exclusive lock on `directory` (one swap at a time; another sweep waits its turn)."""
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """Within the block, Ctrl+C and SIGTERM wait; they act as it ends, so that they never cut a swap short."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = {signum: signal.signal(signum, lambda number, frame: caught.append(number))
+                for signum in (signal.SIGINT, signal.SIGTERM)}  # the handlers Python had, to put back
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+    if caught:
+        signal.raise_signal(caught[0])
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _changed(path: Path, digests: set[str | None]) -> bool:
+    """Whether a file a manifest lists is there and none of what was written (a missing one is not changed)."""
+    try:
+        return sha256_of(path) not in digests
+    except FileNotFoundError:
+        return False
+
+
+def _staging_name(name: str) -> bool:
+    return name.startswith(STAGING_PREFIX) and name[len(STAGING_PREFIX):].isdigit()
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):  # no such process (or no such number of one)
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _remove_flat(directory: Path) -> None:
+    """Remove a staging directory: its files, then itself (left alone if it holds anything else)."""
+    with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+        for entry in os.scandir(directory):
+            if not entry.is_dir(follow_symlinks=False):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(entry.path)
+    with contextlib.suppress(FileNotFoundError, OSError):
+        directory.rmdir()
+
+
+class ReportDir:
+    """Where one sweep's report goes, by the rules of the module docstring: `check` refuses a directory the
+    sweep may not write (early, before anything is replayed), `stage` makes the directory to write the files
+    into, `commit` swaps them in, `discard` removes what is left of the staging. `written` says whether the
+    report was swapped in."""
+
+    def __init__(self, path: Path, force: bool = False) -> None:
+        self.path = Path(path)
+        self.force = force
+        self.written = False
+        self.staging: Path | None = None
+
+    def _staging_prefix(self) -> tuple[Path, str]:
+        return self.path.resolve(), STAGING_PREFIX
+
+    def check(self) -> Manifest | None:
+        """The previous report's manifest (None when there is none); `InputError` for a path that is a file, or
+        a directory of files without a manifest (unless `force`)."""
+        if self.path.exists() and not self.path.is_dir():
+            raise InputError(f"{self.path}: is a file, not a report directory; choose another --out DIR")
+        if not self.path.is_dir():
+            return None
+        try:
+            manifest = Manifest.load(self.path)
+        except ReportError as error:  # not ours, or not ours any more: --force would overwrite it, so never
+            raise InputError(f"{error}: so sweep.py cannot tell its own files in {self.path} from yours; move that "
+                             f"{MANIFEST} away, or choose a new or empty --out DIR") from None
+        if manifest is None and not self.force and any(not _TEMPORARY.fullmatch(p.name) and not _staging_name(p.name)
+                                                       for p in self.path.iterdir()):
+            raise InputError(f"{self.path} holds files but no report manifest ({MANIFEST}), so sweep.py cannot tell "
+                             "its own files there from yours: choose a new or empty --out DIR, or pass --force to "
+                             "write the report there anyway (files with the report's names are replaced; nothing "
+                             "else is touched)")
+        return manifest
+
+    def stage(self) -> Path:
+        """A new, empty staging directory inside the report directory (created if need be), for this sweep's
+        files."""
+        parent, prefix = self._staging_prefix()
+        parent.mkdir(parents=True, exist_ok=True)
+        staging = parent / f"{prefix}{os.getpid()}"
+        _remove_flat(staging)  # what an earlier sweep of this same process left
+        staging.mkdir(mode=0o755)
+        self.staging = staging
+        return staging
+
+    def discard(self) -> None:
+        if self.staging is not None:
+            _remove_flat(self.staging)
+            self.staging = None
+
+    def _tidy(self) -> None:
+        """Remove what killed sweeps left in DIR: their staging directories and temporary files."""
+        parent, prefix = self._staging_prefix()
+        for entry in parent.iterdir():
+            pid = entry.name[len(prefix):]
+            if (entry.name.startswith(prefix) and pid.isdigit() and entry != self.staging
+                    and not entry.is_symlink() and entry.is_dir() and not _pid_alive(int(pid))):
+                _remove_flat(entry)
+        for entry in self.path.iterdir():
+            found = _TEMPORARY.fullmatch(entry.name)
+            if found and (is_report_file(found["name"]) or found["name"] == MANIFEST) and entry.is_file():
+                with contextlib.suppress(FileNotFoundError):
+                    entry.unlink()
+
+    def commit(self, names: Sequence[str]) -> None:
+        """Swap the staged files `names` in as the report (see the module docstring); `InputError`, with nothing
+        changed, when DIR holds a file of one of those names that no manifest lists (unless `force`)."""
+        assert self.staging is not None, "stage() first"
+        staging = self.staging
+        digests = {name: sha256_of(staging / name) for name in names}
+        self.path.mkdir(parents=True, exist_ok=True)
+        with _locked(self.path), _interrupts_held():
+            previous = self.check()  # again: the directory may have changed while the sweep worked
+            self._tidy()
+            ours = previous.ours if previous else set()
+            theirs = sorted(name for name in digests if os.path.lexists(self.path / name) and name not in ours)
+            # a listed file changed since it was written may be the user's now (after a swap cut short, a file
+            # may hold either report's bytes: nothing can be told, and nothing is refused)
+            listed = previous.files if previous is not None and previous.complete else {}
+            edited = sorted(name for name in listed if _changed(self.path / name, {listed[name]}))
+            if edited and not self.force:
+                raise InputError(f"{self.path / edited[0]} was changed since sweep.py wrote it (its SHA-256 is not "
+                                 f"the one {MANIFEST} lists), so it may be yours now: move it away, choose another "
+                                 "--out DIR, or pass --force to replace it")
+            if theirs and not self.force:
+                raise InputError(f"{self.path / theirs[0]} is not a file sweep.py wrote ({MANIFEST} does not list it), "
+                                 "so it is yours: move it away, choose another --out DIR, or pass --force to "
+                                 "replace it")
+            going = {**(previous.replacing if previous else {}), **(previous.files if previous else {})}
+            Manifest(digests, complete=False, replacing={n: d for n, d in going.items() if n not in digests}
+                     ).save(self.path)
+            for name in sorted(ours - set(digests)):
+                with contextlib.suppress(FileNotFoundError):
+                    (self.path / name).unlink()
+            for name in sorted(digests):
+                os.replace(staging / name, self.path / name)
+            _fsync_dir(self.path)
+            Manifest(digests).save(self.path)
+            self.written = True
 
 
 def decision_json(result: Sweep) -> bytes:
@@ -49,30 +320,36 @@ def default_out(run_dir: Path) -> Path:
     return Path("reports") / Path(run_dir).resolve().name
 
 
-def write_report(out_dir: Path, result: Sweep, comparison: Comparison | None = None, gate: Gate | None = None,
-                 plots: bool = True, painter: Painter | None = None, page: bool = True) -> None:
-    """Write every file of one sweep's report into `out_dir` (created if need be); `plots=False` writes
-    the tables and the summary only, `page=False` leaves out index.html. A `painter` started early draws
-    the PNGs in parallel."""
-    if out_dir.exists() and not out_dir.is_dir():
-        raise InputError(f"{out_dir}: is a file, not a report directory; choose another --out DIR")
+def write_report(out: ReportDir | Path, result: Sweep, comparison: Comparison | None = None,
+                 gate: Gate | None = None, plots: bool = True, painter: Painter | None = None,
+                 page: bool = True) -> None:
+    """Write every file of one sweep's report into `out` (a `ReportDir`, or a path: `ReportDir(path)`), whole
+    or not at all; `plots=False` writes the tables and the summary only, `page=False` leaves out index.html.
+    A `painter` started early draws the PNGs in parallel."""
+    target = out if isinstance(out, ReportDir) else ReportDir(out)
+    target.check()
     grid = grid_frame(result)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    planned = figures.plan(result, grid, out_dir, comparison) if plots else []
-    with contextlib.ExitStack() as stack:
-        if planned:
-            painter = painter or stack.enter_context(Painter())  # one made here is closed here
-            painter.start(planned)
-        files = {"decision.json": decision_json(result),
-                 "grid.csv": csv_bytes(grid),
-                 "questions.csv": csv_bytes(questions_frame(result, comparison), text=True)}
-        if comparison is not None:
-            files["comparison.csv"] = csv_bytes(comparison_frame(result, comparison))
-        drawn = [(job.title, job.name) for job in planned]
-        if plots and page:
-            files["index.html"] = html.page(result).encode()
-        files["summary.md"] = summary_markdown(result, drawn, gate.words if gate else "", comparison,
-                                               page="index.html" in files).encode()
-        if planned and painter is not None:
-            painter.finish()
-    write_files(out_dir, files, [name for _, name in drawn])
+    staging = target.stage()
+    try:
+        planned = figures.plan(result, grid, staging, comparison) if plots else []
+        with contextlib.ExitStack() as stack:
+            if planned:
+                painter = painter or stack.enter_context(Painter())  # one made here is closed here
+                painter.start(planned)
+            files = {"decision.json": decision_json(result),
+                     "grid.csv": csv_bytes(grid),
+                     "questions.csv": csv_bytes(questions_frame(result, comparison), text=True)}
+            if comparison is not None:
+                files["comparison.csv"] = csv_bytes(comparison_frame(result, comparison))
+            drawn = [(job.title, job.name) for job in planned]
+            if plots and page:
+                files["index.html"] = html.page(result).encode()
+            files["summary.md"] = summary_markdown(result, drawn, gate.words if gate else "", comparison,
+                                                   page="index.html" in files).encode()
+            for name, data in files.items():
+                write_atomic(staging / name, data, SHARED_FILE)
+            if planned and painter is not None:
+                painter.finish()
+        target.commit([*files, *(name for _, name in drawn)])
+    finally:
+        target.discard()

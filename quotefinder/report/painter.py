@@ -4,7 +4,9 @@ Importing matplotlib and drawing a dozen figures costs more than replaying and a
 `Painter` forks a child as the sweep starts; the child imports matplotlib while the parent replays and
 analyses, then draws the figures it is sent (`figures.plan`) while the parent writes the tables, the
 summary and the HTML page. Where fork is unavailable it draws in-process. A failure in the child comes
-back as the parent's error; nothing is left half-written (every PNG is written atomically).
+back as the parent's error; nothing is left half-written (every PNG is written atomically, into the
+report's staging directory). A child ends with the parent however the parent ends, `kill -9` included
+(`die_with_parent`), so none outlives a sweep holding its stdout open.
 """
 
 from __future__ import annotations
@@ -20,14 +22,16 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ReportError
+from ..sweep.replay import die_with_parent, forking
 from .figures import Figure
 
 WAIT_AT_MOST = 600.0  # seconds for the figures of one report; far beyond any grid the sweep accepts
 
 
-def _serve(jobs_in: Connection, answers: Connection, parents: Sequence[Connection]) -> None:
-    """The child: close the parent's pipe ends it inherited (so that the parent ending, however it ends, is
-    the end of its input), import matplotlib now, draw what arrives, answer '' or what went wrong."""
+def _serve(parent: int, jobs_in: Connection, answers: Connection, parents: Sequence[Connection]) -> None:
+    """The child: end with `parent`, close the parent's pipe ends it inherited (so that the parent closing them
+    is the end of its input), import matplotlib now, draw what arrives, answer '' or what went wrong."""
+    die_with_parent(parent)
     for end in parents:
         end.close()
     job = None
@@ -55,6 +59,11 @@ class _Child:
 
     def __init__(self, process: Any, jobs: Connection, answers: Connection) -> None:
         self.process, self.jobs, self.answers = process, jobs, answers
+        self.drawing = False  # sent figures, not answered yet
+
+    def send(self, jobs: Sequence[Figure]) -> None:
+        self.drawing = True
+        self.jobs.send(jobs)
 
     def answer(self, deadline: float) -> str:
         if not self.answers.poll(max(0.0, deadline - time.monotonic())):
@@ -63,11 +72,16 @@ class _Child:
             return self.answers.recv()
         except EOFError:
             return "the drawing process ended without an answer"
+        finally:
+            self.drawing = False
 
     def stop(self) -> None:
+        """End the child: one waiting for work ends as its input closes; one still drawing, for a sweep that
+        stopped (an error, Ctrl+C), is killed at once, its work wasted."""
         self.jobs.close()
         self.answers.close()
-        self.process.join(timeout=5)
+        if not self.drawing:
+            self.process.join(timeout=5)
         if self.process.is_alive():
             self.process.kill()
             self.process.join()
@@ -81,13 +95,22 @@ class Painter:
         self.jobs: list[Figure] = []
         self.children: list[_Child] = []
         if "fork" in multiprocessing.get_all_start_methods():
-            context = multiprocessing.get_context("fork")
-            for n in range(max(1, min(workers, os.cpu_count() or 1))):
-                jobs_in, jobs_out = context.Pipe(duplex=False)
-                answers_in, answers_out = context.Pipe(duplex=False)
-                parents = [end for child in self.children for end in (child.jobs, child.answers)]
-                process = context.Process(target=_serve, args=(jobs_in, answers_out, [*parents, jobs_out, answers_in]),
-                                          daemon=True, name=f"quotefinder-painter-{n}")
+            try:
+                self._fork(min(workers, os.cpu_count() or 1))
+            except BaseException:  # a Ctrl+C held back while they started: no `with` will close them
+                self.close()
+                raise
+
+    def _fork(self, workers: int) -> None:
+        context = multiprocessing.get_context("fork")
+        for n in range(max(1, workers)):
+            jobs_in, jobs_out = context.Pipe(duplex=False)
+            answers_in, answers_out = context.Pipe(duplex=False)
+            parents = [end for child in self.children for end in (child.jobs, child.answers)]
+            process = context.Process(target=_serve,
+                                      args=(os.getpid(), jobs_in, answers_out, [*parents, jobs_out, answers_in]),
+                                      daemon=True, name=f"quotefinder-painter-{n}")
+            with forking():  # a Ctrl+C held back until the child is in the list `close` stops
                 process.start()
                 jobs_in.close()
                 answers_out.close()
@@ -98,7 +121,7 @@ class Painter:
         self.jobs = list(jobs)
         for n, child in enumerate(self.children):
             with contextlib.suppress(OSError):  # the child has ended already; `finish` reads why
-                child.jobs.send(self.jobs[n :: len(self.children)])
+                child.send(self.jobs[n :: len(self.children)])
 
     def finish(self) -> None:
         """Wait until every figure is drawn; `ReportError` with what went wrong otherwise."""

@@ -1,8 +1,9 @@
 """The summary a team reads in CI: `summary.md`, Markdown that GitHub renders as a job summary.
 
 Deterministic (stable orders, no clock), so a committed report diffs cleanly and CI can tell when it
-is stale. Page text is shown in code spans (`textsafe.markdown_code`), so it cannot inject links,
-images, HTML or table breaks.
+is stale. Page text, and every name a user passes (the run, the baseline, the question file, question
+ids), is shown in code spans (`textsafe.markdown_code`), so it cannot inject links, images, HTML or table
+breaks; the cautions of a comparison, prose that names questions, are escaped (`textsafe.markdown_text`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from ..sweep import guarantee
 from ..sweep.analysis import Point, Sweep
 from ..sweep.compare import ChangeKind, Comparison
 from ..sweep.grid import CODE, Axis
-from ..textsafe import markdown_code
+from ..textsafe import markdown_code, markdown_text
 from .numbers import at_most, confidence, plain_number
 from .wording import assumption_words, cell_words, decision_lines, interval_words, rate_subject
 
@@ -102,7 +103,8 @@ def summary_markdown(result: Sweep, plots: Sequence[tuple[str, str]] = (), gate:
         lines.append("- `index.html`: open it in a browser to explore the grid; hover a cell for its counts, click "
                      "it for its questions")
     lines += [f"- [{title}]({path})" for title, path in plots]
-    lines += ["- `questions.csv`, `grid.csv`: every question and every cell", "",
+    lines += ["- `questions.csv`, `grid.csv`: every question and every cell",
+              "- `decision.json`: the decision, for CI; `report.json`: every file of this report with its SHA-256", "",
               f"Page text is cut here at {FIELD_AT_MOST} characters and lists at {LIST_AT_MOST} rows; {full} "
               "every question in full."]
     return _capped("\n".join(lines).rstrip() + "\n", full)
@@ -411,7 +413,8 @@ def _comparison(result: Sweep, comparison: Comparison) -> list[str]:
              f"At ({h:g}, {a:g}), question by question{averaged}: {comparison.tally_words()}.", "",
              f"Worse overall? {comparison.verdict_words()}."]
     if comparison.cautions:
-        lines += ["", *(f"> Caution: {caution}." for caution in comparison.cautions)]
+        # a caution names questions by id and runs by code version: text from the user's files, made inert
+        lines += ["", *(f"> Caution: {markdown_text(caution)}." for caution in comparison.cautions)]
     changed = [row for row in comparison.rows if row.kind is not ChangeKind.UNCHANGED]
     if changed:
         lines += ["", "| Question | Baseline | Now | Change |", "|---|---|---|---|"]

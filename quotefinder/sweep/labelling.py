@@ -8,7 +8,9 @@ the class each counts in, so every unlabelled question needs its label. A
 question needs a label when it is quoted at some cell of the grid and lacks what judging that quote
 takes: its `expect`, or, on an answer question without `accept` patterns, a verdict on a quoted
 sentence. The review asks for those, most influential first (quoted in the most cells near the
-recommendation), and saves each answer at once in the verdicts file.
+recommendation), and saves each answer at once in the verdicts file, merged into it as it is on disk
+(`verdicts.merge_save`): two reviews of one question set at once keep each other's answers, and neither
+asks what the other has already answered.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from ..questions import Outcome, Question, QuestionSet
 from ..recipe.decision import Scored, cutoffs_passed, values_below
 from ..textsafe import terminal
 from .grid import Curve, Table
-from .verdicts import load_verdicts, save_verdicts, verdicts_path, with_verdicts
+from .verdicts import Judgements, load_verdicts, merge_save, verdicts_path, with_verdicts
 
 if TYPE_CHECKING:  # replay attaches verdicts, so it imports `verdicts`; this module only reads runs
     from .replay import Replayed
@@ -135,15 +137,21 @@ def _ask(ask: Callable[[str], str], say: Callable[[str], None], prompt: str, cho
 def review(pending: Sequence[NeedsLabel], path: Path, questions: QuestionSet,
            ask: Callable[[str], str] | None = None, say: Callable[[str], None] = print) -> int:
     """Ask for each pending question's label when it has none, and a verdict on each quote it needs one
-    for; save each answer at once. Returns how many answers were saved; 'q' or the end of input stops."""
+    for; save each answer at once, merged into the verdicts file as it is then (another review may be
+    saving to it too: what it has answered is not asked again, and a different answer to the same quote
+    is a `QuestionFileError` naming both). Returns how many answers were saved; 'q' or the end of input
+    stops."""
     ask = ask or input  # looked up now, so a test (or a caller) can replace it
-    judgements = load_verdicts(path)
     saved = 0
     for n, item in enumerate(pending, start=1):
         question = item.question
+        on_disk = load_verdicts(path)  # what another review may have saved meanwhile
+        expect = question.expect or on_disk.labels.get(question.question)
+        quotes = [top for top in item.quotes if (question.question, top.candidate.sentence) not in on_disk.verdicts]
+        if expect is not None and (expect != "answer" or question.accept or not quotes):
+            continue  # labelled (here or by another review), and no quote is left that needs a verdict
         say(f"\n[{n}/{len(pending)}] {terminal(question.id)}: {terminal(question.question)}")
-        expect = question.expect
-        if item.missing_expect:
+        if expect is None:
             for top in item.quotes[:3]:
                 say(f'  quoted on the grid: "{terminal(top.candidate.sentence)}"')
             answer = _ask(ask, say, "Can the search results answer this question? [a]nswer / [n]o-answer / "
@@ -153,14 +161,15 @@ def review(pending: Sequence[NeedsLabel], path: Path, questions: QuestionSet,
             if answer == "s":
                 continue
             expect = "answer" if answer == "a" else "no-answer"
-            judgements.labels[question.question] = expect
-            save_verdicts(path, judgements, questions)
+            merge_save(path, Judgements(labels={question.question: expect}), questions)
             saved += 1
         if expect != "answer" or question.accept:
             continue  # a no-answer question's quotes are all wrong; patterns judge the rest
         stop = False
-        for top in item.quotes:
+        for top in quotes:
             c = top.candidate
+            if (question.question, c.sentence) in load_verdicts(path).verdicts:
+                continue  # judged by another review while this one asked something else
             say(f'  "{terminal(c.sentence)}"\n  {terminal(c.source)}')
             answer = _ask(ask, say, "Does this sentence answer the question? [c]orrect / [w]rong / [s]kip / "
                                     "[q]uit: ", "cwsq")
@@ -169,8 +178,8 @@ def review(pending: Sequence[NeedsLabel], path: Path, questions: QuestionSet,
                 break
             if answer == "s":
                 continue
-            judgements.verdicts[(question.question, c.sentence)] = Outcome.CORRECT if answer == "c" else Outcome.WRONG
-            save_verdicts(path, judgements, questions)
+            verdict = Outcome.CORRECT if answer == "c" else Outcome.WRONG
+            merge_save(path, Judgements({(question.question, c.sentence): verdict}), questions)
             saved += 1
         if stop:
             break

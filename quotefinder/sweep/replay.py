@@ -1,24 +1,33 @@
 """Loading a recorded run for the sweep: every judged question replayed from the cache alone.
 
-Judgement comes from a question file (by default the one the run recorded, read as it is now, so an
-edited `accept` pattern applies without any API call); the evidence comes from the run. Each
-question is replayed through the pipeline's own request flow for the HAS_ANSWER_CUTOFF values the
-sweep needs; a compare response the run does not hold is an error naming the question and the set,
+Judgement comes from a question file (by default the one the run recorded), parsed as it is now with its
+verdicts, so an edited `accept` pattern applies without any API call; run.json's copy of the questions is
+never used for judging. The evidence comes from the responses replayed: each cache entry says whether the
+real API or the stand-in sent it, and a run whose entries disagree with each other or with run.json is
+refused. Each question is replayed through the pipeline's own request flow for the HAS_ANSWER_CUTOFF values
+the sweep needs; a compare response the run does not hold is an error naming the question and the set,
 never an approximation.
 """
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
+import ctypes
+import dataclasses
 import multiprocessing
 import os
+import signal
+import sys
+import threading
+import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import ContractError, CorruptEntry, InputError, MissingResponse, RunDirError
+from ..errors import ContractError, CorruptEntry, InputError, MissingResponse, QuoteFinderError, RunDirError
 from ..questions import Question, QuestionSet, load_questions
 from ..recipe import pipeline
 from ..recipe.contract import ApiRequest
@@ -65,12 +74,10 @@ class Replayed:
 
 
 def judging_questions(run_dir: Path, record: RunRecord, path: Path | None) -> QuestionSet:
-    """The question file to judge with: `path`, or the one the run recorded (relative to the run).
-
-    When the file's bytes are the ones the run recorded (same SHA-256), its questions are the ones
-    run.json already holds, parsed and checked when they were recorded; a 10,000-question YAML file
-    then costs a hash instead of a parse. Any edit makes it parse the file again. The verdicts beside
-    the file (`ten.verdicts.yaml` for `ten.yaml`) are attached to the questions they judge.
+    """The question file to judge with, parsed as it is now: `path`, or the one the run recorded (relative to
+    the run), with the verdicts beside it (`ten.verdicts.yaml` for `ten.yaml`) attached to the questions they
+    judge. Parsed every sweep, even when its SHA-256 is the one run.json recorded: run.json's copy of the
+    questions is the run's, and a hand-edited run.json must not change what counts as correct.
     """
     if path is None:
         recorded = record.questions_file.path if record.questions_file else ""
@@ -80,25 +87,25 @@ def judging_questions(run_dir: Path, record: RunRecord, path: Path | None) -> Qu
         path = Path(os.path.relpath(os.path.normpath(Path(run_dir).resolve() / recorded)))
         if not path.exists():
             raise InputError(f"{path}: the question file this run was recorded from is gone; pass --questions FILE")
-    try:
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        digest = None  # load_questions says what is wrong with it
-    recorded_digest = record.questions_file.sha256 if record.questions_file else None
-    if digest is not None and digest == recorded_digest:
-        questions = QuestionSet(path, digest, record.questions)
-    else:
-        questions = load_questions(path)
+    questions = load_questions(path)
     return with_verdicts(questions, load_verdicts(verdicts_path(questions.path)))
 
 
+Evidence = dict[str, str]  # each kind of evidence replayed ("live", "synthetic") -> the first entry that holds it
+
+
 def replay_pairs(run_dir: Path, pairs: Sequence[Pair], points: Sequence[float], min_sentences: int
-                 ) -> list[Trace | str]:
-    """Each (question, repeat)'s trace from the cache alone, or why it cannot be replayed."""
+                 ) -> tuple[list[Trace | str], Evidence]:
+    """Each (question, repeat)'s trace from the cache alone, or why it cannot be replayed; and the evidence
+    of the entries read (`Evidence`)."""
     cache = ResponseCache(run_dir)
+    evidence: Evidence = {}
 
     def lookup(request: ApiRequest) -> Any:
-        return cache.require(request).data
+        received = cache.require(request)
+        if received.evidence not in evidence:
+            evidence[received.evidence] = str(cache.path(request))
+        return received.data
 
     coverage, cutoffs = Coverage(span=None, points=tuple(points)), Cutoffs(min_sentences=min_sentences)
     traces: list[Trace | str] = []
@@ -109,10 +116,74 @@ def replay_pairs(run_dir: Path, pairs: Sequence[Pair], points: Sequence[float], 
             traces.append(f"the run does not hold {missing}" + (f" (repeat {repeat})" if repeat else ""))
         except (CorruptEntry, ContractError) as error:
             traces.append(str(error))
-    return traces
+    return traces, evidence
 
 
-def _replay_chunk(job: tuple[Path, Sequence[Pair], Sequence[float], int]) -> list[Trace | str]:
+def derived_evidence(run_dir: Path, record: RunRecord, evidence: Evidence) -> str | None:
+    """The run's evidence, from its entries (None when none was read); `RunDirError` naming entries when they
+    disagree with each other, or with what run.json says."""
+    if len(evidence) > 1:
+        kinds = " and ".join(f"{path} is {kind}" for kind, path in sorted(evidence.items()))
+        raise RunDirError(f"{run_dir}: its responses disagree about what they are evidence of: {kinds}. Live and "
+                          "synthetic responses never mix in one run: an entry was edited, or copied from another "
+                          "run; record again into a new directory with `eval.py --run DIR`")
+    found = next(iter(evidence), None)
+    if found is not None and found != record.evidence:
+        raise RunDirError(f"{run_dir}: {RUN_FILE} says its evidence is {record.evidence_word}, but the responses it "
+                          f"holds are {found} ({evidence[found]} is one). The evidence is the responses' own: "
+                          f"{RUN_FILE} was edited or damaged; record again into a new directory with "
+                          "`eval.py --run DIR`")
+    return found
+
+
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+_STOPS = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextlib.contextmanager
+def forking() -> Iterator[None]:
+    """Around starting child processes: Ctrl+C and SIGTERM held back in this thread, so that a child (which
+    starts with this thread's mask) never runs the parent's handlers before `die_with_parent` has set its own;
+    the parent gets any that arrived as the block ends."""
+    if not hasattr(signal, "pthread_sigmask"):  # no signal masks (and no fork) here
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def die_with_parent(parent: int) -> None:
+    """Make this forked child end when `parent`, the process that forked it, ends, however it ends (`kill -9`
+    included), so that no child outlives a sweep holding its stdout open. On Linux the kernel kills the child
+    (`prctl(PR_SET_PDEATHSIG, SIGKILL)`); elsewhere a thread checks the parent five times a second. The child
+    leaves Ctrl+C to the parent (a terminal sends it to the whole process group; the parent stops its children
+    and says so in one line) and takes SIGTERM's default action, whatever handler it inherited."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)  # held back by `forking`: a Ctrl+C meanwhile is dropped
+    armed = False
+    if sys.platform == "linux":
+        try:
+            armed = ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+        except (OSError, AttributeError):
+            armed = False
+    if os.getppid() != parent:  # the parent ended before the kernel was told to watch it
+        os._exit(1)
+    if not armed:
+        threading.Thread(target=_watch, args=(parent,), daemon=True, name="quotefinder-parent-watch").start()
+
+
+def _watch(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.2)
+    os._exit(1)
+
+
+def _replay_chunk(job: tuple[Path, Sequence[Pair], Sequence[float], int]) -> tuple[list[Trace | str], Evidence]:
     return replay_pairs(*job)
 
 
@@ -122,39 +193,59 @@ class Background:
     Loading is reading and parsing files, which one Python process does on one core; with `jobs`
     processes it starts at once, and `traces(pairs)` collects it. With one job, or a run too small
     to be worth starting processes for, nothing happens until `traces`, which then replays just the
-    pairs asked for, in this process.
+    pairs asked for, in this process. `evidence` is that of the entries read (`Evidence`). The workers end
+    with this process, however it ends (`die_with_parent`).
     """
 
     def __init__(self, run_dir: Path, recorded: Sequence[Pair], points: Sequence[float], min_sentences: int,
                  jobs: int) -> None:
         self.job = (run_dir, points, min_sentences)
         self.pool: ProcessPoolExecutor | None = None
-        self.pending: Iterator[list[Trace | str]] | None = None
+        self.pending: Iterator[tuple[list[Trace | str], Evidence]] | None = None
         self.recorded: list[Sequence[Pair]] = []
+        self.evidence: Evidence = {}
         if jobs > 1 and len(recorded) >= PARALLEL_FROM:
             method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-            self.pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method))
             size = -(-len(recorded) // (jobs * 16))  # many small chunks: no worker idles at the end
             self.recorded = [recorded[i : i + size] for i in range(0, len(recorded), size)]
-            self.pending = self.pool.map(_replay_chunk, [(run_dir, chunk, points, min_sentences)
-                                                         for chunk in self.recorded])
+            try:
+                with forking():  # the workers start as the chunks are submitted
+                    self.pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method),
+                                                    initializer=die_with_parent, initargs=(os.getpid(),))
+                    self.pending = self.pool.map(_replay_chunk, [(run_dir, chunk, points, min_sentences)
+                                                                 for chunk in self.recorded])
+            except BaseException:  # a Ctrl+C held back while they started: no `with` will close the pool
+                self.close()
+                raise
 
     def traces(self, pairs: Sequence[Pair]) -> list[Trace | str]:
         """Each pair's trace, or why it cannot be replayed, in the order given."""
         run_dir, points, min_sentences = self.job
         if self.pending is None:
-            return replay_pairs(run_dir, pairs, points, min_sentences)
+            traces, self.evidence = replay_pairs(run_dir, pairs, points, min_sentences)
+            return traces
         done: dict[Pair, Trace | str] = {}
-        for chunk, traces in zip(self.recorded, self.pending, strict=True):
-            done.update(zip(chunk, traces, strict=True))
+        try:
+            for chunk, (traces, evidence) in zip(self.recorded, self.pending, strict=True):
+                done.update(zip(chunk, traces, strict=True))
+                for kind, path in evidence.items():
+                    self.evidence.setdefault(kind, path)
+        except BrokenProcessPool:
+            raise QuoteFinderError(f"{run_dir}: a process loading the run ended abruptly (killed, or out of memory); "
+                                   "sweep again, or with --jobs 1 to load it in this process") from None
         return [done[pair] for pair in pairs]
 
     def __enter__(self) -> Background:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the workers: the chunk each is loading is finished, the others are dropped."""
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
 
 
 def replay_run(run_dir: Path, has_answer_points: Sequence[float], questions_path: Path | None = None,
@@ -163,7 +254,8 @@ def replay_run(run_dir: Path, has_answer_points: Sequence[float], questions_path
 
     Raises `InputError` naming the questions the run cannot replay (the first few, and how many), unless
     `allow_incomplete`, in which case they are left out and listed in `excluded`. A run marked incomplete is refused
-    unless `allow_incomplete`.
+    unless `allow_incomplete`. The record returned carries the evidence of the entries replayed
+    (`derived_evidence`), never run.json's word alone.
     """
     run_dir = Path(run_dir)
     record = record or RunRecord.require(run_dir)  # the caller's, when it has read it already
@@ -186,6 +278,7 @@ def replay_run(run_dir: Path, has_answer_points: Sequence[float], questions_path
                 f"Record them with `python eval.py {question_set.path} --run {run_dir}`"
             )
         traces = background.traces([(q.question, r) for q in question_set.questions for r in repeats])
+    record = dataclasses.replace(record, evidence=derived_evidence(run_dir, record, background.evidence))
     replayed = Replayed(run_dir, record, question_set, [], [[] for _ in repeats],
                         unjudged_in_run=len(known - set(question_set.by_text())))
     # what eval.py said of the question repeats it had not recorded when it stopped: "not recorded yet (...)"

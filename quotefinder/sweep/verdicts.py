@@ -17,11 +17,22 @@ A label gives an unlabelled question its `expect` (a question the file labels ke
 that contradicts it is an error). A verdict applies to exactly that sentence of that question, on an
 answer question, and overrides the accept patterns: a human judgement is made once and kept.
 `sweep.py RUN --review` (see `labelling`) asks for the ones the grid needs and saves each at once.
+
+Every mistake is an error naming the line: two verdicts on one quote or two labels for one question, a
+verdict on a question that expects no answer, a question text that is not in the question file (misspelt,
+padded). Saving merges (`merge_save`): under a lock on `ten.verdicts.yaml.lock`, the file is read again
+and the new answers added, so two reviews at once keep each other's answers; two different answers to
+one quote (or labels for one question) are an error naming both.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import difflib
+import fcntl
+import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,7 +40,7 @@ import yaml
 from yaml.nodes import Node, ScalarNode, SequenceNode
 
 from ..errors import QuestionFileError
-from ..questions import EXPECTS, Outcome, QuestionSet, Reader, compose
+from ..questions import EXPECTS, Outcome, Question, QuestionSet, Reader, compose, load_questions
 from ..storage import SHARED_FILE, write_atomic
 from ..textsafe import hidden
 
@@ -41,10 +52,13 @@ HEADER = ("# Human labels of questions and verdicts on quotes that no accept pat
 
 @dataclass
 class Judgements:
-    """A verdicts file: labels by question text, verdicts by (question text, quote)."""
+    """A verdicts file: labels by question text, verdicts by (question text, quote), and the line each was
+    read from (none for answers not read from a file)."""
 
     verdicts: Verdicts = field(default_factory=dict)
     labels: dict[str, str] = field(default_factory=dict)  # question text -> expect
+    verdict_lines: dict[tuple[str, str], int] = field(default_factory=dict, compare=False, repr=False)
+    label_lines: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
 
     def __bool__(self) -> bool:
         return bool(self.verdicts or self.labels)
@@ -90,7 +104,8 @@ def _items(reader: Reader, fields: dict[str, tuple[Node, Node]], name: str) -> l
 
 
 def load_verdicts(path: Path) -> Judgements:
-    """The labels and verdicts in `path` (none when it does not exist); `QuestionFileError` names the line."""
+    """The labels and verdicts in `path` (none when it does not exist); `QuestionFileError` names the line,
+    also of a second verdict on one quote or a second label for one question (and the first's)."""
     found = Judgements()
     if not path.exists():
         return found
@@ -109,7 +124,12 @@ def load_verdicts(path: Path) -> Judgements:
         verdict = reader.text(entry["verdict"][1], f"verdict {n}'s `verdict`")
         if verdict not in VERDICTS:
             raise reader.fail(entry["verdict"][1], f"verdict {n} says `{verdict}`; write `correct` or `wrong`")
-        found.verdicts[(question, quote)] = VERDICTS[verdict]
+        key = (question, quote)
+        if key in found.verdicts:
+            raise reader.fail(node, f"a second verdict on the quote {quote!r} of {question!r} (`{verdict}`; line "
+                              f"{found.verdict_lines[key]} says `{found.verdicts[key].value}`); keep one of the two")
+        found.verdicts[key] = VERDICTS[verdict]
+        found.verdict_lines[key] = node.start_mark.line + 1
     for n, node in enumerate(_items(reader, fields, "labels"), start=1):
         entry = reader.mapping(node, f"label {n}", ("id", "question", "expect"))
         missing = [key for key in ("question", "expect") if key not in entry]
@@ -118,7 +138,12 @@ def load_verdicts(path: Path) -> Judgements:
         expect = reader.text(entry["expect"][1], f"label {n}'s `expect`")
         if expect not in EXPECTS:
             raise reader.fail(entry["expect"][1], f"label {n} says `expect: {expect}`; write `answer` or `no-answer`")
-        found.labels[reader.text(entry["question"][1], f"label {n}'s `question`")] = expect
+        question = reader.text(entry["question"][1], f"label {n}'s `question`")
+        if question in found.labels:
+            raise reader.fail(node, f"a second label for {question!r} (`{expect}`; line {found.label_lines[question]} "
+                              f"says `{found.labels[question]}`); keep one of the two")
+        found.labels[question] = expect
+        found.label_lines[question] = node.start_mark.line + 1
     return found
 
 
@@ -138,24 +163,115 @@ def save_verdicts(path: Path, judgements: Judgements, questions: QuestionSet) ->
         raise QuestionFileError(f"{path}: cannot save the review ({error.strerror or error})") from None
 
 
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the verdicts file `path` (on `NAME.lock` beside it: the file itself is
+    replaced by each save), waiting for another review's save to finish."""
+    lock = path.with_name(f"{path.name}.lock")
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, SHARED_FILE)
+    except OSError as error:
+        raise QuestionFileError(f"{path}: cannot save the review ({error.strerror or error}: {lock})") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def merge_save(path: Path, new: Judgements, questions: QuestionSet) -> Judgements:
+    """Add `new` to the verdicts file as it is on disk now, under its lock, and return what the file then
+    holds. Another review may have saved since this one read the file: its answers are kept, and a different
+    answer to the same quote, or a different label for the same question, is a `QuestionFileError` naming
+    both answers and the file (nothing of `new` is saved then)."""
+    with _locked(path):
+        merged = load_verdicts(path)
+        for key, outcome in new.verdicts.items():
+            saved = merged.verdicts.get(key)
+            if saved is not None and saved is not outcome:
+                raise QuestionFileError(
+                    f"{path}: another review saved `{saved.value}` for the quote {key[1]!r} of {key[0]!r} (line "
+                    f"{merged.verdict_lines[key]}), and this one answers `{outcome.value}`; decide which is right, "
+                    "edit the file, and run --review again")
+            label = merged.labels.get(key[0])
+            if label == "no-answer":
+                raise QuestionFileError(
+                    f"{path}: another review labelled {key[0]!r} `no-answer` (line {merged.label_lines[key[0]]}), "
+                    f"and this one judges its quote {key[1]!r} `{outcome.value}`; decide which is right, edit the "
+                    "file, and run --review again")
+        for text, expect in new.labels.items():
+            label = merged.labels.get(text)
+            if label is not None and label != expect:
+                raise QuestionFileError(
+                    f"{path}: another review labelled {text!r} `{label}` (line {merged.label_lines[text]}), and "
+                    f"this one answers `{expect}`; decide which is right, edit the file, and run --review again")
+        merged.verdicts.update(new.verdicts)
+        merged.labels.update(new.labels)
+        save_verdicts(path, merged, questions)
+    return merged
+
+
+def _line_of(questions: QuestionSet, question: Question) -> int:
+    """The line of the question file `question` starts on (its own `line`, or the file's when it has none:
+    a question set rebuilt from a run record), 0 when the file no longer holds it."""
+    if question.line:
+        return question.line
+    try:
+        reloaded = load_questions(questions.path).by_text().get(question.question)
+    except QuestionFileError:
+        return 0
+    return reloaded.line if reloaded is not None else 0
+
+
+def _cited(questions: QuestionSet, question: Question) -> str:
+    line = _line_of(questions, question)
+    return f"{questions.path}, line {line}" if line else str(questions.path)
+
+
+def _unknown(path: Path, line: int | None, text: str, questions: QuestionSet) -> QuestionFileError:
+    hint = difflib.get_close_matches(text, list(questions.by_text()), n=1)
+    advice = f"; did you mean {hint[0]!r}?" if hint else "; correct the text or remove the entry"
+    where = f"{path}, line {line}" if line else str(path)
+    return QuestionFileError(f"{where}: {text!r} is not a question of {questions.path}{advice}")
+
+
 def with_verdicts(questions: QuestionSet, judgements: Judgements) -> QuestionSet:
-    """The question set with each question's label (when it has none) and verdicts attached. A label that
-    contradicts the question file is an error naming both."""
+    """The question set with each question's label (when it has none) and verdicts attached. An error names
+    the verdicts file's line (and the question file's) for a label that contradicts the question file, a
+    verdict on a question that expects no answer, and a label or verdict whose question text the question
+    file does not hold."""
     if not judgements:
         return questions
+    path = verdicts_path(questions.path)
+    by_text = questions.by_text()
+    for text in judgements.labels:
+        if text not in by_text:
+            raise _unknown(path, judgements.label_lines.get(text), text, questions)
     by_question: dict[str, dict[str, Outcome]] = {}
     for (text, quote), outcome in judgements.verdicts.items():
+        if text not in by_text:
+            raise _unknown(path, judgements.verdict_lines.get((text, quote)), text, questions)
         by_question.setdefault(text, {})[quote] = outcome
     attached = []
     for q in questions.questions:
         label = judgements.labels.get(q.question)
         if label is not None and q.expect is not None and label != q.expect:
+            line = judgements.label_lines.get(q.question)
             raise QuestionFileError(
-                f"{verdicts_path(questions.path)}: labels {q.id!r} `{label}` but {questions.path} (line {q.line}) says "
+                f"{path}{f', line {line}' if line else ''}: labels {q.id!r} `{label}` but {_cited(questions, q)} says "
                 f"`{q.expect}`; remove one of the two")
         if label is not None and q.expect is None:
             q = dataclasses.replace(q, expect=label)
         if q.question in by_question:
+            if q.expect == "no-answer":
+                quote = next(iter(by_question[q.question]))
+                line = judgements.verdict_lines.get((q.question, quote))
+                label_line = judgements.label_lines.get(q.question)
+                said = f"labelled so on line {label_line}" if label is not None and label_line else _cited(questions, q)
+                raise QuestionFileError(
+                    f"{path}{f', line {line}' if line else ''}: a verdict on a quote of {q.question!r}, which expects "
+                    f"no answer ({said}): every quote on it is wrong; remove the verdict, or label the question "
+                    "`answer` if it has one")
             q = dataclasses.replace(q, verdicts=by_question[q.question])
         attached.append(q)
     return dataclasses.replace(questions, questions=tuple(attached))

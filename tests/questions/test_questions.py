@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import contextlib
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import TEN_QUESTIONS, write_questions
+from conftest import TEN_QUESTIONS, mutations, write_questions
 from quotefinder.errors import QuestionFileError
 from quotefinder.questions import Outcome, Question, derive_id, load_questions
 
@@ -150,3 +153,66 @@ def test_a_question_without_expect_is_unlabelled(tmp_path: Path) -> None:
     assert question.expect is None
     assert question.judge("Because of Rayleigh scattering.") is Outcome.UNLABELLED
     assert question.judge(None) is Outcome.UNLABELLED
+
+
+# ---- inputs that break a parser ---------------------------------------------------------------------------
+
+def load_in_a_child(path: Path, loader: str = "quotefinder.questions:load_questions") -> str:
+    """What loading `path` prints in a child process: the error's type and message, or `loaded`. A parser that
+    crashes the interpreter (a C stack overflow) fails the assertion on the exit status, not the test session."""
+    module, name = loader.split(":")
+    code = (f"import sys\nfrom pathlib import Path\nfrom {module} import {name}\n"
+            f"try:\n    {name}(Path(sys.argv[1]))\nexcept Exception as error:\n    print(type(error).__name__, error)\n"
+            "else:\n    print('loaded')\n")
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, f"the loader crashed (exit {done.returncode}): {done.stderr[-500:]}"
+    return done.stdout
+
+
+@pytest.mark.parametrize("text", [
+    pytest.param("questions: " + "[" * 200_000, id="flow sequences"),
+    pytest.param("questions: " + "[" * 60_000 + "]" * 60_000 + "\n", id="closed flow sequences"),
+    pytest.param("questions:\n  - question: Why?\n    accept: " + "{a: " * 60_000 + "\n", id="flow mappings"),
+    pytest.param("questions:\n" + "- " * 60_000 + "x\n", id="block sequences"),
+])
+def test_a_question_file_nested_too_deeply_is_refused_clearly(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "deep.yaml"
+    path.write_text(text, encoding="utf-8")
+    shown = load_in_a_child(path)
+    # our own depth check, or (libyaml builds that have one) the parser's: either way a clear error, no crash
+    assert shown.startswith(f"QuestionFileError {path}, line ") and ("nested more than" in shown
+                                                                      or "nesting depth" in shown), shown
+
+
+@pytest.mark.parametrize("pattern", [pytest.param("(" * 100_000 + ")" * 100_000, id="nested groups"),
+                                     pytest.param("a{99999999999}", id="a huge repeat")])
+def test_a_regex_that_breaks_the_regex_compiler_is_refused_clearly(tmp_path: Path, pattern: str) -> None:
+    path = write_questions(tmp_path / "q.yaml", f"questions:\n  - question: Why?\n    expect: answer\n"
+                                                f"    accept: ['{pattern}']\n")
+    with pytest.raises(QuestionFileError, match="line 4: question 1 \\('Why\\?'\\) has an invalid regex"):
+        load_questions(path)
+
+
+# Property-based: random and mutated versions of a valid file. QUOTEFINDER_FUZZ_EXAMPLES=5000 runs longer.
+FUZZ = settings(max_examples=int(os.environ.get("QUOTEFINDER_FUZZ_EXAMPLES", "150")), deadline=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+PIECES = st.one_of(YAML_TOKENS, st.text(max_size=6), st.sampled_from(["[" * 3000, "- " * 3000, "{a: " * 3000,
+                                                                     "(" * 3000, "a{9999999999}", "\\uD800", "\ufeff"]))
+
+
+def mutated(text: str) -> st.SearchStrategy[str]:
+    """`text` with a few pieces inserted, deleted or replaced at random places."""
+    return mutations(text, PIECES)
+
+
+@FUZZ
+@given(st.one_of(mutated(TEN_QUESTIONS.read_text(encoding="utf-8")), st.lists(PIECES, max_size=30).map("".join)))
+def test_a_mutated_question_file_loads_or_is_refused_with_the_projects_own_error(tmp_path_factory, text: str) -> None:
+    path = tmp_path_factory.mktemp("fuzz") / "q.yaml"
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    try:
+        loaded = load_questions(path)
+    except QuestionFileError as error:
+        assert str(path) in str(error)
+    else:
+        assert all(q.question.strip() and q.id.strip() for q in loaded.questions)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import stat
 from pathlib import Path
@@ -13,7 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import KEY, TEN_SCENARIO
+from conftest import KEY, ROOT, TEN_SCENARIO
+from hostile import FUZZ_EXAMPLES, damaged_bytes, damaged_structure
 from quotefinder.errors import ContractError, CorruptEntry
 from quotefinder.recipe import contract
 from quotefinder.record.cache import CachingClient, ResponseCache, admit_all, decode_entry, encode_entry
@@ -143,3 +145,43 @@ def test_a_response_the_admission_check_refuses_is_never_saved(tmp_path: Path) -
     with pytest.raises(ContractError):
         caching_sends(cache, FakeApi(load_scenario(TEN_SCENARIO)), [request], refuse)
     assert cache.get(request) is None and not list(tmp_path.rglob("*.json"))
+
+
+DEMO_ENTRY = sorted((ROOT / "runs" / "ten" / "responses").rglob("*.json"))[0]
+
+
+def checksummed(text: str) -> bytes:
+    """`text` (JSON of an object, indented) as an entry file whose checksum line matches it."""
+    body = text.encode("utf-8", "surrogatepass")
+    rest = body[2:] if body.startswith(b"{\n") else body
+    return b'{"sha256": "' + hashlib.sha256(b"{\n" + rest).hexdigest().encode() + b'",\n' + rest
+
+
+@settings(max_examples=FUZZ_EXAMPLES, deadline=None)
+@given(st.data())
+def test_fuzz_a_damaged_entry_with_a_matching_checksum_is_read_or_refused_naming_it(tmp_path_factory, data) -> None:
+    """A committed entry with values of the wrong type, deleted fields, deep nesting, huge numbers and lone
+    surrogates, its checksum line recomputed (as a careful editor would), then perhaps torn or flipped too."""
+    entry = decode_entry(DEMO_ENTRY.read_bytes(), DEMO_ENTRY)
+    request = contract.ApiRequest(entry["endpoint"], entry["request"], entry["repeat"])
+    cache = ResponseCache(tmp_path_factory.mktemp("run"))
+    path = cache.path(request)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(data.draw(damaged_bytes(checksummed(data.draw(damaged_structure(entry))))))
+    try:
+        cache.get(request)
+    except CorruptEntry as error:
+        assert str(path) in str(error) and len(str(error)) < 2000
+
+
+@pytest.mark.parametrize("depth", [1100, 200_000])
+def test_a_deeply_nested_entry_is_reported_by_path(tmp_path: Path, depth: int) -> None:
+    """Deeper than the reader's limit (1,024): an entry no recording writes, refused like a torn one."""
+    cache = ResponseCache(tmp_path)
+    cache.put(REQUEST, RECEIVED)
+    path = cache.path(REQUEST)
+    text = path.read_text().split("\n", 1)[1]
+    path.write_bytes(checksummed("{\n" + f'  "trace": {"[" * depth + "]" * depth},\n' + text))
+    with pytest.raises(CorruptEntry, match="not valid JSON") as caught:
+        cache.get(REQUEST)
+    assert str(path) in str(caught.value)

@@ -9,7 +9,8 @@ import httpx
 import pytest
 
 from conftest import KEY
-from quotefinder.errors import ApiError, AuthError, InsecureEndpoint, TransientError
+from hostile import ODD_KEY, key_forms
+from quotefinder.errors import ApiError, AuthError, InputError, InsecureEndpoint, KeyEchoed, TransientError
 from quotefinder.recipe import contract
 from quotefinder.record.client import ApiClient, RateLimiter, RetryPolicy, check_base_url
 
@@ -162,3 +163,59 @@ def test_a_key_echoed_across_the_cut_of_a_long_error_body_is_still_blanked() -> 
     with pytest.raises(ApiError) as caught:
         send(lambda r: httpx.Response(400, text=body))
     assert KEY[: len(KEY) // 2] not in str(caught.value)
+
+
+def send_with(key: str, handler, request=REQUEST):
+    async def go():
+        transport = httpx.MockTransport(handler)
+        async with ApiClient("https://api.example", key, transport=transport, retry=NO_WAIT) as client:
+            return await client.send(request)
+
+    return asyncio.run(go())
+
+
+@pytest.mark.parametrize("form", key_forms(ODD_KEY))
+def test_a_200_echoing_the_key_in_any_form_is_refused_naming_the_request(form: str) -> None:
+    calls = []
+    with pytest.raises(KeyEchoed) as caught:
+        send_with(ODD_KEY, lambda r: calls.append(1) or httpx.Response(200, json={"results": [], "trace": form}))
+    message = str(caught.value)
+    assert "api.example/search: the response to the search echoes the API key" in message and len(calls) == 1
+    assert not [shown for shown in key_forms(ODD_KEY) if shown in message]
+
+
+def test_a_200_hiding_the_key_behind_json_escapes_is_refused() -> None:
+    hidden = "".join(f"\\u{ord(char):04x}" for char in KEY)
+    with pytest.raises(KeyEchoed):
+        send(lambda r: httpx.Response(200, content=f'{{"results": [], "x": "{hidden}"}}'.encode()))
+
+
+@pytest.mark.parametrize("form", key_forms(ODD_KEY))
+def test_a_request_id_echoing_the_key_is_kept_blanked(form: str) -> None:
+    received = send_with(ODD_KEY, lambda r: httpx.Response(200, json={"results": []},
+                                                          headers={"x-request-id": f"req-{form}"}))
+    assert received.request_id == "req-[key]"
+
+
+@pytest.mark.parametrize("form", key_forms(ODD_KEY))
+def test_an_error_body_or_header_echoing_the_key_in_any_form_is_blanked(form: str) -> None:
+    with pytest.raises(ApiError) as caught:
+        send_with(ODD_KEY, lambda r: httpx.Response(400, text=f"bad credentials: {form}"))
+    assert str(caught.value).endswith("bad credentials: [key]")
+    with pytest.raises(ApiError) as caught:
+        send_with(ODD_KEY, lambda r: httpx.Response(200, text="<html>", headers={"content-type": f"text/html; {form}"}))
+    assert "not JSON (text/html; [key])" in str(caught.value)
+
+
+def test_a_200_nested_deeper_than_an_entry_can_hold_is_an_error_not_a_crash() -> None:
+    with pytest.raises(ApiError, match="nested deeper than a cache entry can hold"):
+        send(lambda r: httpx.Response(200, content=b'{"results": [], "x": ' + b"[" * 300 + b"]" * 300 + b"}"))
+    assert send(lambda r: httpx.Response(200, content=b'{"results": [], "x": ' + b"[" * 200 + b"]" * 200 + b"}"))
+
+
+@pytest.mark.parametrize("key", ["pplx-abcé", "pplx-abc\n", "pplx abc"])
+def test_a_key_no_header_can_carry_is_refused_before_anything_is_sent(key: str) -> None:
+    calls = []
+    with pytest.raises(InputError, match="PERPLEXITY_API_KEY holds") as caught:
+        send_with(key, lambda r: calls.append(1) or httpx.Response(200, json={"results": []}))
+    assert not calls and key not in str(caught.value)

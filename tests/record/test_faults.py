@@ -3,6 +3,7 @@ responses that break the API contract. Everything runs against the stand-in over
 
 from __future__ import annotations
 
+import base64
 import errno
 import json
 import os
@@ -12,18 +13,21 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from conftest import KEY, ROOT, TEN_QUESTIONS, TEN_SCENARIO, env_for, expected_requests, record, write_questions
+from hostile import ODD_KEY, key_forms
 from quotefinder.evalcmd import main
 from quotefinder.recipe import contract
 from quotefinder.recipe.contract import ApiRequest
 from quotefinder.record import cache
 from quotefinder.record.cache import decode_entry
 from quotefinder.sweepcmd import main as sweep_main
-from quotefinder.testing.standin import Faults, Reply
+from quotefinder.testing.standin import SYNTHETIC_HEADERS, FakeApi, Faults, Reply, bearer, load_scenario
 
 TOTAL = sum(expected_requests(TEN_SCENARIO))
 FAST_RETRIES = ["--rate", "0", "--retries", "20", "--backoff", "0.01"]
@@ -295,3 +299,164 @@ def test_stale_temporary_files_are_tidied_by_the_next_recording(tmp_path, standi
                             + "  - {id: new, question: A new question?, expect: no-answer}\n")
     assert record(run_dir, extra, server) == 0
     assert not list(run_dir.rglob("*.tmp"))
+
+
+# ---- a server that echoes the key ------------------------------------------------------------------
+
+def b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+# Which question echoes the key where: (which of its requests, how). Every question but mariana-depth fails.
+ECHOES = {
+    "mariana-depth": ("any", "request-id"),  # redacted and saved: the question completes
+    "sunlight-travel": ("search", lambda key: {"echo": key}),
+    "bones": ("search", lambda key: {"next": "https://api.example/?k=" + urllib.parse.quote(key, safe="")}),
+    "voyager-heliopause": ("search", lambda key: {"form": "key=" + urllib.parse.quote_plus(key)}),
+    "rosetta-stone": ("search", lambda key: {"auth": b64(f"Bearer {key}")}),
+    "hubble-launch": ("rank", lambda key: {"debug": {"key": b64(key)}}),
+    "hubble-mirror-bolts": ("search", "400-json"),
+    "voyager-checklist-pages": ("search", "400-base64"),
+    "eiffel-rivets": ("rank", "choice"),  # a value the contract check would quote in its message
+    "treaty-of-rome-ink": ("search", "content-type"),
+}
+
+
+class Hostile(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256
+
+
+@pytest.fixture
+def hostile():
+    """Start a server on loopback that answers like the stand-in but echoes the bearer key it receives in the
+    places `ECHOES` names (echo=False: a well-behaved copy); stopped at teardown."""
+    texts = {q["id"]: q["question"] for q in json.loads((ROOT / "runs/ten/run.json").read_text())["questions"]}
+    servers = []
+
+    def start(echo: bool = True) -> str:
+        api = FakeApi(load_scenario(TEN_SCENARIO))
+        by_text = {texts[qid]: how for qid, how in ECHOES.items()} if echo else {}
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args) -> None:
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                key = bearer(self.headers.get("Authorization"))
+                body = json.loads(raw)
+                question = body.get("query") or body.get("state", {}).get("question")
+                kind = "search" if self.path == "/search" else "rank" if "best" in body["questions"] else "compare"
+                status, payload = api.respond(self.path, raw, key)
+                headers = {**SYNTHETIC_HEADERS, "Content-Type": "application/json",
+                           "x-request-id": payload.get("id", "")}
+                which, how = by_text.get(question, ("", None))
+                if which in (kind, "any"):
+                    if how == "request-id":
+                        headers["x-request-id"] = key
+                    elif how == "400-json":
+                        status, payload = 400, {"error": {"message": f"malformed Authorization: Bearer {key}"}}
+                    elif how == "400-base64":
+                        status, payload = 400, {"error": f"unknown credentials {b64('Bearer ' + key)}"}
+                    elif how == "choice":
+                        payload["answers"]["best"]["choice"] = key
+                    elif how == "content-type":
+                        headers["Content-Type"] = f"text/html; key={key}"
+                    else:
+                        payload.update(how(key))
+                data = (b"<html>hello</html>" if headers["Content-Type"].startswith("text/html")
+                        else json.dumps(payload).encode())
+                self.send_response(status)
+                for name, value in {**headers, "Content-Length": str(len(data))}.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+        server = Hostile(("127.0.0.1", 0), Handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_address[1]}"
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_server_echoing_the_key_never_gets_it_into_a_file_or_the_terminal(tmp_path, hostile, capsys) -> None:
+    run_dir = tmp_path / "run"
+    env = {"PERPLEXITY_API_KEY": ODD_KEY, "PERPLEXITY_BASE_URL": hostile()}
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), *FAST_RETRIES], env=env) == 2
+    captured = capsys.readouterr()
+    files = {path: path.read_bytes() for path in run_dir.rglob("*") if path.is_file()}
+    for form in key_forms(ODD_KEY):
+        assert form not in captured.out + captured.err, form
+        assert not [path for path, data in files.items() if form.encode() in data], form
+    errors = {e["id"]: e["error"] for e in json.loads((run_dir / "run.json").read_text())["errors"]}
+    assert set(errors) == set(ECHOES) - {"mariana-depth"}
+    for qid in ("sunlight-travel", "bones", "voyager-heliopause", "rosetta-stone"):
+        assert "/search" in errors[qid] and "echoes the API key" in errors[qid], errors[qid]
+    assert "/v1/decisions" in errors["hubble-launch"] and "the rank request for result" in errors["hubble-launch"]
+    assert "echoes the API key" in errors["hubble-launch"]
+    assert "returned 400" in errors["hubble-mirror-bolts"] and "returned 400" in errors["voyager-checklist-pages"]
+    assert "echoes the API key" in errors["eiffel-rivets"]  # refused before the contract check could quote it
+    assert "not JSON" in errors["treaty-of-rome-ink"]
+    ids = {decode_entry(data, path)["request_id"] for path, data in files.items()
+           if path.parent.parent.name == "responses"}
+    assert "[key]" in ids  # mariana-depth's entries, saved with the request id blanked
+    assert "  not run: 127.0.0.1/search: the response to the search echoes the API key" in captured.out
+    assert "not run    |     9" in captured.out  # and mariana-depth has its decision
+
+
+def test_a_server_that_echoes_nothing_records_the_odd_key_run_as_before(tmp_path, hostile, capsys) -> None:
+    run_dir = tmp_path / "run"
+    env = {"PERPLEXITY_API_KEY": ODD_KEY, "PERPLEXITY_BASE_URL": hostile(echo=False)}
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), *FAST_RETRIES], env=env) == 0
+    assert len(saved(run_dir)) == TOTAL and json.loads((run_dir / "run.json").read_text())["errors"] == []
+
+
+def test_a_placeholder_key_that_page_text_contains_is_no_echo(tmp_path, standin_for) -> None:
+    """The stand-in takes any key (`PERPLEXITY_API_KEY=any`): "many" in a page is not an echo of it."""
+    server = standin_for(TEN_SCENARIO)
+    run_dir = tmp_path / "run"
+    env = {"PERPLEXITY_API_KEY": "any", "PERPLEXITY_BASE_URL": server.base_url}
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), *FAST_RETRIES], env=env) == 0
+    assert len(saved(run_dir)) == TOTAL
+
+
+# ---- inputs that break a parser --------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["[" * 200_000,
+                                  '{"format": "quotefinder-run/1", "questions": ' + "[" * 5000 + "]" * 5000 + "}"],
+                         ids=["nested", "nested-questions"])
+def test_a_deeply_nested_run_record_is_refused_naming_it(tmp_path, text, capsys) -> None:
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "run.json").write_text(text)
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir)], env={}) == 2
+    assert sweep_main([str(run_dir), "--out", str(tmp_path / "r"), "--no-plots"]) == 2
+    err = capsys.readouterr().err
+    assert err.count(f"{run_dir / 'run.json'}: ") == 2 and "nested" in err and "Traceback" not in err
+
+
+def test_a_response_nested_too_deeply_to_save_is_an_error_of_its_question(tmp_path, standin_for, capsys) -> None:
+    bones = json.loads((ROOT / "runs/ten/run.json").read_text())["questions"][2]
+    server = None
+
+    def deep(path: str, body: dict) -> Reply | None:
+        if body.get("query") != bones["question"]:
+            return None
+        status, payload = server.api.respond(path, json.dumps(body).encode(), KEY)
+        text = json.dumps(payload)[:-1] + ', "trace": ' + "[" * 300 + "]" * 300 + "}"
+        return Reply(200, text.encode(), (("Content-Type", "application/json"),))
+
+    server = standin_for(TEN_SCENARIO, fault=deep)
+    run_dir = tmp_path / "run"
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), *FAST_RETRIES], env=env_for(server)) == 2
+    errors = {e["id"]: e["error"] for e in json.loads((run_dir / "run.json").read_text())["errors"]}
+    assert list(errors) == [bones["id"]] and "/search" in errors[bones["id"]] and "nested" in errors[bones["id"]]
+    assert "Traceback" not in capsys.readouterr().err
+    saved(run_dir)  # every entry that was saved is whole and valid

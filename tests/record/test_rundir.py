@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import ROOT
+from hostile import FUZZ_EXAMPLES, ODDITIES, damaged_bytes, damaged_structure
 from quotefinder.errors import RunDirError
 from quotefinder.questions import Question
 from quotefinder.record.rundir import RUN_FILE, QuestionError, RequestCounts, RunConfig, RunRecord
@@ -125,3 +126,47 @@ def test_any_run_shaped_json_is_either_a_run_or_refused(tmp_path_factory, fields
     (directory / RUN_FILE).write_text(json.dumps({"format": "quotefinder-run/1", **fields}))
     with contextlib.suppress(RunDirError):
         RunRecord.load(directory)
+
+
+DEMO = json.loads((ROOT / "runs" / "ten" / RUN_FILE).read_text())
+
+
+def _load_and_rewrite(tmp_path_factory, raw: bytes) -> None:
+    """What eval.py does with a run.json it finds: read it (or refuse it with `RunDirError`), and write back what it
+    read, which must read back the same."""
+    directory = tmp_path_factory.mktemp("run")
+    (directory / RUN_FILE).write_bytes(raw)
+    try:
+        record = RunRecord.load(directory)
+    except RunDirError as error:
+        assert str(directory / RUN_FILE) in str(error) and len(str(error)) < 2000
+        return
+    again = tmp_path_factory.mktemp("again")
+    assert record.save(again) and RunRecord.load(again) == record
+
+
+@settings(max_examples=FUZZ_EXAMPLES, deadline=None)
+@given(st.data())
+def test_fuzz_a_damaged_run_record_is_read_or_refused_naming_it(tmp_path_factory, data) -> None:
+    """The demo's run.json with values of the wrong type, deleted fields, deep nesting, huge numbers and lone
+    surrogates, then truncated, flipped or padded: read, or refused with the project's own error."""
+    text = data.draw(damaged_structure(DEMO))
+    _load_and_rewrite(tmp_path_factory, data.draw(damaged_bytes(text.encode("utf-8", "surrogatepass"))))
+
+
+@pytest.mark.parametrize("oddity", ODDITIES, ids=range(len(ODDITIES)))
+@pytest.mark.parametrize("field", ["questions", "config", "errors", "responses", "evidence", "stopped"])
+def test_every_oddity_in_every_field_is_read_or_refused(tmp_path_factory, field, oddity) -> None:
+    """The fuzz test's oddities, each in each kind of field, every time (the fuzz test only samples them)."""
+    text = json.dumps({**DEMO, field: "\x00here"}).replace(json.dumps("\x00here"), oddity)
+    _load_and_rewrite(tmp_path_factory, text.encode("utf-8", "surrogatepass"))
+    question = json.dumps({**DEMO, "questions": [{**DEMO["questions"][0], "accept": ["\x00here"]}]})
+    _load_and_rewrite(tmp_path_factory, question.replace(json.dumps("\x00here"), oddity).encode("utf-8",
+                                                                                               "surrogatepass"))
+
+
+@pytest.mark.parametrize("pattern", ["(" * 200_000, "x{4294967296}", "(?P<a"])
+def test_a_recorded_accept_pattern_that_breaks_the_regex_compiler_is_refused(tmp_path, pattern) -> None:
+    (tmp_path / RUN_FILE).write_text(json.dumps({**DEMO, "questions": [{**DEMO["questions"][0], "accept": [pattern]}]}))
+    with pytest.raises(RunDirError, match="invalid regex"):
+        RunRecord.load(tmp_path)

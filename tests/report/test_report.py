@@ -4,6 +4,8 @@ in every one of them, plots that draw odd text literally, and a directory that s
 from __future__ import annotations
 
 import csv
+import hashlib
+import json
 import re
 import unicodedata
 from pathlib import Path
@@ -120,4 +122,47 @@ def test_a_rerun_leaves_only_this_sweeps_files(ten: Path, tmp_path: Path) -> Non
     (out / "notes.txt").write_text("mine")
     assert main([str(ten), "--no-plots", "--out", str(out)]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["decision.json", "grid.csv", "notes.txt", "questions.csv",
-                                                     "summary.md"]
+                                                     "report.json", "summary.md"]
+
+
+def test_files_the_user_owns_are_never_deleted_even_with_a_report_name(ten: Path, tmp_path: Path) -> None:
+    """A rerun removes only what the previous sweep's manifest lists: files the user put in the report directory
+    stay, even when their names look like a report's (an own heatmap, a comparison of their own)."""
+    out = tmp_path / "r"
+    assert main([str(ten), "--out", str(out)]) == 0
+    mine = {"heatmap-mine.png": b"my own heatmap", "along-the-river.png": b"a holiday photo",
+            "comparison.csv": b"my,own\n", "notes.txt": b"mine"}
+    for name, data in mine.items():
+        (out / name).write_bytes(data)
+    assert main([str(ten), "--no-plots", "--out", str(out)]) == 0
+    assert {name: (out / name).read_bytes() for name in mine} == mine
+    assert not (out / "flips.png").exists() and not (out / "index.html").exists()  # the sweep's own, gone
+    manifest = json.loads((out / "report.json").read_text())
+    assert manifest["complete"] is True
+    assert manifest["files"]["grid.csv"] == hashlib.sha256((out / "grid.csv").read_bytes()).hexdigest()
+    assert sorted(json.loads((out / "report.json").read_text())["files"]) == ["decision.json", "grid.csv",
+                                                                            "questions.csv", "summary.md"]
+
+
+def test_a_directory_of_files_without_a_manifest_is_refused_unless_forced(ten: Path, tmp_path: Path,
+                                                                         capsys) -> None:
+    """Without a manifest the sweep cannot tell its files from the user's: it refuses, naming the directory and
+    --force, before replaying anything. With --force it writes its files and touches nothing else."""
+    out = tmp_path / "site"
+    out.mkdir()
+    mine = {"index.html": b"<h1>my site</h1>", "flips.png": b"mine", "notes.txt": b"mine"}
+    for name, data in mine.items():
+        (out / name).write_bytes(data)
+    assert main([str(ten), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"sweep.py: {out} holds files but no report manifest (report.json)" in err and "--force" in err
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == mine
+    assert main([str(ten), "--out", str(out), "--no-plots", "--force"]) == 0
+    assert (out / "index.html").read_bytes() == mine["index.html"] and (out / "notes.txt").read_bytes() == b"mine"
+    assert "index.html" not in json.loads((out / "report.json").read_text())["files"]
+    # with a manifest now, a report file of the user's name that the manifest does not list is still theirs
+    assert main([str(ten), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{out}/flips.png" in err and "--force" in err
+    assert (out / "flips.png").read_bytes() == b"mine" and (out / "index.html").read_bytes() == mine["index.html"]
+    assert main([str(ten), "--out", str(tmp_path / "empty-is-fine")]) == 0

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +12,7 @@ import numpy as np
 from conftest import ROOT, items_of, record, write_questions
 from quotefinder.sweep import replay
 from quotefinder.sweep.grid import Curve, Table, parse_axis
+from quotefinder.sweepcmd import main
 from quotefinder.testing import synthetic
 
 
@@ -35,3 +38,18 @@ def test_a_question_file_listing_fewer_questions_judges_only_those(tmp_path: Pat
     replayed = replay.replay_run(tmp_path / "runs" / "ten", [0.3], fewer, jobs=2)
     assert [q.id for q in replayed.questions] == ["mariana-depth", "sunlight-travel", "bones"]
     assert replayed.unjudged_in_run == 7
+
+
+def _killed(job: object) -> None:
+    os.kill(os.getpid(), signal.SIGKILL)  # a loading process killed (the OOM killer, a kill -9) mid-replay
+
+
+def test_a_loading_process_that_dies_is_an_error_that_says_what_to_do(ten: Path, tmp_path: Path, monkeypatch,
+                                                                       capsys) -> None:
+    monkeypatch.setattr(replay, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(replay, "_replay_chunk", _killed)
+    assert main([str(ten), "--no-plots", "--jobs", "2", "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"sweep.py: {ten}: a process loading the run ended abruptly (killed, or out of memory); sweep "
+                   "again, or with --jobs 1 to load it in this process\n")
+    assert not (tmp_path / "r").exists()

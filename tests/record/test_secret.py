@@ -1,0 +1,129 @@
+"""The API key's forms: blanked in everything saved or printed, looked for in every response body."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import TEN_SCENARIO
+from hostile import ODD_KEY, key_forms
+from quotefinder.errors import ApiError
+from quotefinder.questions import Question
+from quotefinder.recipe.decision import Cutoffs
+from quotefinder.recipe.pipeline import Coverage
+from quotefinder.record.cache import ResponseCache
+from quotefinder.record.client import Received
+from quotefinder.record.recorder import QuestionRun, Recorder
+from quotefinder.record.secret import MASK, Secret, key_problem, redact, secret_forms
+from quotefinder.testing.standin import FakeApi, load_scenario
+
+
+def test_every_form_a_server_could_echo_is_listed_and_blanked() -> None:
+    forms = secret_forms(ODD_KEY)
+    assert set(key_forms(ODD_KEY)) <= set(forms)  # the test's own list, computed apart
+    for form in key_forms(ODD_KEY):
+        text = f"before {form} after {form.lower()}"
+        assert redact(text, ODD_KEY) == f"before {MASK} after {MASK}", form
+        assert Secret(ODD_KEY).echoed_in(f'{{"x": "{form}"}}'.encode()), form
+
+
+def test_text_without_the_key_is_left_alone() -> None:
+    secret = Secret(ODD_KEY)
+    text = "pplx-Od and 9xQ are parts of it, not the key"
+    assert secret.redact(text) == text and not secret.echoed_in(text.encode())
+    assert Secret().redact(text) == text and not Secret().echoed_in(text.encode())
+    assert "pplx" not in repr(secret)
+
+
+def test_a_placeholder_key_is_blanked_exactly_and_never_refuses_a_body() -> None:
+    secret = Secret("any")
+    assert secret.redact("the key any, and many others") == f"the key {MASK}, and m{MASK} others"
+    assert not secret.echoed_in(b"How many bones?")
+
+
+def test_an_error_is_blanked_in_place() -> None:
+    error = Secret(ODD_KEY).redacted(ApiError(f"returned 400: {json.dumps(ODD_KEY)}", status=400))
+    assert str(error) == f'returned 400: "{MASK}"' and error.status == 400
+
+
+@pytest.mark.parametrize("key", ["pplx-abc", "pplx-" + "x" * 48, ODD_KEY, "!~"])
+def test_a_printable_ascii_key_is_accepted(key: str) -> None:
+    assert key_problem(key) == ""
+
+
+@pytest.mark.parametrize(("key", "what"), [("pplx-abcé", "a character that is not ASCII (character 9 of 9)"),
+                                           ("pplx\n", "a line break (character 5 of 5)"),
+                                           ("pp lx", "a space"), ("pp\x00lx", "a control character"),
+                                           ("pp\u200blx", "not ASCII"), ("pp\rlx", "carriage return")])
+def test_a_key_with_a_character_no_api_key_has_is_named_by_kind_and_place(key: str, what: str) -> None:
+    problem = key_problem(key)
+    assert problem.startswith("PERPLEXITY_API_KEY holds ") and what in problem and "nothing was sent" in problem
+    assert key.strip() not in problem
+
+
+def test_a_value_the_contract_check_quotes_is_blanked_in_the_question_error(tmp_path: Path) -> None:
+    """A client that does not look for the key (any `Sender`): the contract error quoting the value the server
+    put the key in still reaches run.json's errors blank."""
+    api = FakeApi(load_scenario(TEN_SCENARIO))
+
+    class Echoing:
+        async def send(self, request) -> Received:
+            status, payload = api.respond(request.path, json.dumps(request.body).encode(), ODD_KEY)
+            if "best" in request.body.get("questions", {}):
+                payload["answers"]["best"]["choice"] = ODD_KEY
+            return Received(payload, status, "id", 0.1, "2026-01-01T00:00:00.000000Z", "synthetic")
+
+    recorder = Recorder(ResponseCache(tmp_path), Coverage(), Cutoffs(), None)
+    item = QuestionRun(Question("bones", "How many bones are in the adult human body?", "answer"))
+    asyncio.run(recorder.record([item], Echoing(), 1, secret=Secret(ODD_KEY)))
+    assert item.error is not None and "not one of the numbered sentences" in item.error and MASK in item.error
+    assert not [form for form in key_forms(ODD_KEY) if form in item.error]
+
+
+@pytest.mark.parametrize("prefix", ['{"Authorization": "Bearer ', "x", "xy", "xyz", "Bearer ", ""])
+@pytest.mark.parametrize("suffix", ['"}', "", "q"])
+def test_the_key_base64_encoded_inside_a_longer_text_is_found_whatever_its_offset(prefix: str, suffix: str) -> None:
+    """A proxy that echoes a whole header or JSON document base64-encoded puts the key's bytes at any of three
+    offsets of the 3-byte groups: each is found (and blanked), built here independently of `secret_forms`."""
+    import base64
+
+    secret = Secret(ODD_KEY)
+    for encode in (base64.b64encode, base64.urlsafe_b64encode):
+        blob = encode((prefix + ODD_KEY + suffix).encode()).decode()
+        assert secret.echoed_in(json.dumps({"trace": blob}).encode())
+        assert MASK in secret.redact(f"request id {blob}")
+
+
+def test_a_4xx_body_with_the_key_escaped_character_by_character_is_blanked() -> None:
+    import httpx
+
+    from quotefinder.recipe import contract
+    from quotefinder.record.client import ApiClient
+
+    escaped = "".join(f"\\u{ord(c):04x}" for c in ODD_KEY)
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(400, content=f'{{"error": "bad key {escaped}"}}'.encode(),
+                              headers={"content-type": "application/json"})
+
+    async def send() -> str:
+        async with ApiClient("https://api.example", ODD_KEY, transport=httpx.MockTransport(handler)) as client:
+            try:
+                await client.send(contract.search_request("How deep is the Mariana Trench?"))
+            except ApiError as error:
+                return str(error)
+        return ""
+
+    message = asyncio.run(send())
+    assert "returned 400" in message and MASK in message and ODD_KEY not in message and escaped not in message
+
+
+def test_a_key_that_is_not_even_valid_text_gives_no_traceback() -> None:
+    """A key read from bytes that are not UTF-8 (a lone surrogate in Python): refused by `key_problem`, and
+    building its forms never raises."""
+    key = "pplx-abc\udce9defghijk"
+    assert key_problem(key) and secret_forms(key) == (key,)
+    assert Secret(key).redact(f"x {key} y") == f"x {MASK} y"
