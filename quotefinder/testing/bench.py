@@ -222,11 +222,12 @@ def interaction(page: Path) -> dict[str, float]:
 
 def alternating(sweeps: dict[str, list[str]], repeats: int) -> dict[str, tuple[float, float]]:
     """Each sweep (its arguments after `sweep`) `repeats` times, in turn, each in a fresh process: the
-    median wall seconds and the largest peak RSS (MiB) of each."""
+    median wall seconds and the largest peak RSS (MiB) of each. `--force`: the reports go to the benchmark's
+    own scratch directories, which a benchmark run by an older version may have left without a manifest."""
     samples: dict[str, list[tuple[float, float]]] = {name: [] for name in sweeps}
     for _ in range(repeats):
         for name, arguments in sweeps.items():
-            samples[name].append(timed([sys.executable, "-m", "quotefinder.sweepcmd", *arguments]))
+            samples[name].append(timed([sys.executable, "-m", "quotefinder.sweepcmd", *arguments, "--force"]))
     return {name: (statistics.median(s for s, _ in got), max(m for _, m in got)) for name, got in samples.items()}
 
 
