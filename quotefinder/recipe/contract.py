@@ -146,6 +146,16 @@ def is_rank(request: ApiRequest) -> bool:
 # ---- Responses ----------------------------------------------------------------------------------
 
 
+SHOWN_AT_MOST = 80  # characters of a server's value quoted in a contract error (it lands in run.json and on screen)
+
+
+def _shown(value: Any) -> str:
+    """A server's value as an error message quotes it: its repr, cut at `SHOWN_AT_MOST` characters (a 100 KB
+    `choice` must not become a 100 KB line in run.json and the terminal)."""
+    text = repr(value)
+    return text if len(text) <= SHOWN_AT_MOST else f"{text[:SHOWN_AT_MOST]}... ({len(text)} characters)"
+
+
 def _field(data: Any, name: str, where: str) -> Any:
     if not isinstance(data, dict):
         raise ContractError(f"{where} is not a JSON object")
@@ -157,17 +167,17 @@ def _field(data: Any, name: str, where: str) -> Any:
 def _probability(value: Any, where: str) -> float:
     """A probability: a finite number in [0, 1]. Booleans are not numbers here."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ContractError(f"{where} is {value!r}, not a probability")
+        raise ContractError(f"{where} is {_shown(value)}, not a probability")
     value = float(value)
     if math.isnan(value) or not 0.0 <= value <= 1.0:
-        raise ContractError(f"{where} is {value!r}, outside [0, 1]")
+        raise ContractError(f"{where} is {_shown(value)}, outside [0, 1]")
     return value
 
 
 def _input_tokens(data: Any) -> int:
     tokens = _field(_field(data, "usage", "the response"), "input_tokens", "`usage`")
     if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
-        raise ContractError(f"`usage.input_tokens` is {tokens!r}, not a count")
+        raise ContractError(f"`usage.input_tokens` is {_shown(tokens)}, not a count")
     return tokens
 
 
@@ -203,13 +213,14 @@ def read_rank(request: ApiRequest, data: Any) -> Rank:
     choice = _field(best, "choice", "`answers.best`")
     options = request.body["questions"]["best"]["criteria"]
     if not isinstance(choice, str) or choice not in options:
-        raise ContractError(f"`answers.best.choice` is {choice!r}, not one of the numbered sentences 1-{len(options)}")
+        raise ContractError(f"`answers.best.choice` is {_shown(choice)}, not one of the numbered sentences "
+                            f"1-{len(options)}")
     probabilities = _field(best, "probabilities", "`answers.best`")
     choice_probability = _probability(_field(probabilities, choice, "`answers.best.probabilities`"),
-                                      f"`answers.best.probabilities[{choice!r}]`")
+                                      f"`answers.best.probabilities[{_shown(choice)}]`")
     confidence = _field(best, "confidence", "`answers.best`")
     if isinstance(confidence, bool) or not isinstance(confidence, int | float) or not math.isfinite(confidence):
-        raise ContractError(f"`answers.best.confidence` is {confidence!r}, not a number")
+        raise ContractError(f"`answers.best.confidence` is {_shown(confidence)}, not a number")
     has_answer = _probability(_field(_field(answers, "has_answer", "`answers`"), "noul", "`answers.has_answer`"),
                               "`answers.has_answer.noul`")
     return Rank(int(choice), choice_probability, float(confidence), has_answer, _input_tokens(data))
