@@ -12,7 +12,7 @@ import pandas as pd
 
 from ..questions import OUTCOMES, UNKNOWN
 from ..recipe.decision import cutoffs_passed
-from ..sweep.analysis import Sweep
+from ..sweep.analysis import Sweep, label_masks
 from ..sweep.compare import Comparison
 from .numbers import confidence
 from .tables import flip_frame
@@ -57,8 +57,7 @@ def risk_coverage_frame(result: Sweep) -> pd.DataFrame:
     if mix is None:
         coverage = quoted.mean(axis=0)
     else:  # the share answered in the production mix, as the wrong-answer rate beside it
-        answerable = np.array([q.expect == "answer" for q in result.questions])
-        unanswerable = np.array([q.expect == "no-answer" for q in result.questions])
+        answerable, unanswerable = label_masks(result.questions)
         coverage = (mix.share * quoted[answerable].mean(axis=0)
                     + (1 - mix.share) * quoted[unanswerable].mean(axis=0))
     return pd.DataFrame({"answer_cutoff": result.a_axis.values, "coverage": coverage,

@@ -206,11 +206,13 @@ class Recommendation:
     score_only: Choice  # what the score alone recommends, certified or not
     certified: bool | None
     best_certified: tuple[int, int] | None  # the highest-scoring certified cell
-    best: tuple[int, int]  # the highest-scoring cell
     bound: float | None  # None when no bound can be claimed (a production mix with unlabelled questions)
     bound_kind: str  # "certified", "grid" or "none"
-    delta: float
-    alpha: float | None
+
+    @property
+    def best(self) -> tuple[int, int]:
+        """The highest-scoring cell (certified or not)."""
+        return self.score_only.best
 
     @property
     def is_default(self) -> bool:
@@ -301,8 +303,7 @@ class Sweep:
         among unanswerable: every repeat, each question's repeats averaged, weighted to the production mix."""
         share = {o: np.mean([[j.outcome is o for j in run] for run in point.judged], axis=0) for o in OUTCOMES}
         quoted = np.mean([[j.decision.quote is not None for j in run] for run in point.judged], axis=0)
-        answerable = np.array([q.expect == "answer" for q in self.questions], dtype=float)
-        unanswerable = np.array([q.expect == "no-answer" for q in self.questions], dtype=float)
+        answerable, unanswerable = (mask.astype(float) for mask in label_masks(self.questions))
         unknown = np.mean([[j.decision.quote is not None and j.outcome in UNKNOWN for j in run]
                            for run in point.judged], axis=0)  # quotes nobody has judged or labelled
         weights = self.weights
@@ -350,13 +351,19 @@ class Sweep:
         return Gate(at, holds, f"{'PASS' if holds else 'FAIL'} at ({at[0]:g}, {at[1]:g}){worst}: {words}")
 
 
+def label_masks(questions: list[Question]) -> tuple[np.ndarray, np.ndarray]:
+    """(answerable, unanswerable): which questions expect an answer and which expect none (bool, (Q,) each;
+    an unlabelled question is in neither)."""
+    return (np.array([q.expect == "answer" for q in questions], dtype=bool),
+            np.array([q.expect == "no-answer" for q in questions], dtype=bool))
+
+
 def production_weights(questions: list[Question], share: float | None) -> np.ndarray:
     """Weights that make answerable questions `share` of the total (mean weight 1); all 1 without a share."""
     n = len(questions)
     if share is None:
         return np.ones(n)
-    answerable = np.array([q.expect == "answer" for q in questions])
-    unanswerable = np.array([q.expect == "no-answer" for q in questions])
+    answerable, unanswerable = label_masks(questions)
     n_answer, n_none = int(answerable.sum()), int(unanswerable.sum())
     if not n_answer or not n_none:
         raise InputError(f"--answerable-share {share:g}: the questions must include both answerable and "
@@ -372,31 +379,69 @@ def loss_totals(tables: list[Table], answer: np.ndarray) -> np.ndarray:
     return np.sum([table.quotes(answer, codes) for table in tables], axis=0)
 
 
-def _rows(table: Table, keep: np.ndarray) -> Table:
-    """The same table over the questions `keep` selects."""
-    return Table(table.has_answer, table.probability[keep], table.quoted[keep], table.unquoted[keep])
-
-
-def _mix(questions: list[Question], first: Table, a: np.ndarray, share: float) -> guarantee.Mix:
-    answerable = np.array([q.expect == "answer" for q in questions])
-    unanswerable = np.array([q.expect == "no-answer" for q in questions])
-    return guarantee.Mix(share, int(answerable.sum()), int(unanswerable.sum()),
-                         loss_totals([_rows(first, answerable)], a), loss_totals([_rows(first, unanswerable)], a))
-
-
 def _default_total(default: Point, keep: np.ndarray | None = None) -> int:
     """Wrong or unjudged quotes at the default point in the first repeat (among the questions `keep` selects)."""
     return sum(1 for q, j in enumerate(default.first)
                if j.decision.quote is not None and j.outcome in LOSSY and (keep is None or keep[q]))
 
 
-def assess(model: ScoreModel, tables: list[Table], h: np.ndarray, a: np.ndarray, default: Point,
-           settings: Settings, questions: list[Question]) -> Guarantee:
-    """The guarantee's numbers, from each question's first repeat: the bound at the default point, the
-    smallest certifiable alpha and, with a requested alpha, the certified cells. With a production mix,
-    all of it is for that mix (and needs every question labelled)."""
-    n, repeats, delta = model.n_questions, len(tables), settings.delta
-    totals = loss_totals(tables[:1], a)
+class Rule:
+    """The recommendation rule as a function of which questions count (`counts`: 1 each; bootstrap
+    multiplicities; 0 to leave a question out), for the bootstrap and the cross-validation to re-run the very
+    rule that chose the cell: with a certificate, certify on the counted questions and choose among the
+    certified cells (score alone when none is)."""
+
+    def __init__(self, model: ScoreModel, tables: list[Table], h: np.ndarray, a: np.ndarray,
+                 default: tuple[float, float], settings: Settings, questions: list[Question]) -> None:
+        self.model, self.h, self.a, self.default = model, h, a, default
+        self.alpha, self.delta, self.share = settings.max_wrong_rate, settings.delta, settings.answerable_share
+        first = tables[0]
+        passed = cutoffs_passed(a, first.probability)  # (Q, H)
+        lossy = np.isin(first.quoted, [CODE[o] for o in LOSSY]) & (passed > 0)
+        self.owner, self.h_index = np.nonzero(lossy)
+        self.bins = self.h_index * (len(a) + 1) + passed[lossy]
+        self.answerable, self.unanswerable = label_masks(questions)
+        self.unlabelled = any(q.expect is None for q in questions)
+
+    def totals(self, counts: np.ndarray) -> np.ndarray:
+        """(H, A): first-repeat losses summed over the counted questions."""
+        size = len(self.h) * (len(self.a) + 1)
+        histogram = np.bincount(self.bins, weights=counts[self.owner], minlength=size)
+        return np.rint(quoted_sums(histogram.reshape(len(self.h), len(self.a) + 1))).astype(int)
+
+    def mix(self, counts: np.ndarray) -> guarantee.Mix:
+        """The production mix's classes over the counted questions: their sizes and loss totals."""
+        assert self.share is not None, "a mix needs --answerable-share"
+        return guarantee.Mix(self.share, int(round(counts[self.answerable].sum())),
+                             int(round(counts[self.unanswerable].sum())), self.totals(counts * self.answerable),
+                             self.totals(counts * self.unanswerable))
+
+    def certified(self, counts: np.ndarray) -> np.ndarray | None:
+        if self.alpha is None:
+            return None
+        if self.share is None:
+            return guarantee.certify(self.totals(counts), int(round(counts.sum())), 1, self.alpha, self.delta).certified
+        if self.unlabelled:
+            return None
+        mix = self.mix(counts)
+        if not mix.n_answer or not mix.n_none:
+            return None
+        return guarantee.certify_mix(mix, self.alpha, self.delta).certified
+
+    def __call__(self, counts: np.ndarray) -> Choice:
+        allowed = self.certified(counts)
+        if allowed is None or not allowed.any():
+            return choose(self.model, counts, self.h, self.a, self.default)
+        return choose(self.model, counts, self.h, self.a, self.default, allowed=allowed)
+
+
+def assess(rule: Rule, repeats: int, default: Point, settings: Settings, questions: list[Question]) -> Guarantee:
+    """The guarantee's numbers, from each question's first repeat (`rule`'s loss totals over every question):
+    the bound at the default point, the smallest certifiable alpha and, with a requested alpha, the certified
+    cells. With a production mix, all of it is for that mix (and needs every question labelled)."""
+    n, delta = rule.model.n_questions, settings.delta
+    everyone = np.ones(n)
+    totals = rule.totals(everyone)
     rows = totals.shape[0]
     share = settings.answerable_share
     if share is None:
@@ -410,9 +455,8 @@ def assess(model: ScoreModel, tables: list[Table], h: np.ndarray, a: np.ndarray,
         needed = guarantee.questions_needed(settings.max_wrong_rate, rows, delta)
         return dataclasses.replace(found, certificate=certificate, needed=needed)
     unlabelled = sum(1 for q in questions if q.expect is None)
-    mix = _mix(questions, tables[0], a, share)
-    answerable = np.array([q.expect == "answer" for q in questions])
-    unanswerable = np.array([q.expect == "no-answer" for q in questions])
+    mix = rule.mix(everyone)
+    answerable, unanswerable = rule.answerable, rule.unanswerable
     level = delta / rows
     last = mix.bounds(level)[:, -1]
     row = int(np.argmin(last))
@@ -433,52 +477,6 @@ def assess(model: ScoreModel, tables: list[Table], h: np.ndarray, a: np.ndarray,
     sampled = mix.n_answer / max(1, n - unlabelled)
     mix_needed = guarantee.mix_questions_needed(settings.max_wrong_rate, rows, delta, sampled, share)
     return dataclasses.replace(found, certificate=certificate, needed=mix_needed)
-
-
-class Rule:
-    """The recommendation rule as a function of which questions count (`counts`: 1 each; bootstrap
-    multiplicities; 0 to leave a question out), for the bootstrap and the cross-validation to re-run the very
-    rule that chose the cell: with a certificate, certify on the counted questions and choose among the
-    certified cells (score alone when none is)."""
-
-    def __init__(self, model: ScoreModel, tables: list[Table], h: np.ndarray, a: np.ndarray,
-                 default: tuple[float, float], settings: Settings, questions: list[Question]) -> None:
-        self.model, self.h, self.a, self.default = model, h, a, default
-        self.alpha, self.delta, self.share = settings.max_wrong_rate, settings.delta, settings.answerable_share
-        first = tables[0]
-        passed = cutoffs_passed(a, first.probability)  # (Q, H)
-        lossy = np.isin(first.quoted, [CODE[o] for o in LOSSY]) & (passed > 0)
-        self.owner, self.h_index = np.nonzero(lossy)
-        self.bins = self.h_index * (len(a) + 1) + passed[lossy]
-        self.answerable = np.array([q.expect == "answer" for q in questions])
-        self.unanswerable = np.array([q.expect == "no-answer" for q in questions])
-        self.unlabelled = any(q.expect is None for q in questions)
-
-    def totals(self, counts: np.ndarray) -> np.ndarray:
-        """(H, A): first-repeat losses summed over the counted questions."""
-        size = len(self.h) * (len(self.a) + 1)
-        histogram = np.bincount(self.bins, weights=counts[self.owner], minlength=size)
-        return np.rint(quoted_sums(histogram.reshape(len(self.h), len(self.a) + 1))).astype(int)
-
-    def certified(self, counts: np.ndarray) -> np.ndarray | None:
-        if self.alpha is None:
-            return None
-        if self.share is None:
-            return guarantee.certify(self.totals(counts), int(round(counts.sum())), 1, self.alpha, self.delta).certified
-        if self.unlabelled:
-            return None
-        n_answer, n_none = int(round(counts[self.answerable].sum())), int(round(counts[self.unanswerable].sum()))
-        if not n_answer or not n_none:
-            return None
-        mix = guarantee.Mix(self.share, n_answer, n_none, self.totals(counts * self.answerable),
-                            self.totals(counts * self.unanswerable))
-        return guarantee.certify_mix(mix, self.alpha, self.delta).certified
-
-    def __call__(self, counts: np.ndarray) -> Choice:
-        allowed = self.certified(counts)
-        if allowed is None or not allowed.any():
-            return choose(self.model, counts, self.h, self.a, self.default)
-        return choose(self.model, counts, self.h, self.a, self.default, allowed=allowed)
 
 
 def recommend(model: ScoreModel, h: np.ndarray, a: np.ndarray, default: tuple[float, float],
@@ -502,8 +500,7 @@ def recommend(model: ScoreModel, h: np.ndarray, a: np.ndarray, default: tuple[fl
     else:
         bound, kind = assessed.bound_at(cell, assessed.delta / assessed.cells), "grid"
     return Recommendation(cell, (float(h[cell[0]]), float(a[cell[1]])), choice, score_only, certified,
-                          best_certified, score_only.best, bound, kind, assessed.delta,
-                          None if certificate is None else certificate.alpha)
+                          best_certified, bound, kind)
 
 
 def resamples_for(model: ScoreModel, repeats: int, asked: int | None) -> int:
@@ -537,14 +534,15 @@ def analyse(replayed: Replayed, h_axis: Axis, a_axis: Axis, settings: Settings |
     model = ScoreModel(tables, a, outcome_scores(settings.wrong_cost), weights)
     everyone = np.ones(model.n_questions)
     default_point = Point.of("default", float(default[0]), float(default[1]), replayed)
-    assessed = assess(model, tables, h, a, default_point, settings, replayed.questions)
+    rule = Rule(model, tables, h, a, default, settings, replayed.questions)  # the bootstrap and folds re-run it
+    assessed = assess(rule, len(tables), default_point, settings, replayed.questions)
     decision = recommend(model, h, a, default, assessed)
     choice = decision.choice
+    certificate = assessed.certificate
+    allowed = certificate.certified if certificate is not None and certificate.any else None  # ignores C
     costs = []
     for cost in COSTS:
         priced = ScoreModel(tables, a, outcome_scores(cost), weights, like=model)
-        certified = assessed.certificate.certified if assessed.certificate is not None else None
-        allowed = certified if certified is not None and certified.any() else None  # certification ignores C
         pick = choose(priced, everyone, h, a, default, allowed=allowed)
         costs.append(CostChoice(cost, pick, float(priced.grid(everyone)[pick.cell])))
     recommended = Point.of("recommended", float(h[choice.h_index]), float(a[choice.a_index]), replayed)
@@ -553,7 +551,6 @@ def analyse(replayed: Replayed, h_axis: Axis, a_axis: Axis, settings: Settings |
     result = Sweep(replayed, h_axis, a_axis, settings, per_repeat, curves, tables, model, decision, default_point,
                    recommended, assessed, costs, needs_label(replayed, h, a, choice.cell, passed, mixed),
                    labels_by_floor(replayed, h, a, choice.cell, passed, mixed))
-    rule = Rule(model, tables, h, a, default, settings, replayed.questions)  # the bootstrap and folds re-run it
     count = resamples_for(model, len(tables), settings.resamples)
     if count > 0:
         result.stability = bootstrap(model, h, a, default, choice, count, settings.seed, rule=rule)

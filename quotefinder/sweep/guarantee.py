@@ -185,8 +185,7 @@ class Mix:
 def certify_mix(mix: Mix, alpha: float, delta: float = DELTA) -> Certificate:
     """Certify the grid's cells at `alpha` for a production mix (see the module docstring)."""
     rows = mix.answer_totals.shape[0]
-    passed = mix.bounds(delta / rows) <= alpha
-    certified = np.cumprod(passed[:, ::-1], axis=1)[:, ::-1].astype(bool)
+    certified = fixed_sequence(mix.bounds(delta / rows), alpha)  # a cell's test rejects when its bound <= alpha
     return Certificate(alpha, delta, mix.n_answer + mix.n_none, 1, None, certified, mix.share)
 
 
