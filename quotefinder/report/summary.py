@@ -19,7 +19,7 @@ from ..sweep.compare import ChangeKind, Comparison
 from ..sweep.grid import CODE, Axis
 from ..textsafe import markdown_code, markdown_text
 from .numbers import at_most, confidence, plain_number
-from .wording import assumption_words, cell_words, decision_lines, interval_words, rate_subject
+from .wording import assumption_words, cell_words, decision_lines, gain_verdict, interval_words, rate_subject
 
 LIST_AT_MOST = 50  # rows of a per-question list in the summary; questions.csv has them all
 FIELD_AT_MOST = 300  # characters of one piece of page text (a title, a URL, a sentence) in the summary
@@ -346,25 +346,26 @@ def _needed_words(result: Sweep) -> str:
 
 
 def _verdict_in_words(result: Sweep) -> str:
-    """Whether the recommendation is worth acting on, from the gain tested on held-out questions."""
+    """Whether the recommendation is worth acting on, from the gain tested on held-out questions
+    (`wording.gain_verdict`, the Decision section's rule)."""
     n = len(result.questions)
-    if result.choice.is_default:
+    verdict = gain_verdict(result)
+    if verdict == "default":
         return "The recommended point is the default: keep it until more questions say otherwise."
-    cv = result.cross_validation
-    if cv is None:
+    if verdict == "untested":
         return (f"Without cross-validation (`--folds 0`) nothing here says whether {n} questions are enough to "
                 "prefer the recommended point to the default.")
-    gain = cv.gain
-    if cv.mean <= 0 or gain.mean <= 0:
+    if verdict == "none":
         return (f"**With {n} questions choosing the cutoffs this way gains nothing over the default on questions they "
                 "were not chosen on**: the gain seen in sample was fitted to these questions. The evidence for "
                 f"leaving the default is weak.{_needed_words(result)}")
-    if gain.p_value >= 0.05:
+    p_value = result.cross_validation.gain.p_value  # type: ignore[union-attr]
+    if verdict == "noise":
         return (f"**With {n} questions this run cannot tell the recommended point from the default**: the "
-                f"held-out gain could be noise ({_p(gain.p_value)}).{_needed_words(result)} Treat the recommendation "
+                f"held-out gain could be noise ({_p(p_value)}).{_needed_words(result)} Treat the recommendation "
                 "as a hypothesis and check it on more questions before changing the cutoffs.")
     return (f"On {n} questions the gain of choosing the cutoffs this way holds on questions they were not chosen on "
-            f"({_p(gain.p_value)}).{_needed_words(result)}")
+            f"({_p(p_value)}).{_needed_words(result)}")
 
 
 def _costs(result: Sweep) -> list[str]:

@@ -100,27 +100,44 @@ def _stability_line(result: Sweep) -> str | None:
             "best score); collect more questions before relying on it.")
 
 
+SIGNIFICANCE = 0.05  # the held-out gain's one-sided p-value below which the gain "holds"
+
+
+def gain_verdict(result: Sweep) -> str:
+    """What the run says of the recommendation against the default, one rule for every report that words it:
+    "default" (it is the default), "untested" (no cross-validation), "none" (no gain on questions the choice
+    never saw), "noise" (a gain the held-out test cannot tell from noise) or "holds"."""
+    if result.choice.is_default:
+        return "default"
+    cv = result.cross_validation
+    if cv is None:
+        return "untested"
+    if cv.mean <= 0 or cv.gain.mean <= 0:
+        return "none"
+    return "noise" if cv.gain.p_value >= SIGNIFICANCE else "holds"
+
+
 def _against_default(result: Sweep) -> str:
     d = result.default
     default = point_words((d.h, d.a))
-    if result.choice.is_default:
+    verdict = gain_verdict(result)
+    if verdict == "default":
         return (f"It is the default {default}: no eligible cell beat it by more than one paired standard error, so "
                 "this run is no evidence for changing it.")
     gained = result.score(result.recommended) - result.score(d)
     words = (f"Against the default {default}: score {plain_number(round(result.score(result.recommended), 4))} "
              f"against {plain_number(round(result.score(d), 4))} ({gained:+.4g}) on these questions")
-    cv = result.cross_validation
-    if cv is None:
+    if verdict == "untested":
         return words + "; without cross-validation nothing says whether that gain would hold on new questions."
-    gain = cv.gain
-    if cv.mean <= 0 or gain.mean <= 0:
+    if verdict == "none":
         return words + ("; but cross-validated, choosing the cutoffs this way gained nothing on questions they were "
                         "not chosen on, so the evidence for leaving the default is weak: check on more questions.")
-    if gain.p_value >= 0.05:
-        return words + (f"; tested on held-out questions, the gain could be noise (p = {gain.p_value:.2g}): treat "
+    p_value = result.cross_validation.gain.p_value  # type: ignore[union-attr]
+    if verdict == "noise":
+        return words + (f"; tested on held-out questions, the gain could be noise (p = {p_value:.2g}): treat "
                         "the move as a hypothesis to check on more questions.")
     return words + f"; the gain holds on questions the cutoffs were not chosen on (held-out half, p = " \
-                   f"{gain.p_value:.2g})."
+                   f"{p_value:.2g})."
 
 
 def decision_lines(result: Sweep) -> list[str]:
