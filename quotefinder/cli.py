@@ -94,6 +94,14 @@ def cutoff_range(text: str) -> tuple[float, float]:
     return float(start), float(stop)
 
 
+def named_range(text: str) -> tuple[str, tuple[float, float]]:
+    """'NAME=START:STOP': an axis name and a `cutoff_range` (which axes exist is the command's to check)."""
+    name, equals, span = text.partition("=")
+    if not equals or not name.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=START:STOP, e.g. has_answer=0.2:0.5")
+    return name.strip(), cutoff_range(span)
+
+
 def open_unit(what: str) -> Callable[[str], float]:
     """An argparse type: a number strictly between 0 and 1 (a rate, a share, a probability)."""
 

@@ -13,6 +13,9 @@ from typing import TYPE_CHECKING
 
 from . import cli
 from .errors import QuoteFinderError
+from .pipelines import system as find_system
+from .pipelines.file import load_pipeline_file
+from .recipe.config import SYSTEM, QuoteFinderPipeline
 from .recipe.decision import ANSWER_CUTOFF, HAS_ANSWER_CUTOFF
 from .record.client import DEFAULT_BASE_URL
 from .record.secret import Secret
@@ -25,13 +28,29 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_INCOMPLETE = cli.EXIT_OK, cli.EXIT_ERROR
 
 
-def build_parser() -> argparse.ArgumentParser:
+def axes_help(system: str) -> str:
+    """The system's cutoff axes for --help: each one's name, title, default and what it does, and whether a
+    recording must cover it (`--range NAME=START:STOP`)."""
+    axes = find_system(system).axes
+    width = max(len(axis.name) for axis in axes)
+    lines = [f"the cutoff axes of the {system} system (--range NAME=START:STOP):"]
+    for axis in axes:
+        covered = ("a recording covers the compare requests START to STOP needs (default 0:1)" if axis.recorded
+                   else "any recording covers every value: it takes no --range")
+        lines.append(f"  {axis.name:<{width}}  {axis.title} (default {axis.default:g}): {axis.words}")
+        lines.append(f"  {'':<{width}}  {covered}")
+    return "\n".join(lines) + "\n"
+
+
+def build_parser(system: str = SYSTEM) -> argparse.ArgumentParser:
+    """eval.py's options; --help lists the axes of `system` (the one a --pipeline file names)."""
     parser = argparse.ArgumentParser(
         prog="eval.py",
         description=__doc__ + (
             f"\nIt prints each question's decision at the recipe's default cutoffs (HAS_ANSWER_CUTOFF "
             f"{HAS_ANSWER_CUTOFF:g}, ANSWER_CUTOFF {ANSWER_CUTOFF:g})\nand the Outcome | Count table; "
-            "`sweep.py RUN` replays the run over a grid of both cutoffs.\n\n" + cli.CUTOFFS_HELP),
+            "`sweep.py RUN` replays the run over a grid of both cutoffs.\n\n" + cli.CUTOFFS_HELP + "\n"
+            + axes_help(system)),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=(
             "environment:\n"
@@ -43,21 +62,33 @@ def build_parser() -> argparse.ArgumentParser:
             "examples:\n"
             "  python eval.py questions/ten.yaml               # replays runs/ten/ from its cache\n"
             "  python eval.py questions/mine.yaml --run runs/mine-live\n"
-            "  python eval.py questions/ten.yaml --offline     # never connects; lists what is missing"
+            "  python eval.py questions/ten.yaml --offline     # never connects; lists what is missing\n"
+            "  python eval.py questions/ten.yaml --pipeline pipelines/terse-criteria.yaml   # runs/ten-terse-criteria/"
         ),
     )
     parser.add_argument("questions", type=Path, help="a questions YAML file (see questions/ten.yaml)")
-    parser.add_argument("--run", type=Path, metavar="DIR", help="run directory (default: runs/<questions file stem>)")
+    parser.add_argument("--run", type=Path, metavar="DIR",
+                        help="run directory (default: runs/<questions file stem>; with a --pipeline that does not "
+                        "send the recipe's requests, runs/<questions file stem>-<pipeline name>)")
+    parser.add_argument("--pipeline", type=Path, metavar="FILE",
+                        help="record with this pipeline file (`python -m quotefinder.pipelines show` prints the "
+                        "recipe's, to copy and edit); default: the run's own recorded pipeline, or the recipe's for "
+                        "a new run. A run holds one pipeline: another one is refused (exit 2)")
     parser.add_argument("--offline", action="store_true", help="never connect; exit 2 listing any response missing")
     parser.add_argument("--concurrency", type=cli.positive_int, default=8, metavar="N",
                         help="questions in flight at once (default 8)")
     parser.add_argument("--rate", type=cli.bounded(float, 0, "a finite rate >= 0 (0 means no limit)"), default=10.0,
                         metavar="R",
                         help="requests per second across all questions (default 10, the Decisions API limit; 0: none)")
-    parser.add_argument("--has-answer-range", type=cli.cutoff_range, default=(0.0, 1.0), metavar="START:STOP",
-                        help="record the compare request of every qualified set that a HAS_ANSWER_CUTOFF from START "
-                        "to STOP (both included) selects, so that any sweep with --has-answer inside that range "
-                        "replays exact responses (default 0:1; a sweep's START:STOP:STEP is accepted too)")
+    parser.add_argument("--range", type=cli.named_range, action="append", default=[], metavar="NAME=START:STOP",
+                        dest="ranges",
+                        help="record what a sweep over axis NAME from START to STOP (both included) needs, e.g. "
+                        "--range has_answer=0.2:0.5 (the axes are listed above; repeatable, one per axis)")
+    parser.add_argument("--has-answer-range", type=cli.cutoff_range, metavar="START:STOP",
+                        help="the same as --range has_answer=START:STOP: record the compare request of every "
+                        "qualified set that a HAS_ANSWER_CUTOFF from START to STOP (both included) selects, so that "
+                        "any sweep with --has-answer inside that range replays exact responses (default 0:1; a "
+                        "sweep's START:STOP:STEP is accepted too)")
     parser.add_argument("--repeats", type=cli.positive_int, metavar="N",
                         help="independent observations of every request (default: as many as the run holds, "
                         "or 1); raising it sends only the new repeats")
@@ -86,22 +117,68 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def preparsed_pipeline(argv: list[str]) -> tuple[str, QuoteFinderPipeline | None]:
+    """The system and pipeline of a --pipeline FILE among `argv` (the recipe's system and None without one),
+    read before the parser is built, so that --help lists that system's axes. `InputError` for a bad file."""
+    early = argparse.ArgumentParser(add_help=False)
+    early.add_argument("--pipeline", type=Path)
+    found, _ = early.parse_known_args(argv)
+    if found.pipeline is None:
+        return SYSTEM, None
+    return load_pipeline_file(found.pipeline)
+
+
+def recording_range(args: argparse.Namespace, parser: argparse.ArgumentParser, system: str) -> tuple[float, float]:
+    """The HAS_ANSWER_CUTOFF range to record, from --range has_answer=... or --has-answer-range (default 0:1).
+    A usage error (exit 2) for an axis the system does not have, one that needs no range, or one given twice."""
+    axes = {axis.name: axis for axis in find_system(system).axes}
+    spans: dict[str, tuple[float, float]] = {}
+    for name, span in args.ranges:
+        if name not in axes:
+            parser.error(f"--range {name}=...: the {system} system has no axis `{name}`; its axes are: "
+                         f"{', '.join(axes)}")
+        if not axes[name].recorded:
+            parser.error(f"--range {name}=...: every {axes[name].title} is covered by any recording, so `{name}` "
+                         f"takes no --range (the axes a recording covers: "
+                         f"{', '.join(n for n, a in axes.items() if a.recorded)})")
+        if name in spans:
+            parser.error(f"--range {name}=... is given twice; give each axis once")
+        spans[name] = span
+    if args.has_answer_range is not None:
+        if "has_answer" in spans:
+            parser.error("--has-answer-range is --range has_answer=...: give one of them")
+        spans["has_answer"] = args.has_answer_range
+    return spans.get("has_answer", (0.0, 1.0))
+
+
 @cli.quiet_on_a_closed_stdout  # the run is saved before anything is printed: a closed pipe loses nothing
 def main(argv: list[str] | None = None, env: dict[str, str] | None = None,
          transport: httpx.AsyncBaseTransport | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     try:
-        args = build_parser().parse_args(argv)
+        system, pipeline = preparsed_pipeline(argv)
+    except QuoteFinderError as error:  # a bad pipeline file: named with its line, before anything else
+        cli.report_error("eval.py", error)
+        return EXIT_INCOMPLETE
+    try:
+        parser = build_parser(system)
+        args = parser.parse_args(argv)
+        span = recording_range(args, parser, system)
     except SystemExit as done:  # --help, or a usage error argparse has printed
         return int(done.code or 0)
     env = dict(os.environ) if env is None else env
     key = env.get("PERPLEXITY_API_KEY", "")
     secret = Secret(key)  # whatever a server echoes, no form of the key reaches the terminal
-    options = RecordOptions(has_answer_range=args.has_answer_range, repeats=args.repeats,
+    options = RecordOptions(has_answer_range=span, repeats=args.repeats,
                             concurrency=args.concurrency, rate=args.rate, timeout_s=args.timeout,
-                            retries=args.retries, backoff_s=args.backoff, max_requests=args.max_requests)
+                            retries=args.retries, backoff_s=args.backoff, max_requests=args.max_requests,
+                            pipeline=pipeline, system=system)
     with cli.sigterm_as_interrupt():
         try:
             recording = Recording.open(args.questions, args.run, options, decisions.notice)
+            if not recording.pipeline.is_recipe:
+                decisions.notice(f"Pipeline `{recording.pipeline.name}` ({system}, digest "
+                                 f"{recording.pipeline.digest[:12]}), run {recording.run_dir}")
             if args.estimate:
                 decisions.show_estimate(recording, args.rate, args.price_per_1k_requests,
                                         args.price_per_million_tokens)

@@ -1,7 +1,8 @@
 """`python sweep.py RUN`: replay a recorded run offline over a grid of HAS_ANSWER_CUTOFF x ANSWER_CUTOFF
 and write what the pipeline would have done at every cell: correct / wrong / missed / no-answer counts,
-plots, and a summary with a recommended pair of cutoffs and how sure it is. Never opens a network
-connection; needs no key.
+plots, and a summary with a recommended pair of cutoffs and how sure it is. `python sweep.py RUN_A RUN_B`:
+compare systems recorded on the same questions, each at its own recommended cutoffs, and say which to ship.
+Never opens a network connection; needs no key.
 """
 
 from __future__ import annotations
@@ -9,19 +10,21 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import cli
 from .errors import QuoteFinderError
+from .pipelines import DEFAULT_SYSTEM, System, axis_spec, system
+from .record.rundir import RUN_FILE, RunRecord
 from .report import console
-from .report.directory import MANIFEST, ReportDir, default_out, write_report
+from .report.directory import MANIFEST, ReportDir, default_out, write_report, write_systems_report
 from .report.painter import Painter
 from .sweep.analysis import Settings
 from .sweep.compare import SIGNIFICANCE
-from .sweep.grid import cell_index
+from .sweep.grid import Axis, cell_index
 from .sweep.guarantee import DELTA
-from .sweep.session import SweepOptions, run_sweep
+from .sweep.session import SweepOptions, run_sweep, run_systems
 
 EXIT_OK, EXIT_WORSE, EXIT_ERROR = cli.EXIT_OK, cli.EXIT_WORSE, cli.EXIT_ERROR
 DEFAULT_GRID = "0:1:0.05"
@@ -36,10 +39,10 @@ def _refusal(args: argparse.Namespace) -> str:
     """Why these options cannot go together ('' when they can), said before anything is replayed."""
     if args.strict and args.baseline is None:
         return "--strict makes the comparison with a baseline stricter: give the earlier run with --baseline RUN"
-    out = (args.out or default_out(args.run)).resolve()
-    for run in (args.run, args.baseline):
+    out = (args.out or default_out(*args.runs)).resolve()
+    for run in (*args.runs, args.baseline):
         if run is not None and out.is_relative_to(run.resolve()):
-            where = f"--out {args.out}" if args.out else f"the default report directory {default_out(args.run)}"
+            where = f"--out {args.out}" if args.out else f"the default report directory {default_out(*args.runs)}"
             return (f"{where} is inside the run directory {run}: a report written there would mix with the run's "
                     "evidence; choose a directory outside it with --out DIR")
     # A check is about one cell of the grid; the comparison with --baseline alone may be at any point.
@@ -52,10 +55,53 @@ def _refusal(args: argparse.Namespace) -> str:
     return ""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def named_axis(text: str) -> tuple[str, Axis]:
+    """'NAME=START:STOP:STEP': an axis name and its grid (which names exist is the run's system's to say)."""
+    name, equals, spec = text.partition("=")
+    if not equals or not name.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=START:STOP:STEP, e.g. has_answer=0.2:0.5:0.01")
+    return name.strip(), cli.axis(spec)
+
+
+SWITCHES = {"-h", "--help", "--force", "--no-plots", "--no-html", "--allow-incomplete", "--strict", "--review"}
+
+
+def system_of(argv: Sequence[str]) -> tuple[System, str]:
+    """The system the first run named on the command line was recorded with (the quote finder when none is
+    named, or it cannot be read), and words saying where it came from: for --help and --grid. An option's value
+    (--baseline RUN) is not a run named."""
+    value = False
+    for arg in argv:
+        if value or arg.startswith("-"):
+            value = not value and arg.startswith("-") and arg not in SWITCHES and "=" not in arg
+            continue
+        if (Path(arg) / RUN_FILE).is_file():
+            try:
+                record = RunRecord.load(Path(arg))
+                if record is not None:
+                    return system(record.config.system), f"recorded in {arg}"
+            except (QuoteFinderError, KeyError):
+                pass
+            break
+    return system(DEFAULT_SYSTEM), "the default; name a run before --help for its own"
+
+
+def axes_help(under_test: System, where: str) -> str:
+    """The --help lines listing a system's axes, each with its default and what it does."""
+    lines = [f"the axes of the {under_test.name} system ({where}),",
+             f"each set with --grid NAME=START:STOP:STEP (default {DEFAULT_GRID}):"]
+    for n, spec in enumerate(under_test.axes):
+        also = f"; also {spec.flag}" if spec.flag else ""
+        lines += [f"  {spec.name:<14}{spec.title}, default {spec.default:g} ({'rows' if n == 0 else 'columns'}{also})",
+                  f"  {'':<14}{spec.words}"]
+    return "\n".join(lines) + "\n"
+
+
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    under_test, where = system_of(argv)
     parser = argparse.ArgumentParser(
         prog="sweep.py",
-        description=__doc__ + "\n" + cli.CUTOFFS_HELP,
+        description=__doc__ + "\n" + cli.CUTOFFS_HELP + "\n" + axes_help(under_test, where),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=(
             "Every cell is exactly the pipeline's decision with those cutoffs: the qualified set's own\n"
@@ -80,16 +126,24 @@ def build_parser() -> argparse.ArgumentParser:
             "  python sweep.py runs/ten --at 0.3,0.9 --max-wrong 0 --min-correct 6     # a CI gate\n"
             "  python sweep.py runs/new --baseline runs/old --at 0.3,0.9                # what got worse\n"
             "  python sweep.py runs/ten --at 0.3,0.9 --max-wrong-rate 0.05             # certified, or exit 1\n"
-            "  python sweep.py runs/mine --review                                       # label, judge quotes"
+            "  python sweep.py runs/mine --review                                       # label, judge quotes\n"
+            "  python sweep.py runs/ten --grid has_answer=0.2:0.5:0.01 --grid answer=0.5:1:0.01\n"
+            "  python sweep.py runs/ten runs/ten-terse-criteria --out reports/which  # which system to ship"
         ),
     )
-    parser.add_argument("run", type=Path, help="a run directory recorded by eval.py, e.g. runs/ten")
+    parser.add_argument("runs", type=Path, nargs="+", metavar="RUN",
+                        help="a run directory recorded by eval.py, e.g. runs/ten; several runs of one question set "
+                        "(each its own system or pipeline) are compared, each at its own recommended cutoffs, and "
+                        "the report says which to ship")
     parser.add_argument("--questions", type=Path, metavar="FILE",
                         help="judge with this question file (default: the one the run recorded, as it is now)")
-    parser.add_argument("--has-answer", type=cli.axis, default=DEFAULT_GRID, metavar="START:STOP:STEP",
+    parser.add_argument("--has-answer", type=cli.axis, metavar="START:STOP:STEP",
                         help=f"HAS_ANSWER_CUTOFF values, both ends included (default {DEFAULT_GRID})")
-    parser.add_argument("--answer", type=cli.axis, default=DEFAULT_GRID, metavar="START:STOP:STEP",
+    parser.add_argument("--answer", type=cli.axis, metavar="START:STOP:STEP",
                         help=f"ANSWER_CUTOFF values, both ends included (default {DEFAULT_GRID})")
+    parser.add_argument("--grid", type=named_axis, action="append", default=[], metavar="NAME=START:STOP:STEP",
+                        help="the values of one of the system's axes (listed above), both ends included; repeat it "
+                        "for the other axis (the quote finder's --has-answer and --answer are the same thing)")
     parser.add_argument("--out", type=Path, metavar="DIR", help="report directory (default: reports/<run name>); "
                         f"only files its {MANIFEST} lists are ever replaced or removed, and a directory of files "
                         "without one is refused unless --force")
@@ -137,7 +191,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="compare with this earlier run at --at (default: the default cutoffs); exit 1 when more "
                        "questions got worse than fixed, beyond what noise explains (a one-sided sign test)")
     check.add_argument("--significance", type=cli.open_unit("--significance"), default=SIGNIFICANCE, metavar="P",
-                       help=f"the sign test's level for --baseline (default {SIGNIFICANCE:g})")
+                       help=f"the sign test's level for --baseline, and with several runs the level at which one "
+                       f"system is called better than another (default {SIGNIFICANCE:g})")
     check.add_argument("--strict", action="store_true",
                        help="with --baseline, exit 1 if any question got worse, however noisy")
     parser.add_argument("--review", action="store_true",
@@ -148,11 +203,48 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _resolve_grid(args: argparse.Namespace, under_test: System) -> str:
+    """Fill `args.has_answer` and `args.answer` (the grid's rows and columns) from --grid NAME=... and the older
+    flags, the default grid where neither is given; why not ('') when an axis is unknown or given twice."""
+    axes: list[Axis | None] = [args.has_answer, args.answer]
+    given = [spec.flag or f"--grid {spec.name}=..." for spec in under_test.axes]
+    for name, axis in args.grid:
+        try:
+            index = under_test.axes.index(axis_spec(under_test, name))
+        except KeyError as unknown:
+            return f"--grid {name}=...: {unknown.args[0]}"
+        if axes[index] is not None:
+            return f"the {name} axis is given twice (--grid {name}=... and {given[index]}): give it once"
+        axes[index] = axis
+        given[index] = f"--grid {name}=..."
+    args.has_answer, args.answer = (axis if axis is not None else cli.axis(DEFAULT_GRID) for axis in axes)
+    return ""
+
+
+SINGLE_RUN_ONLY = (("baseline", "--baseline"), ("review", "--review"), ("at", "--at"), ("strict", "--strict"),
+                   ("max_wrong", "--max-wrong"), ("min_correct", "--min-correct"))
+
+
 @cli.quiet_on_a_closed_stdout  # the report is written before anything is printed: a closed pipe loses nothing
 def main(argv: list[str] | None = None, ask: Callable[[str], str] | None = None) -> int:
-    parser = build_parser()
+    given = sys.argv[1:] if argv is None else argv
+    parser = build_parser(given)
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(given)
+        args.run = args.runs[0]
+        if refusal := _resolve_grid(args, system_of(given)[0]):
+            parser.error(refusal)
+        if len(args.runs) > 1:
+            mixed = [flag for name, flag in SINGLE_RUN_ONLY if getattr(args, name) is not None
+                     and getattr(args, name) is not False]
+            if mixed:
+                parser.error(f"{', '.join(mixed)} {'check' if len(mixed) > 1 else 'checks'} one run; with several runs "
+                             "sweep.py compares systems (each at its own recommended cutoffs): sweep a run alone for "
+                             f"{'those checks' if len(mixed) > 1 else 'that'}")
+            seen: dict[Path, Path] = {}
+            for run in args.runs:
+                if (twice := seen.setdefault(run.resolve(), run)) is not run:
+                    parser.error(f"{run} is given twice (as {twice} too): compare different runs")
         if args.at is None and (args.max_wrong is not None or args.min_correct is not None):
             parser.error("--max-wrong and --min-correct check a point: give it with --at H,A")
         if refusal := _refusal(args):
@@ -162,14 +254,36 @@ def main(argv: list[str] | None = None, ask: Callable[[str], str] | None = None)
     options = SweepOptions(run=args.run, has_answer=args.has_answer, answer=args.answer, settings=_settings(args),
                            questions=args.questions, allow_incomplete=args.allow_incomplete, jobs=args.jobs,
                            at=args.at, baseline=args.baseline, significance=args.significance, strict=args.strict)
-    target = ReportDir(args.out or default_out(args.run), force=args.force)
+    target = ReportDir(args.out or default_out(*args.runs), force=args.force)
     with cli.sigterm_as_interrupt():
         try:
+            if len(args.runs) > 1:
+                return _systems(args, options, target)
             return _sweep(args, options, target, ask)
         except KeyboardInterrupt:  # Ctrl+C, or SIGTERM: the children are stopped, the staged files removed
             state = "was written whole before it stopped" if target.written else "is unchanged"
             print(f"sweep.py: interrupted; the report in {target.path} {state}", file=sys.stderr)
             return EXIT_ERROR
+
+
+def _systems(args: argparse.Namespace, options: SweepOptions, target: ReportDir) -> int:
+    """Several runs: each swept with its own rule, compared on cross-validated scores, one report saying which to
+    ship (exit 0 whatever it says; 2 when the runs cannot be compared)."""
+    try:
+        target.check()
+        sweeps, systems = run_systems(args.runs, options, say=lambda line: print(line, file=sys.stderr))
+        write_systems_report(target, sweeps, systems, page=not (args.no_plots or args.no_html))
+        console.show_systems(systems, target.path, page=not (args.no_plots or args.no_html))
+    except QuoteFinderError as error:
+        cli.report_error("sweep.py", error)
+        return EXIT_ERROR
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        print(f"sweep.py: cannot read or write {error.filename or 'a file'} ({error.strerror or error})",
+              file=sys.stderr)
+        return EXIT_ERROR
+    return EXIT_OK
 
 
 def _sweep(args: argparse.Namespace, options: SweepOptions, target: ReportDir,

@@ -18,10 +18,13 @@ import numpy as np
 import pytest
 
 from quotefinder.questions import OUTCOMES, Outcome, Question, QuestionSet
-from quotefinder.recipe import sentences
+from quotefinder.recipe import pipeline, sentences
 from quotefinder.recipe.decision import Candidate, Decision, decide, qualified, set_key
 from quotefinder.recipe.pipeline import Trace
+from quotefinder.recipe.system import QUOTE_FINDER
+from quotefinder.record.cache import ResponseCache
 from quotefinder.record.rundir import RunConfig, RunRecord
+from quotefinder.sweep.grid import JudgedCurve, Table
 from quotefinder.sweep.replay import Replayed
 from quotefinder.testing.standin import Scenario, StandIn, load_scenario
 
@@ -184,18 +187,47 @@ def slow_fill(items: Sequence[Item], has_answer: Sequence[float], answer: Sequen
     return counts
 
 
+def judged_curve(question: Question, trace: Trace) -> JudgedCurve:
+    """The quote finder's curve of a trace, judged for `question`: what the sweep reads."""
+    return JudgedCurve.of(question, QUOTE_FINDER.curve(trace))
+
+
+def staircase(has_answer: np.ndarray, probability: np.ndarray, quoted: np.ndarray, unquoted: np.ndarray) -> Table:
+    """A `Table` of quote-finder-shaped curves made directly, for simulations: at (q, h) the top's compare
+    probability `probability[q, h]` (-inf: nothing qualifies), quoted with outcome code `quoted[q, h]` up to it
+    and `unquoted[q]` above."""
+    bounds = np.asarray(probability, dtype=float)[..., None]
+    shape = bounds.shape[:2]
+    codes = np.stack([np.asarray(quoted), np.broadcast_to(np.asarray(unquoted)[:, None], shape)], axis=2)
+    mask = np.stack([np.isfinite(bounds[..., 0]), np.zeros(shape, dtype=bool)], axis=2)
+    return Table(has_answer, bounds, codes.astype(np.int64), mask)
+
+
 def replayed_of(runs: Sequence[Sequence[Item]], run_dir: Path = Path("run"), evidence: str | None = "synthetic",
                 config: RunConfig | None = None) -> Replayed:
-    """A `Replayed` of the same questions observed in each run (repeat), as if loaded from a run directory."""
+    """A `Replayed` of the same questions observed in each run (repeat), as if loaded from a run directory: the
+    quote finder's curve of each trace (the traces are kept beside, for `items_of`)."""
     questions = [q for q, _ in runs[0]]
     record = RunRecord(questions=tuple(questions), config=config or RunConfig(), evidence=evidence, complete=True)
-    return Replayed(run_dir, record, QuestionSet(run_dir / "questions.yaml", "0" * 64, tuple(questions)),
-                    questions, [[t for _, t in run] for run in runs])
+    replayed = Replayed(run_dir, record, QuestionSet(run_dir / "questions.yaml", "0" * 64, tuple(questions)),
+                        questions, [[QUOTE_FINDER.curve(t) for _, t in run] for run in runs])
+    replayed.test_traces = [[t for _, t in run] for run in runs]  # type: ignore[attr-defined]
+    return replayed
 
 
-def items_of(replayed: Replayed, repeat: int = 0) -> list[Item]:
-    """A replayed run's (question, trace) pairs in one repeat."""
-    return list(zip(replayed.questions, replayed.traces[repeat], strict=True))
+def items_of(replayed: Replayed, repeat: int = 0, points: Sequence[float] = ()) -> list[Item]:
+    """A replayed run's (question, trace) pairs in one repeat: the traces `replayed_of` kept, or replayed from the
+    run's cache with the HAS_ANSWER_CUTOFF values `points` (and the run's default) covered, for the slow
+    reference (`decided`) to apply the rule to."""
+    kept = getattr(replayed, "test_traces", None)
+    if kept is not None:
+        return list(zip(replayed.questions, kept[repeat], strict=True))
+    cache = ResponseCache(replayed.run_dir)
+    config = replayed.record.config
+    coverage = {"has_answer": tuple({*points, config.has_answer_cutoff})}
+    traces = [pipeline.replay(QUOTE_FINDER.steps(q.question, config.pipeline, coverage, repeat),
+                              lambda request: cache.require(request).data) for q in replayed.questions]
+    return list(zip(replayed.questions, traces, strict=True))
 
 
 def random_repeats(seed: int, questions: int = 12, repeats: int = 3) -> list[list[Item]]:

@@ -433,3 +433,70 @@ def test_a_key_that_is_not_printable_ascii_is_refused_before_anything_is_sent(tm
     assert "PERPLEXITY_API_KEY" in err and what in err and "nothing was sent" in err, err
     assert key.strip() not in err and "Traceback" not in err and "connection failed" not in err
     assert len(server.requests) == 0 and not (tmp_path / "run").exists()
+
+
+# ---- --range and --pipeline ------------------------------------------------------------------------------------
+
+
+def test_range_has_answer_is_exactly_has_answer_range(tmp_path, standin_for) -> None:
+    server = standin_for(TEN_SCENARIO)
+    assert main([str(TEN_QUESTIONS), "--run", str(tmp_path / "a"), *FAST, "--range", "has_answer=0.2:0.5"],
+                env=env_for(server)) == 0
+    first = sorted(json.dumps(body, sort_keys=True) for _, body in server.requests)  # sent concurrently
+    server.api.requests.clear()
+    assert main([str(TEN_QUESTIONS), "--run", str(tmp_path / "b"), *FAST, "--has-answer-range", "0.2:0.5"],
+                env=env_for(server)) == 0
+    assert sorted(json.dumps(body, sort_keys=True) for _, body in server.requests) == first
+    a, b = (json.loads((tmp_path / name / "run.json").read_text()) for name in "ab")
+    assert a["config"] == b["config"] and a["config"]["has_answer_range"] == [0.2, 0.5]
+    assert {k for k in run_files(tmp_path / "a") if k.startswith("responses")} == \
+        {k for k in run_files(tmp_path / "b") if k.startswith("responses")}
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--range", "answer=0.2:0.5"], "every ANSWER_CUTOFF is covered by any recording, so `answer` takes no --range"),
+    (["--range", "has_anwser=0:1"], "the quote-finder system has no axis `has_anwser`; its axes are: has_answer, "
+                                    "answer"),
+    (["--range", "has_answer=0:1", "--range", "has_answer=0:0.5"], "given twice"),
+    (["--range", "has_answer=0:1", "--has-answer-range", "0:1"], "give one of them"),
+    (["--range", "has_answer"], "is not NAME=START:STOP"),
+    (["--range", "has_answer=0.5:0.2"], "need 0 <= START <= STOP <= 1"),
+])
+def test_a_bad_range_exits_2_naming_the_axes(tmp_path, args, message, capsys) -> None:
+    assert main([str(TEN_QUESTIONS), "--run", str(tmp_path / "run"), *args], env={}) == 2
+    assert message in capsys.readouterr().err and not (tmp_path / "run").exists()
+
+
+def test_help_lists_the_axes_of_the_system_and_the_pipeline_option(tmp_path, capsys) -> None:
+    assert main(["--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "the cutoff axes of the quote-finder system (--range NAME=START:STOP)" in text
+    assert "has_answer HAS_ANSWER_CUTOFF (default 0.3): compare results whose has_answer >= it" in text
+    assert "answer ANSWER_CUTOFF (default 0.6): quote when the top compare probability >= it" in text
+    assert "runs/<questions file stem>-<pipeline name>" in text and "--pipeline FILE" in text
+    variant = ROOT / "pipelines" / "terse-criteria.yaml"
+    assert main(["--pipeline", str(variant), "--help"]) == 0
+    assert "the cutoff axes of the quote-finder system" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("system: rag-reader\n", "x.yaml, line 1: unknown system `rag-reader`; the systems are: quote-finder"),
+    ("name: x\nmodle: m\n", "x.yaml, line 2: unknown key `modle` (did you mean `model`?)"),
+])
+def test_a_bad_pipeline_file_exits_2_naming_its_line_even_with_help(tmp_path, text, message, capsys) -> None:
+    path = tmp_path / "x.yaml"
+    path.write_text(text)
+    for extra in ([], ["--help"]):
+        assert main([str(TEN_QUESTIONS), "--run", str(tmp_path / "run"), "--pipeline", str(path), *extra],
+                    env={}) == 2
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err
+    assert not (tmp_path / "run").exists()
+
+
+def test_an_estimate_follows_the_pipelines_max_results(tmp_path, capsys) -> None:
+    assert main([str(TEN_QUESTIONS), "--run", str(tmp_path / "run"), "--estimate", "--pipeline",
+                 str(ROOT / "pipelines" / "terse-criteria.yaml")], env={}) == 0
+    out = capsys.readouterr().out
+    assert "at most 70 requests (10 question repeat(s)" in out  # 10 questions x (1 + 3 + 3)
+    assert "3 results per search" in out

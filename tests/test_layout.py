@@ -15,12 +15,12 @@ PACKAGE = ROOT / "quotefinder"
 LAYERS = [
     ("shared", {"quotefinder", "quotefinder.errors", "quotefinder.textsafe", "quotefinder.storage",
                 "quotefinder.questions"}),
-    ("recipe", {"quotefinder.recipe"}),
+    ("recipe", {"quotefinder.recipe", "quotefinder.pipelines"}),
     ("record", {"quotefinder.record"}),
     ("sweep", {"quotefinder.sweep"}),
     ("report", {"quotefinder.report"}),
     ("command lines", {"quotefinder.cli", "quotefinder.evalcmd", "quotefinder.sweepcmd",
-                       "quotefinder.questions.__main__"}),
+                       "quotefinder.questions.__main__", "quotefinder.pipelines.__main__"}),
     ("testing", {"quotefinder.testing"}),
 ]
 

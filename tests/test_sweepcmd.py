@@ -97,7 +97,7 @@ def test_randomized_runs_through_the_stand_in_match_the_slow_reference(seed, tmp
     assert record(tmp_path / "run", questions, server) == 0
     assert main([str(tmp_path / "run"), "--out", str(tmp_path / "r"), "--no-plots", "--has-answer", "0:1:0.1"]) == 0
     h, a = parse_axis("0:1:0.1", "--x").values, parse_axis("0:1:0.05", "--x").values
-    slow = slow_fill(items_of(replay_run(tmp_path / "run", h.tolist())), h, a)
+    slow = slow_fill(items_of(replay_run(tmp_path / "run", {"has_answer": tuple(h)}), points=h), h, a)
     rows = read_grid(tmp_path / "r" / "grid.csv")
     assert np.array_equal(np.array([[int(r[c]) for c in COUNTS] for r in rows]).reshape(slow.shape), slow)
 
@@ -181,11 +181,11 @@ def test_questions_missing_from_the_run_are_named(ten: Path, tmp_path: Path, cap
 
 def test_the_demo_runs_repeats_are_averaged_cell_by_cell(ten: Path, tmp_path: Path) -> None:
     axis = parse_axis("0:1:0.05", "--x")
-    replayed = replay_run(ten, axis.values.tolist())
+    replayed = replay_run(ten, {"has_answer": tuple(axis.values)})
     assert replayed.repeats == 3
     assert main([str(ten), "--out", str(tmp_path / "r"), "--no-plots"]) == 0
     rows = read_grid(tmp_path / "r" / "grid.csv")
-    slow = np.stack([slow_fill(items_of(replayed, r), axis.values, axis.values) for r in range(3)])
+    slow = np.stack([slow_fill(items_of(replayed, r, axis.values), axis.values, axis.values) for r in range(3)])
     mean = np.array([[float(r[c]) for c in COUNTS] for r in rows]).reshape(slow.shape[1:])
     assert np.allclose(mean, slow.mean(axis=0), atol=5e-5)
     low = np.array([[int(r[f"{c}_min"]) for c in COUNTS] for r in rows]).reshape(slow.shape[1:])
@@ -251,8 +251,8 @@ def test_a_question_file_given_as_the_run_says_what_to_give_instead(ten: Path, c
 def demo_items(ten: Path) -> tuple[list, np.ndarray]:
     """The demo run's questions and traces in every repeat, and the grid axis the default sweep uses."""
     axis = parse_axis("0:1:0.05").values
-    replayed = replay_run(ten, axis.tolist())
-    return [items_of(replayed, r) for r in range(replayed.repeats)], axis
+    replayed = replay_run(ten, {"has_answer": tuple(axis)})
+    return [items_of(replayed, r, axis) for r in range(replayed.repeats)], axis
 
 
 def test_the_demo_summary_says_how_often_the_default_would_quote_something_wrong(ten: Path, tmp_path: Path) -> None:
@@ -326,7 +326,7 @@ def test_a_production_mix_weights_the_score_and_the_rates(ten: Path, tmp_path: P
 
 def test_the_recommendation_for_each_wrong_quote_cost(ten: Path, tmp_path: Path) -> None:
     assert main([str(ten), "--no-plots", "--out", str(tmp_path / "r")]) == 0
-    result = analyse(replay_run(ten, parse_axis("0:1:0.05").values.tolist()), parse_axis("0:1:0.05"),
+    result = analyse(replay_run(ten, {"has_answer": tuple(parse_axis("0:1:0.05").values)}), parse_axis("0:1:0.05"),
                      parse_axis("0:1:0.05"), Settings(resamples=0, folds=0))
     summary = (tmp_path / "r" / "summary.md").read_text()
     for cost in (1, 2, 5, 10):

@@ -1,17 +1,18 @@
 """The API contract: the request bodies the pipeline sends and what it reads from the responses.
 
-Plain data in, plain data out; no HTTP here (that is `client.py`). The bodies are the recipe's,
+Plain data in, plain data out; no HTTP here (that is `client.py`). By default the bodies are the recipe's,
 field for field and word for word, because the probabilities a sweep tunes against only mean
-something for these exact prompts. Readers check everything the pipeline reads and raise
-`ContractError` otherwise, so that a malformed response is never cached and never becomes a
-silent "missed" in a table.
+something for these exact prompts; a pipeline file (`config.QuoteFinderPipeline`) passes its own model,
+search settings and wording through the builders' keywords, and the cache key follows the bodies.
+Readers check everything the pipeline reads and raise `ContractError` otherwise, so that a malformed
+response is never cached and never becomes a silent "missed" in a table.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -39,6 +40,7 @@ HAS_ANSWER_CRITERIA = {
     "false": "The sentences discuss the topic but none states the answer, "
     "or answering would need outside knowledge.",
 }
+COMPARE_INSTRUCTIONS = "Does candidate {n} state the answer to the question?"  # `{n}`: the candidate's number
 ANSWERS_CRITERIA = {
     "true": "The sentence contains the answer itself and can be quoted as the answer without adding anything.",
     "false": "The sentence is about the topic but does not contain the answer, or only hints at it.",
@@ -100,9 +102,11 @@ class Rank:
 # ---- Requests ---------------------------------------------------------------------------------
 
 
-def search_request(question: str, repeat: int = 0) -> ApiRequest:
-    """The Search API request: the question, five results, 2,048 tokens of text per page."""
-    body = {"query": question, "max_results": MAX_RESULTS, "max_tokens_per_page": MAX_TOKENS_PER_PAGE}
+def search_request(question: str, repeat: int = 0, *, max_results: int = MAX_RESULTS,
+                   max_tokens_per_page: int = MAX_TOKENS_PER_PAGE) -> ApiRequest:
+    """The Search API request: the question, `max_results` results (the recipe's five), `max_tokens_per_page`
+    tokens of text per page (the recipe's 2,048)."""
+    body = {"query": question, "max_results": max_results, "max_tokens_per_page": max_tokens_per_page}
     return ApiRequest(SEARCH_PATH, body, repeat, "the search")
 
 
@@ -112,30 +116,39 @@ def numbered(sentences: Sequence[str]) -> dict[str, str]:
 
 
 def rank_request(
-    question: str, result: Result, sentences: Sequence[str], repeat: int = 0, label: str = ""
+    question: str, result: Result, sentences: Sequence[str], repeat: int = 0, label: str = "", *,
+    model: str = MODEL, instructions: str = RANK_INSTRUCTIONS,
+    has_answer_instructions: str = HAS_ANSWER_INSTRUCTIONS,
+    has_answer_criteria: Mapping[str, str] = HAS_ANSWER_CRITERIA,
 ) -> ApiRequest:
-    """One result's request: which numbered sentence answers (`best`), and does any (`has_answer`)."""
+    """One result's request: which numbered sentence answers (`best`), and does any (`has_answer`). The
+    keywords default to the recipe's model and wording (`config.QuoteFinderPipeline` passes its own)."""
     options = numbered(sentences)
     state = {"question": question, "source": {"title": result.title, "url": result.url}, "sentences": options}
     questions = {
-        "best": {"type": "choice", "instructions": RANK_INSTRUCTIONS, "criteria": options},
-        "has_answer": {"type": "noul", "instructions": HAS_ANSWER_INSTRUCTIONS, "criteria": HAS_ANSWER_CRITERIA},
+        "best": {"type": "choice", "instructions": instructions, "criteria": options},
+        "has_answer": {"type": "noul", "instructions": has_answer_instructions,
+                       "criteria": dict(has_answer_criteria)},
     }
-    return ApiRequest(DECISIONS_PATH, {"model": MODEL, "state": state, "questions": questions}, repeat, label)
+    return ApiRequest(DECISIONS_PATH, {"model": model, "state": state, "questions": questions}, repeat, label)
 
 
-def compare_request(question: str, sentences: Sequence[str], repeat: int = 0, label: str = "") -> ApiRequest:
-    """The candidates side by side, one yes/no `answers_n` per candidate, in the given order."""
+def compare_request(
+    question: str, sentences: Sequence[str], repeat: int = 0, label: str = "", *, model: str = MODEL,
+    instructions: str = COMPARE_INSTRUCTIONS, criteria: Mapping[str, str] = ANSWERS_CRITERIA,
+) -> ApiRequest:
+    """The candidates side by side, one yes/no `answers_n` per candidate, in the given order. `instructions`
+    is a template: `{n}` becomes the candidate's number."""
     state = {"question": question, "candidates": numbered(sentences)}
     questions = {
         f"answers_{n}": {
             "type": "noul",
-            "instructions": f"Does candidate {n} state the answer to the question?",
-            "criteria": ANSWERS_CRITERIA,
+            "instructions": instructions.replace("{n}", str(n)),
+            "criteria": dict(criteria),
         }
         for n in range(1, len(sentences) + 1)
     }
-    return ApiRequest(DECISIONS_PATH, {"model": MODEL, "state": state, "questions": questions}, repeat, label)
+    return ApiRequest(DECISIONS_PATH, {"model": model, "state": state, "questions": questions}, repeat, label)
 
 
 def is_rank(request: ApiRequest) -> bool:

@@ -1,8 +1,8 @@
 """The decision rule: which candidates are compared, and which one, if any, is quoted.
 
-This module is the rule. The pipeline (recording) and every report of a single point call `decide`;
-the grid and the statistics count with `cutoffs_passed` and `values_below`, the same ``>=`` as
-`passes` applied to whole arrays at once, and are tested cell by cell against `decide`.
+This module is the rule. The pipeline (recording) calls `decide`; the quote finder's curve
+(`recipe/system.py`), which everything after replay reads, follows from it and is tested against it at
+every point, values exactly on a cutoff included.
 
 Direction of both cutoffs: a probability passes a cutoff when ``probability >= cutoff``, so a value
 exactly on a cutoff passes it. Values are compared unrounded.
@@ -13,8 +13,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
-
-import numpy as np
 
 HAS_ANSWER_CUTOFF = 0.3
 ANSWER_CUTOFF = 0.6
@@ -83,20 +81,6 @@ class Decision:
 def passes(value: Any, cutoff: Any) -> Any:
     """``value >= cutoff``: the one comparison behind both cutoffs. Works elementwise on numpy arrays."""
     return value >= cutoff
-
-
-def cutoffs_passed(cutoffs: np.ndarray, values: Any) -> Any:
-    """For each value, how many of the ascending `cutoffs` it passes: ``#{c : value >= c}``.
-
-    `passes` for a whole array of values against a whole axis of cutoffs: a value passes exactly the
-    first `cutoffs_passed` cutoffs, so a value equal to a cutoff passes it.
-    """
-    return np.searchsorted(cutoffs, values, side="right")
-
-
-def values_below(values: np.ndarray, cutoff: Any) -> Any:
-    """How many of the ascending `values` fail `cutoff` (``value < cutoff``): the complement of `passes`."""
-    return np.searchsorted(values, cutoff, side="left")
 
 
 def qualified(candidates: Sequence[Candidate], has_answer_cutoff: float) -> tuple[Candidate, ...]:

@@ -5,9 +5,10 @@ each other) and receives their responses, in order; it returns a `Trace`. It doe
 recorder drives it over HTTP (`record`, concurrent) and the sweep drives it from the cache
 (`replay`, synchronous) through the same code.
 
-The flow is the recipe's: search; split every snippet; one rank request per result with at least
-`min_sentences` sentences (identical rank requests are sent once); then one compare request per
-distinct qualified set that the `Coverage` asks for. Which candidate is quoted at given cutoffs is
+The flow is the recipe's, with the values of a pipeline (`config.QuoteFinderPipeline`, the recipe's by
+default): search; split every snippet; one rank request per result with at least `min_sentences`
+sentences (identical rank requests are sent once); then one compare request per distinct qualified set
+that the `Coverage` asks for. Which candidate is quoted at given cutoffs is
 `decision.decide`, applied to the trace.
 """
 
@@ -20,7 +21,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from . import contract, sentences
+from . import contract
+from .config import RECIPE, QuoteFinderPipeline
 from .contract import ApiRequest
 from .decision import Candidate, Cutoffs, Scored, best, qualified, set_key
 
@@ -117,19 +119,26 @@ def _unique(requests: Iterable[ApiRequest]) -> list[ApiRequest]:
 Steps = Generator[list[ApiRequest], list[Any], Trace]
 
 
-def steps(question: str, coverage: Coverage, cutoffs: Cutoffs | None = None, repeat: int = 0) -> Steps:
-    """Yield the question's request batches, receive their responses, return the `Trace`."""
-    cutoffs = cutoffs or Cutoffs()
-    search = contract.search_request(question, repeat)
+def steps(question: str, coverage: Coverage, cutoffs: Cutoffs | None = None, repeat: int = 0,
+          config: QuoteFinderPipeline | None = None) -> Steps:
+    """Yield the question's request batches, receive their responses, return the `Trace`.
+
+    `config` is the pipeline whose requests are sent (its model, search settings, wording and sentence
+    limits); None is the recipe's. A result is ranked when it has at least `config.min_sentences`
+    sentences, or, without a `config`, `cutoffs.min_sentences` (the recipe's 1 without either).
+    """
+    min_sentences = config.min_sentences if config is not None else (cutoffs or Cutoffs()).min_sentences
+    config = config or RECIPE
+    search = config.search_request(question, repeat)
     [search_data] = yield [search]
     results = contract.read_search(search_data)
-    split = [sentences.split(result.snippet) for result in results]
+    split = [config.split(result.snippet) for result in results]
     trace = Trace(question, repeat, [len(s) for s in split], [], requests=1)
 
-    ranked = [n for n, found in enumerate(split, start=1) if len(found) >= cutoffs.min_sentences]
+    ranked = [n for n, found in enumerate(split, start=1) if len(found) >= min_sentences]
     rank_requests = {
-        n: contract.rank_request(question, results[n - 1], split[n - 1], repeat,
-                                 f"the rank request for result {n} ({results[n - 1].url})")
+        n: config.rank_request(question, results[n - 1], split[n - 1], repeat,
+                               f"the rank request for result {n} ({results[n - 1].url})")
         for n in ranked
     }
     unique = _unique(rank_requests.values())
@@ -152,8 +161,8 @@ def steps(question: str, coverage: Coverage, cutoffs: Cutoffs | None = None, rep
     if not sets:
         return trace
     compare_requests = [
-        contract.compare_request(question, [c.sentence for c in chosen], repeat,
-                                 f"the compare request for results {', '.join(str(n) for n in set_key(chosen))}")
+        config.compare_request(question, [c.sentence for c in chosen], repeat,
+                               f"the compare request for results {', '.join(str(n) for n in set_key(chosen))}")
         for chosen in sets
     ]
     compared = yield compare_requests

@@ -10,7 +10,8 @@ something for the sentences the pipeline really sends:
    whitespace and then an ASCII capital, a digit, ``"``, ``“`` or ``(`` follow. The whitespace between
    sentences is dropped.
 4. Each piece is trimmed at its edges; it is kept when it is 25 to 400 characters long and has not
-   been kept before. At most 255 are kept (the Decisions API's option limit).
+   been kept before. At most 255 are kept (the Decisions API's option limit). A pipeline file may set
+   other limits (`split`'s keywords).
 
 Nothing inside a sentence is changed: emphasis, odd spacing and the source's typos stay.
 """
@@ -28,8 +29,10 @@ _LEADING_MARKERS = re.compile(r"^\s*(?:[#*>-]+\s+)*")  # matches at the start of
 _SENTENCE_END = re.compile(r"([.!?](?:\^\[[^\]]+\]\^)*)\s+(?=[A-Z0-9\"“(])")
 
 
-def split(snippet: str) -> list[str]:
-    """Return the snippet's sentences in page order, trimmed only at their edges."""
+def split(snippet: str, min_chars: int = MIN_CHARS, max_chars: int = MAX_CHARS,
+          max_sentences: int = MAX_SENTENCES) -> list[str]:
+    """Return the snippet's sentences in page order, trimmed only at their edges: those `min_chars` to
+    `max_chars` characters long, each once, at most `max_sentences` (the recipe's 25, 400 and 255)."""
     kept: list[str] = []
     seen: set[str] = set()
     for line in snippet.replace("...", "\n").split("\n"):
@@ -37,7 +40,7 @@ def split(snippet: str) -> list[str]:
         parts.append("")  # the last piece has no ending
         for text, ending in zip(parts[::2], parts[1::2], strict=True):
             sentence = (text + ending).strip()
-            if MIN_CHARS <= len(sentence) <= MAX_CHARS and sentence not in seen:
+            if min_chars <= len(sentence) <= max_chars and sentence not in seen:
                 seen.add(sentence)
                 kept.append(sentence)
-    return kept[:MAX_SENTENCES]
+    return kept[:max_sentences]

@@ -26,6 +26,7 @@ from ..errors import (
 )
 from ..questions import Question
 from ..recipe import contract, pipeline
+from ..recipe.config import RECIPE, QuoteFinderPipeline
 from ..recipe.contract import ApiRequest
 from ..recipe.decision import Cutoffs, Decision, decide
 from ..recipe.pipeline import Coverage, Trace
@@ -83,16 +84,19 @@ class Tally(CacheCounts):
 class Recorder:
     """Records one question set into one run directory's cache."""
 
-    def __init__(self, cache: ResponseCache, coverage: Coverage, cutoffs: Cutoffs, evidence: str | None) -> None:
+    def __init__(self, cache: ResponseCache, coverage: Coverage, cutoffs: Cutoffs, evidence: str | None,
+                 pipeline: QuoteFinderPipeline = RECIPE) -> None:
+        """`pipeline` is what is sent (its min_sentences, not `cutoffs`', decides which results are ranked)."""
         self.cache = cache
         self.coverage = coverage
         self.cutoffs = cutoffs
+        self.pipeline = pipeline
         self.evidence = evidence  # the run's evidence, once known; responses of the other kind are refused
         self.tally = Tally()
         self.budget_spent = False  # --max-requests stopped the recording
 
     def _flow(self, item: QuestionRun) -> pipeline.Steps:
-        return pipeline.steps(item.question.question, self.coverage, self.cutoffs, item.repeat)
+        return pipeline.steps(item.question.question, self.coverage, self.cutoffs, item.repeat, config=self.pipeline)
 
     def _summarise(self, trace: Trace) -> Summary:
         decision = decide(trace.candidates, trace.compares, self.cutoffs.has_answer, self.cutoffs.answer)
@@ -174,7 +178,7 @@ class Recorder:
                 missing = sum(1 for entry in saved if entry is None)
                 if missing:
                     if batch[0].path == contract.SEARCH_PATH:
-                        return 1 + 2 * contract.MAX_RESULTS, False
+                        return 1 + 2 * self.pipeline.max_results, False
                     return missing + (len(batch) if contract.is_rank(batch[0]) else 0), True
                 batch = flow.send([entry.data for entry in saved if entry is not None])
         except StopIteration:

@@ -10,10 +10,15 @@ committed run byte-identical.
      "questions_file": {"path": <relative to the run>, "sha256": ...},
      "questions": [{"id", "question", "expect", "accept"}, ...],
      "config": {"base_url_host", "model", "max_results", "max_tokens_per_page", "has_answer_cutoff",
-                "answer_cutoff", "min_sentences", "has_answer_range": [lo, hi], "repeats" (when > 1)},
+                "answer_cutoff", "min_sentences", "has_answer_range": [lo, hi], "repeats" (when > 1),
+                "system": "quote-finder", "pipeline": {...every value, resolved...}, "pipeline_digest"},
      "started_at", "finished_at", "requests": {"sent", "from_cache", "retries", "failed"},
      "responses", "input_tokens", "errors": [{"id", "repeat", "error", "pending" (when true)}, ...],
      "stopped" (when the last recording stopped short): "max-requests" | "interrupt" | "error"}
+
+`pipeline` is `QuoteFinderPipeline.as_json()` and `pipeline_digest` its digest (a digest that does not match
+is refused: run.json was edited); a run.json written before pipelines existed has neither and reads as the
+recipe's pipeline with its flat `model`, `max_results`, `max_tokens_per_page` and `min_sentences`.
 
 An error with `"pending": true` is a question (repeat) that did not fail: the recording stopped before it
 was done (`stopped` says why), and a rerun records it.
@@ -35,10 +40,11 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..errors import RunDirError, StorageError
+from ..errors import InputError, RunDirError, StorageError
+from ..pipelines.file import KNOWN_SYSTEMS
 from ..questions import EXPECTS, Question, QuestionSet
-from ..recipe import contract
-from ..recipe.decision import ANSWER_CUTOFF, HAS_ANSWER_CUTOFF, MIN_SENTENCES, Cutoffs
+from ..recipe.config import RECIPE, SYSTEM, QuoteFinderPipeline
+from ..recipe.decision import ANSWER_CUTOFF, HAS_ANSWER_CUTOFF, Cutoffs
 from ..storage import private_dir, write_private
 from ..textsafe import is_unicode
 from .cache import FORMAT as CACHE_FORMAT
@@ -63,23 +69,61 @@ class QuestionsFile:
 
 @dataclass(frozen=True)
 class RunConfig:
-    """How the run asked: the API host, model and search settings, the default cutoffs, the
-    HAS_ANSWER_CUTOFF range whose compare responses it holds, and how many repeats of each request."""
+    """How the run asked: the API host, the system and its pipeline (model, search settings, wording), the
+    default cutoffs, the HAS_ANSWER_CUTOFF range whose compare responses it holds, and how many repeats of
+    each request. `model`, `max_results`, `max_tokens_per_page` and `min_sentences` are the pipeline's."""
 
     base_url_host: str = ""
-    model: str = contract.MODEL
-    max_results: int = contract.MAX_RESULTS
-    max_tokens_per_page: int = contract.MAX_TOKENS_PER_PAGE
     has_answer_cutoff: float = HAS_ANSWER_CUTOFF
     answer_cutoff: float = ANSWER_CUTOFF
-    min_sentences: int = MIN_SENTENCES
     has_answer_range: tuple[float, float] | None = None
     repeats: int = 1
+    system: str = SYSTEM
+    pipeline: QuoteFinderPipeline = RECIPE
+
+    @property
+    def model(self) -> str:
+        return self.pipeline.model
+
+    @property
+    def max_results(self) -> int:
+        return self.pipeline.max_results
+
+    @property
+    def max_tokens_per_page(self) -> int:
+        return self.pipeline.max_tokens_per_page
+
+    @property
+    def min_sentences(self) -> int:
+        return self.pipeline.min_sentences
+
+    @property
+    def pipeline_digest(self) -> str:
+        return self.pipeline.digest
 
     @property
     def cutoffs(self) -> Cutoffs:
-        """The default cutoffs the run's decisions were printed at (and the sweep compares against)."""
-        return Cutoffs(self.has_answer_cutoff, self.answer_cutoff, self.min_sentences)
+        """The default cutoffs the run's decisions were printed at (and the sweep compares against), with the
+        pipeline's `min_sentences`."""
+        return self.pipeline.cutoffs(self.has_answer_cutoff, self.answer_cutoff)
+
+    def as_json(self) -> dict[str, Any]:
+        """The config as run.json holds it: the flat keys runs have always had (from the pipeline), then the
+        system, the resolved pipeline and its digest."""
+        config: dict[str, Any] = {
+            "base_url_host": self.base_url_host,
+            "model": self.model,
+            "max_results": self.max_results,
+            "max_tokens_per_page": self.max_tokens_per_page,
+            "has_answer_cutoff": self.has_answer_cutoff,
+            "answer_cutoff": self.answer_cutoff,
+            "min_sentences": self.min_sentences,
+            "has_answer_range": list(self.has_answer_range) if self.has_answer_range else None,
+        }
+        if self.repeats != 1:  # absent means 1: runs recorded before repeats existed stay byte-identical
+            config["repeats"] = self.repeats
+        config.update(system=self.system, pipeline=self.pipeline.as_json(), pipeline_digest=self.pipeline_digest)
+        return config
 
     @property
     def default_point(self) -> tuple[float, float]:
@@ -142,6 +186,9 @@ class RunRecord:
     pipeline_version: int = PIPELINE_VERSION
     cache_format: str = CACHE_FORMAT
     stopped: str | None = None  # a key of STOPS: why the last recording stopped before every question was done
+    # read from a run.json written before its config recorded the system and the pipeline: the next save writes
+    # them, even when nothing else changed
+    outdated: bool = dataclasses.field(default=False, compare=False, repr=False)
 
     @property
     def synthetic(self) -> bool:
@@ -193,10 +240,6 @@ class RunRecord:
 
     def as_json(self) -> dict[str, Any]:
         """The record as run.json holds it, keys in the file's order."""
-        config = dataclasses.asdict(self.config)
-        config["has_answer_range"] = list(self.config.has_answer_range) if self.config.has_answer_range else None
-        if self.config.repeats == 1:  # absent means 1: runs recorded before repeats existed stay byte-identical
-            del config["repeats"]
         return {
             "format": RUN_FORMAT,
             "code_version": self.code_version,
@@ -206,7 +249,7 @@ class RunRecord:
             "complete": self.complete,
             "questions_file": dataclasses.asdict(self.questions_file) if self.questions_file else None,
             "questions": [q.as_record() for q in self.questions],
-            "config": config,
+            "config": self.config.as_json(),
             "started_at": self.started_at,
             "finished_at": self.finished_at,
             "requests": dataclasses.asdict(self.requests),
@@ -221,9 +264,10 @@ class RunRecord:
         return {k: v for k, v in self.as_json().items() if k not in (*_VOLATILE, *_VERSIONS)}
 
     def save(self, run_dir: Path, previous: RunRecord | None = None) -> bool:
-        """Write run.json unless it would equal `previous` apart from times and request counts; True if
-        written. `StorageError` when the disk refuses: the previous run.json, if any, is unchanged."""
-        if previous is not None and previous._stable() == self._stable():
+        """Write run.json unless it would equal `previous` apart from times and request counts (and `previous`
+        is not `outdated`); True if written. `StorageError` when the disk refuses: the previous run.json, if
+        any, is unchanged."""
+        if previous is not None and not previous.outdated and previous._stable() == self._stable():
             return False
         text = json.dumps(self.as_json(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
         try:
@@ -355,14 +399,12 @@ def _parse(data: dict[str, Any]) -> RunRecord:
     defaults = RunConfig()
     run_config = RunConfig(
         base_url_host=_get(config, "base_url_host", "text", defaults.base_url_host, "config."),
-        model=_get(config, "model", "text", defaults.model, "config."),
-        max_results=_get(config, "max_results", "count", defaults.max_results, "config."),
-        max_tokens_per_page=_get(config, "max_tokens_per_page", "count", defaults.max_tokens_per_page, "config."),
         has_answer_cutoff=_get(config, "has_answer_cutoff", "number", defaults.has_answer_cutoff, "config."),
         answer_cutoff=_get(config, "answer_cutoff", "number", defaults.answer_cutoff, "config."),
-        min_sentences=_get(config, "min_sentences", "count", defaults.min_sentences, "config."),
         has_answer_range=(span[0], span[1]) if span is not None else None,
         repeats=max(1, _get(config, "repeats", "count", 1, "config.")),
+        system=_system(config),
+        pipeline=_pipeline(config),
     )
     for name in ("has_answer_cutoff", "answer_cutoff"):
         if not 0 <= getattr(run_config, name) <= 1:
@@ -385,7 +427,51 @@ def _parse(data: dict[str, Any]) -> RunRecord:
         pipeline_version=_get(data, "pipeline_version", "count", 0),
         cache_format=_get(data, "cache_format", "text or null", None) or "",
         stopped=stopped,
+        outdated=not all(name in config for name in ("system", "pipeline", "pipeline_digest")),
     )
+
+
+def _system(config: dict[str, Any]) -> str:
+    """The recorded system: absent (a run recorded before systems existed) is the quote finder."""
+    system = _get(config, "system", "text", SYSTEM, "config.")
+    if system not in KNOWN_SYSTEMS:
+        raise _Bad(f"`config.system` is {_shown(system)}, not a system this version knows (the systems are: "
+                   f"{', '.join(KNOWN_SYSTEMS)})")
+    return system
+
+
+_FLAT = ("model", "max_results", "max_tokens_per_page", "min_sentences")  # the pipeline's values runs have always had
+
+
+def _pipeline(config: dict[str, Any]) -> QuoteFinderPipeline:
+    """The recorded pipeline. A run recorded before pipelines existed holds only the flat keys: the recipe's
+    pipeline with those values. Otherwise the pipeline is read strictly, its digest must be the recorded one
+    (else run.json was edited), and the flat keys, when present, must agree with it."""
+    flat = {name: _get(config, name, "text" if name == "model" else "count", getattr(RECIPE, name), "config.")
+            for name in _FLAT if name in config}
+    if "pipeline" not in config:
+        if "pipeline_digest" in config:
+            raise _Bad("`config.pipeline_digest` is recorded without `config.pipeline`")
+        pipeline = dataclasses.replace(RECIPE, **flat)
+        try:
+            QuoteFinderPipeline.from_json(pipeline.as_json())  # the same checks as a recorded pipeline's
+        except InputError as error:
+            raise _Bad(f"`config` holds a value no pipeline can have ({str(error).removeprefix('`config.pipeline`: ')}"
+                       ")") from None
+        return pipeline
+    try:
+        pipeline = QuoteFinderPipeline.from_json(config["pipeline"])
+    except InputError as error:
+        raise _Bad(str(error)) from None
+    digest = _get(config, "pipeline_digest", "text", None, "config.")
+    if digest != pipeline.digest:
+        raise _Bad(f"`config.pipeline_digest` is {_shown(digest)}, but the recorded pipeline's digest is "
+                   f"{pipeline.digest!r}: run.json was edited")
+    for name, value in flat.items():
+        if value != getattr(pipeline, name):
+            raise _Bad(f"`config.{name}` is {_shown(value)}, but the recorded pipeline's is "
+                       f"{_shown(getattr(pipeline, name))}: run.json was edited")
+    return pipeline
 
 
 def _question(item: Any, n: int) -> Question:

@@ -25,9 +25,9 @@ from pathlib import Path
 
 import httpx
 
-from ..errors import QuoteFinderError, StorageError
+from ..errors import QuoteFinderError, RunDirError, StorageError
 from ..questions import QuestionSet, load_questions
-from ..recipe import contract
+from ..recipe.config import RECIPE, SYSTEM, QuoteFinderPipeline
 from ..recipe.decision import Cutoffs
 from ..recipe.pipeline import Coverage
 from ..storage import remove_temporaries
@@ -53,11 +53,13 @@ class RecordOptions:
     retries: int = 4
     backoff_s: float = 1.0
     max_requests: int | None = None  # stop, as an interrupt would, after sending this many (retries included)
+    pipeline: QuoteFinderPipeline | None = None  # None: the run's own recorded pipeline, or the recipe's (new run)
+    system: str = SYSTEM  # the system `pipeline` belongs to
 
 
-# The recipe's published figures, for a run that holds no response yet: five results per search, each with
-# usable sentences, and a median of 678 input tokens per Decisions request (its ten-question run).
-RECIPE_RESULTS = 5
+# The recipe's published figures, for a run that holds no response yet: every search returned max_results
+# (five) results, each with usable sentences, and a median of 678 input tokens per Decisions request (its
+# ten-question run).
 RECIPE_TOKENS_PER_DECISION = 678
 
 
@@ -74,6 +76,35 @@ class Estimate:
 
 def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def default_run_dir(questions_path: Path, pipeline: QuoteFinderPipeline | None = None) -> Path:
+    """Where a recording goes without --run: runs/<questions file stem>, or, for a pipeline that does not send
+    the recipe's requests, runs/<stem>-<pipeline name>, so that a variant never lands in the recipe's run."""
+    stem = Path(questions_path).stem
+    if pipeline is None or pipeline.is_recipe:
+        return Path("runs") / stem
+    return Path("runs") / f"{stem}-{pipeline.name}"
+
+
+def run_pipeline(run_dir: Path, previous: RunRecord | None, system: str, given: QuoteFinderPipeline | None,
+                 questions_path: Path) -> QuoteFinderPipeline:
+    """The pipeline to record with: `given` (a --pipeline file's), else the run's own, else the recipe's.
+    `RunDirError` when the run was recorded with another system or another pipeline (another digest: other
+    requests): its cache holds that pipeline's responses, and one run holds one pipeline."""
+    if previous is None:
+        return given or RECIPE
+    held = previous.config.pipeline
+    if given is None:
+        return held
+    if previous.config.system != system or held.digest != given.digest:
+        return_to = default_run_dir(questions_path, given)
+        raise RunDirError(
+            f"{run_dir}: was recorded with the {previous.config.system} pipeline `{held.name}` (digest "
+            f"{held.digest[:12]}), not `{given.name}` ({system}, digest {given.digest[:12]}); a run holds one "
+            f"pipeline's responses: record into its own --run DIR"
+            + (f" (without --run, {return_to})" if return_to != Path(run_dir) else ""))
+    return given
 
 
 @dataclass
@@ -101,16 +132,19 @@ class Recording:
     def open(cls, questions_path: Path, run_dir: Path | None, options: RecordOptions,
              notify: Callable[[str], None] = lambda text: print(text, file=sys.stderr)) -> Recording:
         """Load the questions and the run, and replay everything from the cache alone. `notify` hears
-        what the user should know first (an edited question set, repeats kept)."""
+        what the user should know first (an edited question set, repeats kept). The run directory defaults to
+        `default_run_dir`; the pipeline is `run_pipeline`'s (`RunDirError` for a run of another pipeline)."""
         questions = load_questions(questions_path)
-        run_dir = run_dir or Path("runs") / questions.path.stem
+        run_dir = run_dir or default_run_dir(questions.path, options.pipeline)
         previous = RunRecord.load(run_dir)
+        pipeline = run_pipeline(run_dir, previous, options.system, options.pipeline, questions.path)
         if previous is not None and (changes := previous.question_changes(questions)):
             notify(f"The question set changed since {run_dir} was recorded: {changes}. "
                    "Identical requests are reused.")
-        cutoffs = Cutoffs()
+        cutoffs = pipeline.cutoffs()
         coverage = Coverage(span=options.has_answer_range, points=(cutoffs.has_answer,))
-        recorder = Recorder(ResponseCache(run_dir), coverage, cutoffs, previous.evidence if previous else None)
+        recorder = Recorder(ResponseCache(run_dir), coverage, cutoffs, previous.evidence if previous else None,
+                            pipeline)
         held = previous.repeats if previous else 1
         repeats = max(options.repeats or held, held)
         if options.repeats and options.repeats < held:
@@ -127,6 +161,11 @@ class Recording:
     @property
     def cutoffs(self) -> Cutoffs:
         return self.recorder.cutoffs
+
+    @property
+    def pipeline(self) -> QuoteFinderPipeline:
+        """The pipeline this recording sends (and run.json records)."""
+        return self.recorder.pipeline
 
     def refusal(self, offline: bool, key: str) -> str:
         """Why the missing responses cannot be fetched now ('' when they can, or nothing is missing)."""
@@ -198,10 +237,11 @@ class Recording:
             per_decision = sum(s.input_tokens for s in done) / decisions if decisions else 0.0
             basis = f"this run's own {len(done)} recorded question repeat(s)"
         else:
-            compares = RECIPE_RESULTS if span[0] < span[1] else 1
-            requests = 1 + RECIPE_RESULTS + compares
+            results = self.pipeline.max_results  # the recipe's searches all returned max_results (five) results
+            compares = results if span[0] < span[1] else 1
+            requests = 1 + results + compares
             per_decision = RECIPE_TOKENS_PER_DECISION
-            basis = (f"the recipe's published figures: {RECIPE_RESULTS} results per search with usable sentences, "
+            basis = (f"the recipe's published figures: {results} results per search with usable sentences, "
                      f"{compares} compare request(s) per question over --has-answer-range {span[0]:g}:{span[1]:g}, "
                      f"{RECIPE_TOKENS_PER_DECISION} input tokens per Decisions request (its median)")
         # A question not started costs what a question costs; one part-recorded, at most its own bound.
@@ -225,14 +265,12 @@ class Recording:
             questions=self.questions.questions,
             config=RunConfig(
                 base_url_host=self.host or before.base_url_host,
-                model=contract.MODEL,
-                max_results=contract.MAX_RESULTS,
-                max_tokens_per_page=contract.MAX_TOKENS_PER_PAGE,
                 has_answer_cutoff=cutoffs.has_answer,
                 answer_cutoff=cutoffs.answer,
-                min_sentences=cutoffs.min_sentences,
                 has_answer_range=before.joined_range(self.options.has_answer_range, complete),
                 repeats=max((item.repeat for item in items), default=0) + 1,
+                system=self.options.system if self.options.pipeline is not None else before.system,
+                pipeline=self.pipeline,
             ),
             started_at=self.started,
             finished_at=_now(),

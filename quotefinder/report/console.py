@@ -12,7 +12,9 @@ from typing import TextIO
 from ..questions import UNKNOWN, Outcome
 from ..sweep.analysis import Gate, Sweep
 from ..sweep.compare import Comparison
+from ..sweep.systems import Systems
 from ..textsafe import terminal
+from . import versus
 from .wording import decision_lines
 
 
@@ -45,3 +47,16 @@ def show_sweep(result: Sweep, out_dir: Path, gate: Gate | None, comparison: Comp
         print(f"\nGate: {gate.words}", file=out)
     written = f"{out_dir}/summary.md, {out_dir}/decision.json" + (f", {out_dir}/index.html" if page else "")
     print(f"\nWrote {written} and the tables beside it", file=out)
+
+
+def show_systems(systems: Systems, out_dir: Path, page: bool) -> None:
+    """What `sweep.py RUN_A RUN_B ...` prints: which to ship, in the words of the page, and where the report is."""
+    lines = versus.ship_words(systems)
+    print(f"Compared {len(systems.systems)} systems on {len(systems.questions)} question(s) "
+          f"({systems.evidence} evidence).")
+    print(f"Which to ship: {terminal(lines[0])}")
+    for line in lines[1:]:
+        print(f"  {terminal(line)}")
+    written = f"{out_dir}/summary.md, {out_dir}/decision.json" + (f", {out_dir}/index.html" if page else "")
+    print(f"\nWrote {written} and {out_dir}/systems.csv")
+

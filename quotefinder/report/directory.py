@@ -40,16 +40,18 @@ from ..errors import InputError, ReportError
 from ..storage import SHARED_FILE, write_atomic
 from ..sweep.analysis import Gate, Sweep
 from ..sweep.compare import Comparison
-from . import figures, html
+from ..sweep.systems import Systems
+from . import figures, html, versus
 from .painter import Painter
 from .summary import summary_markdown
+from .systems import outcomes_frame, systems_decision, systems_frame
 from .tables import comparison_frame, csv_bytes, grid_frame, questions_frame
 from .wording import decision_record
 
 MANIFEST = "report.json"
 MANIFEST_FORMAT = "quotefinder-report/1"
 REPORT_FILES = ("decision.json", "grid.csv", "questions.csv", "comparison.csv", "summary.md", "index.html",
-                "heatmap-*.png", "along-*.png", "flips.png", "risk-coverage.png")
+                "systems.csv", "heatmap-*.png", "along-*.png", "flips.png", "risk-coverage.png")
 STAGING_PREFIX = ".sweep-staging-"  # DIR/.sweep-staging-PID: a sweep's files before they are swapped in
 _TEMPORARY = re.compile(r"\.(?P<name>.+)\.\d+\.tmp")  # what `write_atomic` leaves when killed: .NAME.PID.tmp
 _DIGEST = re.compile(r"[0-9a-f]{64}")
@@ -315,9 +317,10 @@ def decision_json(result: Sweep) -> bytes:
     return (json.dumps(decision_record(result), indent=2, sort_keys=True, allow_nan=False) + "\n").encode()
 
 
-def default_out(run_dir: Path) -> Path:
-    """Where a sweep of `run_dir` writes its report unless told: reports/<run directory name>."""
-    return Path("reports") / Path(run_dir).resolve().name
+def default_out(*run_dirs: Path) -> Path:
+    """Where a sweep of `run_dir` writes its report unless told: reports/<run directory name>; of several runs
+    compared, reports/<first>-vs-<second>..."""
+    return Path("reports") / "-vs-".join(Path(run_dir).resolve().name for run_dir in run_dirs)
 
 
 def write_report(out: ReportDir | Path, result: Sweep, comparison: Comparison | None = None,
@@ -353,3 +356,26 @@ def write_report(out: ReportDir | Path, result: Sweep, comparison: Comparison | 
         target.commit([*files, *(name for _, name in drawn)])
     finally:
         target.discard()
+
+
+def write_systems_report(out: ReportDir, sweeps: Sequence[Sweep], systems: Systems, page: bool = True) -> None:
+    """Write the report of a comparison of systems into `out`, whole or not at all: decision.json (the system and
+    cell to ship), systems.csv, questions.csv (every question in every system), summary.md and index.html."""
+    out.check()
+    staging = out.stage()
+    try:
+        record = {**systems_decision(systems), "evidence": systems.evidence, "questions": len(systems.questions)}
+        files = {"decision.json": (json.dumps(record, indent=2, sort_keys=True, allow_nan=False) + "\n").encode(),
+                 "systems.csv": csv_bytes(systems_frame(systems)),
+                 "questions.csv": csv_bytes(outcomes_frame(systems), text=True)}
+        if page:
+            files["index.html"] = versus.page(sweeps, [s.name for s in systems.systems],
+                                              [s.pipeline for s in systems.systems], versus.ship_words(systems),
+                                              systems_frame(systems), outcomes_frame(systems)).encode()
+        files["summary.md"] = versus.markdown(sweeps, systems, page).encode()
+        for name, data in files.items():
+            write_atomic(staging / name, data, SHARED_FILE)
+        out.commit(list(files))
+    finally:
+        out.discard()
+

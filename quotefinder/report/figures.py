@@ -11,7 +11,6 @@ import numpy as np
 import pandas as pd
 
 from ..questions import OUTCOMES, UNKNOWN
-from ..recipe.decision import cutoffs_passed
 from ..sweep.analysis import Sweep, label_masks
 from ..sweep.compare import Comparison
 from .numbers import confidence
@@ -52,7 +51,7 @@ def risk_coverage_frame(result: Sweep) -> pd.DataFrame:
     i = result.decision.cell[0]
     g = result.guarantee
     a = result.a_axis.values
-    quoted = cutoffs_passed(a, result.tables[0].probability[:, i])[:, None] > np.arange(len(a))[None, :]  # (Q, A)
+    quoted = result.tables[0].quoted_along(i, a)  # (Q, A)
     mix = g.mix
     if mix is None:
         coverage = quoted.mean(axis=0)

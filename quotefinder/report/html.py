@@ -27,10 +27,10 @@ from typing import Any
 
 import numpy as np
 
+from ..pipelines import Piece
 from ..questions import OUTCOMES
-from ..recipe.decision import closest
 from ..sweep.analysis import Sweep
-from ..sweep.grid import CODE, Curve, cell_index
+from ..sweep.grid import CODE, cell_index
 from ..textsafe import visible
 from . import figures, wording
 from .numbers import at_most, confidence, plain_number
@@ -81,24 +81,21 @@ def page_data(result: Sweep) -> dict[str, Any]:
         key = (strings(title), strings(url), strings(date) if date else -1)
         return sources.setdefault(key, len(sources))
 
+    def piece(shown: Piece, code: int) -> list[Any]:
+        quote = shown.display
+        if quote is None:
+            return [-1, -1, None, -1, code, 0]
+        return [strings(quote.text), source(quote.title, quote.url, quote.date), quote.score,
+                strings(quote.score_name), code, int(shown.quoted is not None)]
+
     questions = []
     for n, question in enumerate(result.questions):
         reps = []
-        for traces in result.replayed.traces:
-            curve = Curve.of(question, traces[n])
-            tops: list[list[Any] | None] = []
-            for top, code in zip(curve.tops, curve.codes, strict=True):
-                if top is None or top.answers is None:
-                    tops.append(None)
-                    continue
-                c = top.candidate
-                tops.append([strings(c.sentence), source(c.title, c.url, c.date), top.answers, code])
-            candidates = traces[n].candidates
-            best = None
-            if candidates:
-                c = closest(candidates)
-                best = [strings(c.sentence), source(c.title, c.url, c.date), c.has_answer, curve.unquoted]
-            reps.append({"t": curve.thresholds.tolist(), "tops": tops, "none": curve.unquoted, "best": best})
+        for run in result.judged:
+            curve = run[n]
+            reps.append({"e": list(curve.curve.edges), "b": [list(b) for b in curve.curve.bounds],
+                         "p": [[piece(p, c) for p, c in zip(pieces, codes, strict=True)]
+                               for pieces, codes in zip(curve.curve.pieces, curve.codes, strict=True)]})
         questions.append({"id": strings(question.id), "q": strings(question.question), "reps": reps})
     h, a = result.h_axis.values, result.a_axis.values
     d_h, d_a = cell_index(h, result.default.h), cell_index(a, result.default.a)  # None off the grid
@@ -113,6 +110,7 @@ def page_data(result: Sweep) -> dict[str, Any]:
         "outcomes": [o.value for o in OUTCOMES], "labels": [o.label for o in OUTCOMES],
         "present": [bool(counts[..., CODE[o]].any()) for o in OUTCOMES],
         "repeats": result.repeats,
+        "scoreName": result.system.quote_score,
         "default": [d_h, d_a] if d_h is not None and d_a is not None else None,
         "recommended": list(result.decision.cell),
         "bestCertified": list(result.decision.best_certified) if result.decision.best_certified is not None else None,
@@ -184,6 +182,20 @@ def _asset(name: str) -> str:
     return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
 
 
+def document_head(policy: str, title: str, style: str) -> str:
+    """A page's doctype and head: UTF-8, its Content-Security-Policy, the viewport, its title (escaped) and its
+    styles inline."""
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{policy}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{html.escape(title)}</title>
+<style>{style}</style>
+</head>"""
+
+
 def page(result: Sweep) -> str:
     """The whole page, deterministic for a given sweep."""
     script = _asset("page.js")
@@ -195,6 +207,8 @@ def page(result: Sweep) -> str:
     name = visible(result.replayed.run_dir.name)
     facts = [f"{len(result.questions)} question(s), {result.repeats} repeat(s), evidence {record.evidence_word}; "
              f"score = correct + no-answer - {result.wrong_cost:g} x wrong"]
+    if (pipeline := wording.pipeline_words(result)) is not None:
+        facts.append(pipeline)
     banner = ("<p class=\"banner\"><strong>Synthetic evidence.</strong> Recorded against the stand-in API from "
               "invented probabilities: it shows what the harness reports, not how the real pipeline performs.</p>"
               if record.synthetic else "")
@@ -205,16 +219,7 @@ def page(result: Sweep) -> str:
     alpha_words = ("; a cell is certified when its bound and those of the cells to its right are at most ALPHA, the "
                    "dotted line" if data["risk"]["alpha"] is not None else "")
     marker = " (SYNTHETIC evidence)" if record.synthetic else ""
-    return f"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{policy}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Cutoff sweep: {html.escape(name)}{marker}</title>
-<style>
-{_asset("page.css")}</style>
-</head>
+    return f"""{document_head(policy, f"Cutoff sweep: {name}{marker}", chr(10) + _asset("page.css"))}
 <body>
 <h1>Cutoff sweep: {html.escape(name)}{marker}</h1>
 {banner}

@@ -25,28 +25,24 @@
     return node;
   }
 
-  // ---- the decision rule, as the sweep applies it ---------------------------------------------------
-  // The set a HAS_ANSWER_CUTOFF h selects is the number of the question's distinct has_answer values below h
-  // (a value equal to h passes it); its top candidate is quoted when its compare probability is >= the
-  // ANSWER_CUTOFF. These are the same comparisons, on the same double-precision numbers, as the sweep's.
-  function setIndex(thresholds, h) {
+  // ---- each question's curve, as the sweep reads it -------------------------------------------------
+  // A curve splits HAS_ANSWER_CUTOFF into segments at its edges and each segment's ANSWER_CUTOFF into pieces at
+  // its bounds; a cutoff falls in the segment (or piece) numbered by how many edges (bounds) are below it, so a
+  // value equal to an edge stays below it. The same comparisons, on the same double-precision numbers, as the
+  // sweep's (`pipelines.values_below`); which piece does what is the system's, computed before the page.
+  function below(values, x) {
     let k = 0;
-    while (k < thresholds.length && thresholds[k] < h) {
+    while (k < values.length && values[k] < x) {
       k += 1;
     }
     return k;
   }
 
+  // a piece: [text, source, score, score name, outcome code, quoted (1) or not (0)]; text -1: nothing shown
   function decisionAt(rep, i, j) {
-    const k = setIndex(rep.t, H[i]);
-    const top = k < rep.tops.length ? rep.tops[k] : null;
-    if (top !== null && top[2] >= A[j]) {
-      return { quoted: true, code: top[3], shown: top, p: top[2] };
-    }
-    if (top !== null) {
-      return { quoted: false, code: rep.none, shown: top, p: top[2] };
-    }
-    return { quoted: false, code: rep.none, shown: rep.best, p: null };
+    const k = below(rep.e, H[i]);
+    const piece = rep.p[k][below(rep.b[k], A[j])];
+    return { quoted: piece[5] === 1, code: piece[4], shown: piece[0] >= 0 ? piece : null };
   }
 
   function questionAt(q, i, j) {
@@ -528,8 +524,9 @@
         }
       }
       tr.appendChild(quote);
-      const probability = first.p !== null ? formatNumber(first.p)
-        : first.shown ? `has_answer ${formatNumber(first.shown[2])}` : "";
+      const score = first.shown && first.shown[2] !== null ? formatNumber(first.shown[2]) : "";
+      const probability = score === "" || S[first.shown[3]] === data.scoreName ? score
+        : `${S[first.shown[3]]} ${score}`;
       tr.appendChild(el("td", { class: "number" }, probability));
       tr.appendChild(sourceCell(first.shown));
       fragment.appendChild(tr);

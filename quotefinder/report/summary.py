@@ -12,14 +12,21 @@ import os
 from collections.abc import Sequence
 
 from ..questions import OUTCOMES, UNKNOWN, Outcome
-from ..recipe.decision import Decision
 from ..sweep import guarantee
 from ..sweep.analysis import Point, Sweep
 from ..sweep.compare import ChangeKind, Comparison
-from ..sweep.grid import CODE, Axis
+from ..sweep.grid import CODE, Axis, Judged
 from ..textsafe import markdown_code, markdown_text
 from .numbers import at_most, confidence, plain_number
-from .wording import assumption_words, cell_words, decision_lines, gain_verdict, interval_words, rate_subject
+from .wording import (
+    assumption_words,
+    cell_words,
+    decision_lines,
+    gain_verdict,
+    interval_words,
+    pipeline_words,
+    rate_subject,
+)
 
 LIST_AT_MOST = 50  # rows of a per-question list in the summary; questions.csv has them all
 FIELD_AT_MOST = 300  # characters of one piece of page text (a title, a URL, a sentence) in the summary
@@ -71,6 +78,7 @@ def summary_markdown(result: Sweep, plots: Sequence[tuple[str, str]] = (), gate:
         f"- Run: {_md(str(replayed.run_dir), False)}, evidence **{evidence}**, recorded "
         f"{record.started_at or '?'} to {record.finished_at or '?'}, "
         f"{'complete' if record.complete else 'INCOMPLETE'}{repeats}",
+        *([f"- Pipeline: {markdown_text(pipeline)}"] if (pipeline := pipeline_words(result)) else []),
         f"- Requests: {record.responses} cached responses, {record.input_tokens} input tokens "
         f"(last recording sent {record.requests.sent})",
         f"- Grid: HAS_ANSWER_CUTOFF {_axis_words(result.h_axis)} x ANSWER_CUTOFF {_axis_words(result.a_axis)} "
@@ -429,8 +437,8 @@ def _comparison(result: Sweep, comparison: Comparison) -> list[str]:
     return lines
 
 
-def _quote_cell(decision: Decision) -> str:
-    return _md(decision.quote.candidate.sentence) if decision.quote else "(no quote)"
+def _quote_cell(judged: Judged) -> str:
+    return _md(judged.quote.text) if judged.quote else "(no quote)"
 
 
 def _changed(result: Sweep) -> list[str]:
@@ -442,8 +450,8 @@ def _changed(result: Sweep) -> list[str]:
     lines = [f"## Questions whose outcome differs{first}", "",
              "| Question | Default | Recommended | Quote at default | Quote at recommended |", "|---|---|---|---|---|"]
     for q, d, r in rows[:LIST_AT_MOST]:
-        lines.append(f"| {_md(q.id)} | {d.outcome.label} | {r.outcome.label} | {_quote_cell(d.decision)} "
-                     f"| {_quote_cell(r.decision)} |")
+        lines.append(f"| {_md(q.id)} | {d.outcome.label} | {r.outcome.label} | {_quote_cell(d)} "
+                     f"| {_quote_cell(r)} |")
     return [*lines, *_more(len(rows)), ""]
 
 
@@ -486,11 +494,11 @@ def _review(result: Sweep) -> list[str]:
     for point in (result.default, result.recommended):
         for judged in point.judged:
             for question, j in zip(result.questions, judged, strict=True):
-                if j.decision.quote and j.outcome in (Outcome.UNJUDGED, Outcome.WRONG):
-                    c = j.decision.quote.candidate
-                    if (question.id, c.sentence) not in seen:
-                        seen.add((question.id, c.sentence))
-                        rows.append(f"| {_md(question.id)} | {j.outcome.label} at {point.name} | {_md(c.sentence)} "
+                if j.quote and j.outcome in (Outcome.UNJUDGED, Outcome.WRONG):
+                    c = j.quote
+                    if (question.id, c.text) not in seen:
+                        seen.add((question.id, c.text))
+                        rows.append(f"| {_md(question.id)} | {j.outcome.label} at {point.name} | {_md(c.text)} "
                                     f"| {_md(c.title)} | {_md(c.url)} |")
     if not rows:
         return []

@@ -17,7 +17,7 @@ import pandas as pd
 from ..questions import OUTCOMES
 from ..sweep.analysis import Sweep
 from ..sweep.compare import Comparison
-from ..sweep.grid import CODE, Curve
+from ..sweep.grid import CODE, JudgedCurve
 from ..textsafe import csv_text
 from .numbers import plain_number
 
@@ -74,13 +74,15 @@ def _spans(values: Sequence[str], codes: np.ndarray) -> str:
     return "; ".join(parts)
 
 
-def _along_answer(curve: Curve, h: float) -> str:
-    """Where the outcome changes along ANSWER_CUTOFF at one HAS_ANSWER_CUTOFF: the top's probability."""
-    top, code = curve.top_at(h)
-    none = OUTCOMES[curve.unquoted].label
-    if top is None:
-        return f"{none} at any ANSWER_CUTOFF (no candidate qualifies)"
-    return f"{OUTCOMES[code].label} up to {top.answers!r}; {none} above"
+def _along_answer(curve: JudgedCurve, h: float, title: str) -> str:
+    """Where the outcome changes along the second axis (`title`) at one value of the first: each piece's outcome
+    up to its bound, the last one's above."""
+    bounds, pieces, codes = curve.along(h)
+    if len(pieces) == 1:
+        why = " (no candidate qualifies)" if pieces[0].quoted is None else ""
+        return f"{OUTCOMES[codes[0]].label} at any {title}{why}"
+    parts = [f"{OUTCOMES[code].label} up to {bound!r}" for bound, code in zip(bounds, codes, strict=False)]
+    return "; ".join([*parts, f"{OUTCOMES[codes[-1]].label} above"])
 
 
 def questions_frame(result: Sweep, comparison: Comparison | None = None) -> pd.DataFrame:
@@ -96,23 +98,21 @@ def questions_frame(result: Sweep, comparison: Comparison | None = None) -> pd.D
     rows = []
     for index, (question, curve, codes, at_default, at_recommended) in enumerate(zip(
             result.questions, result.curves, along_h, result.default.first, rec.first, strict=True)):
-        decision = at_recommended.decision
-        shown = decision.quote or decision.closest
-        c = shown.candidate if shown else None
+        c = at_recommended.piece.display
         row = {
             "id": csv_text(question.id),
             "question": csv_text(question.question),
             "expect": question.expect or "",
             "default_outcome": at_default.outcome.value,
             "recommended_outcome": at_recommended.outcome.value,
-            "default_quote": csv_text(at_default.decision.sentence or ""),
-            "recommended_quote": csv_text(decision.sentence or ""),
-            "closest_if_no_quote": csv_text(c.sentence if c and not decision.quote else ""),
-            "answers": shown.answers if shown and shown.answers is not None else "",
+            "default_quote": csv_text(at_default.sentence or ""),
+            "recommended_quote": csv_text(at_recommended.sentence or ""),
+            "closest_if_no_quote": csv_text(c.text if c and not at_recommended.quote else ""),
+            "answers": c.score if c and c.score_name == result.system.quote_score else "",
             "source_title": csv_text(c.title if c else ""),
             "source_url": csv_text(c.url if c else ""),
             "source_date": csv_text(c.date if c and c.date else ""),
-            "along_answer_cutoff": _along_answer(curve, rec.h),
+            "along_answer_cutoff": _along_answer(curve, rec.h, result.system.axes[1].title),
             "along_has_answer_cutoff": _spans(h_text, codes),
         }
         row["needs_label"] = "true" if index in needing else "false"
@@ -145,12 +145,13 @@ def flip_frame(result: Sweep) -> pd.DataFrame:
     """
     rows = []
     for curve in result.curves:
-        top, code = curve.top_at(result.recommended.h)
+        bounds, pieces, codes = curve.along(result.recommended.h)
+        quoted = bool(bounds) and pieces[0].quoted is not None
         rows.append({
             "id": curve.question.id,
-            "flip": top.answers if top else float("nan"),
-            "quoted": OUTCOMES[code].value if top else "",
-            "unquoted": OUTCOMES[curve.unquoted].value,
+            "flip": bounds[0] if quoted else float("nan"),
+            "quoted": OUTCOMES[codes[0]].value if quoted else "",
+            "unquoted": OUTCOMES[codes[-1]].value,
         })
     return pd.DataFrame(rows, columns=["id", "flip", "quoted", "unquoted"])
 

@@ -224,3 +224,15 @@ def decision_record(result: Sweep) -> dict[str, Any]:
         "answerable_share": result.settings.answerable_share,
         "wrong_cost": result.wrong_cost,
     }
+
+
+def pipeline_words(result: Sweep) -> str | None:
+    """What the run sent, when it is not the recipe's pipeline (None for the recipe's, which every report of a run
+    before pipelines existed also swept): the system, the pipeline's name, model and digest."""
+    config = result.replayed.record.config
+    pipeline = config.pipeline
+    if pipeline.is_recipe:
+        return None
+    return (f"system {config.system}, pipeline {pipeline.name} (model {pipeline.model}, {pipeline.max_results} "
+            f"search results; digest {config.pipeline_digest[:12]}; every value in run.json)")
+

@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..errors import InputError
+from ..pipelines import System, system
 from ..questions import OUTCOMES, UNKNOWN, Outcome, Question
-from ..recipe.decision import cutoffs_passed
 from . import guarantee
-from .grid import CODE, Axis, Curve, Judged, Table, at_point, cell_index, quoted_sums
+from .grid import CODE, Axis, Judged, JudgedCurve, Table, at_point, cell_index
 from .labelling import NeedsLabel, labels_by_floor, needs_label, quoted_cells
 from .replay import Replayed
 from .stats import (
@@ -67,8 +67,9 @@ class Point:
     _counts: np.ndarray | None = field(default=None, init=False, repr=False)
 
     @classmethod
-    def of(cls, name: str, h: float, a: float, replayed: Replayed) -> Point:
-        return cls(name, h, a, [at_point(replayed.questions, traces, h, a) for traces in replayed.traces])
+    def of(cls, name: str, h: float, a: float, judged: Sequence[Sequence[JudgedCurve]]) -> Point:
+        """The point (h, a) of the judged curves of every repeat."""
+        return cls(name, h, a, [at_point(curves, h, a) for curves in judged])
 
     def counts(self) -> np.ndarray:
         """(repeats, outcomes): each repeat's counts, in `OUTCOMES` order."""
@@ -228,7 +229,7 @@ class Sweep:
     a_axis: Axis
     settings: Settings
     per_repeat: np.ndarray  # (repeats, H, A, outcomes)
-    curves: list[Curve]  # the first repeat's, one per question
+    judged: list[list[JudgedCurve]]  # [repeat][question]: each question's curve, judged
     tables: list[Table]  # one per repeat
     model: ScoreModel
     decision: Recommendation
@@ -241,6 +242,17 @@ class Sweep:
     stability: Stability | None = None
     bootstrap_capped: bool = False  # fewer resamples than the default, to keep a large sweep quick
     cross_validation: CrossValidation | None = None
+    rule: Rule | None = None  # the recommendation rule, to re-run on a subset of the questions (`Rule.__call__`)
+
+    @property
+    def system(self) -> System:
+        """The system under test the run was recorded with: its axes name the grid's rows and columns."""
+        return system(self.replayed.record.config.system)
+
+    @property
+    def curves(self) -> list[JudgedCurve]:
+        """The first repeat's judged curves, one per question."""
+        return self.judged[0]
 
     @property
     def wrong_cost(self) -> float:
@@ -293,7 +305,7 @@ class Sweep:
         between repeats: each with its outcome in every repeat and how many different decisions."""
         found = []
         for index, question in enumerate(self.questions):
-            quotes = {run[index].decision.sentence for run in self.recommended.judged}
+            quotes = {run[index].sentence for run in self.recommended.judged}
             if len(quotes) > 1:
                 found.append(Flaky(question, self.recommended.outcomes(index), len(quotes)))
         return found
@@ -302,9 +314,9 @@ class Sweep:
         """Correct among answerable, wrong among quotes (unjudged and unlabelled quotes as a range), no-answer
         among unanswerable: every repeat, each question's repeats averaged, weighted to the production mix."""
         share = {o: np.mean([[j.outcome is o for j in run] for run in point.judged], axis=0) for o in OUTCOMES}
-        quoted = np.mean([[j.decision.quote is not None for j in run] for run in point.judged], axis=0)
+        quoted = np.mean([[j.quote is not None for j in run] for run in point.judged], axis=0)
         answerable, unanswerable = (mask.astype(float) for mask in label_masks(self.questions))
-        unknown = np.mean([[j.decision.quote is not None and j.outcome in UNKNOWN for j in run]
+        unknown = np.mean([[j.quote is not None and j.outcome in UNKNOWN for j in run]
                            for run in point.judged], axis=0)  # quotes nobody has judged or labelled
         weights = self.weights
 
@@ -329,7 +341,7 @@ class Sweep:
     def gate(self, at: tuple[float, float], max_wrong: int | None, min_correct: int | None) -> Gate:
         """Check the bounds at one point in every repeat (the worst one decides), and, when cells were
         certified, that the point is one of them."""
-        runs = Point.of("gate", *at, self.replayed).counts()
+        runs = Point.of("gate", *at, self.judged).counts()
         wrong = int(runs[:, CODE[Outcome.WRONG]].max())
         correct = int(runs[:, CODE[Outcome.CORRECT]].min())
         checks = []
@@ -382,7 +394,7 @@ def loss_totals(tables: list[Table], answer: np.ndarray) -> np.ndarray:
 def _default_total(default: Point, keep: np.ndarray | None = None) -> int:
     """Wrong or unjudged quotes at the default point in the first repeat (among the questions `keep` selects)."""
     return sum(1 for q, j in enumerate(default.first)
-               if j.decision.quote is not None and j.outcome in LOSSY and (keep is None or keep[q]))
+               if j.quote is not None and j.outcome in LOSSY and (keep is None or keep[q]))
 
 
 class Rule:
@@ -395,19 +407,14 @@ class Rule:
                  default: tuple[float, float], settings: Settings, questions: list[Question]) -> None:
         self.model, self.h, self.a, self.default = model, h, a, default
         self.alpha, self.delta, self.share = settings.max_wrong_rate, settings.delta, settings.answerable_share
-        first = tables[0]
-        passed = cutoffs_passed(a, first.probability)  # (Q, H)
-        lossy = np.isin(first.quoted, [CODE[o] for o in LOSSY]) & (passed > 0)
-        self.owner, self.h_index = np.nonzero(lossy)
-        self.bins = self.h_index * (len(a) + 1) + passed[lossy]
+        self.first = tables[0]
+        self.lossy = self.first.quoted & np.isin(self.first.codes, [CODE[o] for o in LOSSY])
         self.answerable, self.unanswerable = label_masks(questions)
         self.unlabelled = any(q.expect is None for q in questions)
 
     def totals(self, counts: np.ndarray) -> np.ndarray:
         """(H, A): first-repeat losses summed over the counted questions."""
-        size = len(self.h) * (len(self.a) + 1)
-        histogram = np.bincount(self.bins, weights=counts[self.owner], minlength=size)
-        return np.rint(quoted_sums(histogram.reshape(len(self.h), len(self.a) + 1))).astype(int)
+        return np.rint(self.first.piece_sums(self.a, self.lossy, counts)).astype(int)
 
     def mix(self, counts: np.ndarray) -> guarantee.Mix:
         """The production mix's classes over the counted questions: their sizes and loss totals."""
@@ -521,19 +528,22 @@ def analyse(replayed: Replayed, h_axis: Axis, a_axis: Axis, settings: Settings |
     settings = settings or Settings()
     if not replayed.questions:
         raise InputError(f"{replayed.run_dir}: no question is left to sweep")
+    under_test = system(replayed.record.config.system)
+    columns = under_test.axes[1]
+    if settings.max_wrong_rate is not None and not columns.removes_quotes:
+        raise InputError(f"--max-wrong-rate: the guarantee tests each row from its highest {columns.title} down, "
+                         f"which holds only where raising {columns.title} can only remove quotes; {under_test.name} "
+                         "does not say so of it, so no cell of this grid can be certified this way")
     h, a = h_axis.values, a_axis.values
-    tables: list[Table] = []
-    curves: list[Curve] = []
-    for traces in replayed.traces:
-        run_curves = [Curve.of(question, trace) for question, trace in zip(replayed.questions, traces, strict=True)]
-        curves = curves or run_curves
-        tables.append(Table.of(run_curves, h))
+    judged = [[JudgedCurve.of(question, curve) for question, curve in zip(replayed.questions, run, strict=True)]
+              for run in replayed.curves]
+    tables = [Table.of(run, h) for run in judged]
     per_repeat = np.stack([table.counts(a) for table in tables])
     default = replayed.record.config.default_point
     weights = production_weights(replayed.questions, settings.answerable_share)
     model = ScoreModel(tables, a, outcome_scores(settings.wrong_cost), weights)
     everyone = np.ones(model.n_questions)
-    default_point = Point.of("default", float(default[0]), float(default[1]), replayed)
+    default_point = Point.of("default", float(default[0]), float(default[1]), judged)
     rule = Rule(model, tables, h, a, default, settings, replayed.questions)  # the bootstrap and folds re-run it
     assessed = assess(rule, len(tables), default_point, settings, replayed.questions)
     decision = recommend(model, h, a, default, assessed)
@@ -545,12 +555,13 @@ def analyse(replayed: Replayed, h_axis: Axis, a_axis: Axis, settings: Settings |
         priced = ScoreModel(tables, a, outcome_scores(cost), weights, like=model)
         pick = choose(priced, everyone, h, a, default, allowed=allowed)
         costs.append(CostChoice(cost, pick, float(priced.grid(everyone)[pick.cell])))
-    recommended = Point.of("recommended", float(h[choice.h_index]), float(a[choice.a_index]), replayed)
+    recommended = Point.of("recommended", float(h[choice.h_index]), float(a[choice.a_index]), judged)
     passed = quoted_cells(tables, a)
     mixed = settings.answerable_share is not None  # the labels set the weights: every unlabelled question matters
-    result = Sweep(replayed, h_axis, a_axis, settings, per_repeat, curves, tables, model, decision, default_point,
-                   recommended, assessed, costs, needs_label(replayed, h, a, choice.cell, passed, mixed),
-                   labels_by_floor(replayed, h, a, choice.cell, passed, mixed))
+    result = Sweep(replayed, h_axis, a_axis, settings, per_repeat, judged, tables, model, decision, default_point,
+                   recommended, assessed, costs, needs_label(judged, h, a, choice.cell, passed, mixed),
+                   labels_by_floor(judged, h, a, choice.cell, passed, mixed))
+    result.rule = rule
     count = resamples_for(model, len(tables), settings.resamples)
     if count > 0:
         result.stability = bootstrap(model, h, a, default, choice, count, settings.seed, rule=rule)

@@ -32,6 +32,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -72,20 +73,39 @@ def comparability(new: RunRecord, base: RunRecord) -> tuple[list[str], list[str]
     settings = {
         "pipeline version": (base.pipeline_version, new.pipeline_version),
         "cache format": (base.cache_format, new.cache_format),
-        "model": (base.config.model, new.config.model),
-        "max results": (base.config.max_results, new.config.max_results),
-        "max tokens per page": (base.config.max_tokens_per_page, new.config.max_tokens_per_page),
-        "min sentences": (base.config.min_sentences, new.config.min_sentences),
+        "system": (base.config.system, new.config.system),
     }
     for name, (then, now) in settings.items():
         if then != now:
             problems.append(f"different {name} ({then!r} then, {now!r} now)")
+    if base.config.system == new.config.system and base.config.pipeline_digest != new.config.pipeline_digest:
+        changed = pipeline_changes(base.config.pipeline.as_json(), new.config.pipeline.as_json())
+        problems.append(f"different pipelines ({'; '.join(changed)}): --baseline is the same system re-recorded; "
+                        "to choose between two pipelines, sweep both: `sweep.py RUN_A RUN_B`")
     if new.evidence != base.evidence:
         problems.append(f"{base.evidence} evidence against {new.evidence} evidence")
     if new.code_version != base.code_version:
         cautions.append(f"recorded by different code versions ({base.code_version} then, "
                         f"{new.code_version} now): a harness change can move results on its own")
     return problems, cautions
+
+
+def pipeline_changes(then: dict[str, Any], now: dict[str, Any], where: str = "") -> list[str]:
+    """The values two resolved pipelines (`as_json`) differ in, as 'search.max_results 5 then, 3 now', their
+    names aside (a name is not part of what is sent)."""
+    changed = []
+    for key in sorted({*then, *now} - ({"name"} if not where else set())):
+        a, b = then.get(key), now.get(key)
+        if isinstance(a, dict) and isinstance(b, dict):
+            changed += pipeline_changes(a, b, f"{where}{key}.")
+        elif a != b:
+            changed.append(f"{where}{key} {_short(a)} then, {_short(b)} now")
+    return changed
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def require_comparable(new: RunRecord, base: RunRecord, new_name: object, base_name: object) -> list[str]:
@@ -219,8 +239,8 @@ def compare(result: Sweep, baseline: Sweep, point: tuple[float, float], signific
         cautions.append(f"{len(unmatched)} question(s) could be replayed in only one of the runs and are not "
                         f"compared ({', '.join(unmatched[:10])}{', ...' if len(unmatched) > 10 else ''}); the grid "
                         "difference is over different question sets")
-    after = [at_point(run.questions, traces, *point) for traces in run.traces]
-    before = [at_point(base.questions, traces, *point) for traces in base.traces]
+    after = [at_point(curves, *point) for curves in result.judged]
+    before = [at_point(curves, *point) for curves in baseline.judged]
     m = min(len(before), len(after))
     rows = []
     for n, question in enumerate(run.questions):

@@ -1,28 +1,25 @@
-"""The cutoff grid: exact decimal axes, each question's decision as a function of both cutoffs, the
-vectorised fill, and the recommended cell. (The tests hold the fill to a slow per-cell `decide`.)
+"""The cutoff grid: exact decimal axes, each question's curve judged, the vectorised fill, and the
+recommended cell. (The tests hold the fill to each system's own slow `decide`, cell by cell.)
 
-Direction: a cutoff is passed by ``probability >= cutoff`` (`decision.passes`), on both axes; the
-vectorised counts use `decision.cutoffs_passed` and `decision.values_below`, the same comparison.
-
-The fill never loops over cells in Python. For one question, HAS_ANSWER_CUTOFF only matters through
-the qualified set it selects, and the sets change only at the question's distinct has_answer
-values; each set has one top candidate (`decision.best`) with one compare probability p, quoted
-exactly when ``p >= ANSWER_CUTOFF``. So a `Curve` per question (at most five sets) plus
-`searchsorted` and cumulative sums fill an H x A grid in O(questions x H + H x A) time.
+The fill reads curves only (`pipelines.Curve`): along the first axis a question's curve has a few
+segments, each with a few pieces along the second axis. A `Table` places every question's segment at
+each first-axis value of the grid (one searchsorted and a cumulative sum) and every piece's start and
+end on the second axis (`Table.positions`); counts, scores and totals are then histograms of those
+starts and ends and a cumulative sum, in O(questions x H x pieces + H x A) time, never a loop over cells.
+The direction is the curve's: a value equal to an edge or a bound falls below it (`values_below`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
 import numpy as np
 
 from ..errors import InputError
+from ..pipelines import Curve, Piece, Quote, cells_through, values_below
 from ..questions import OUTCOMES, Outcome, Question
-from ..recipe.decision import Decision, Scored, cutoffs_passed, decide, passes, values_below
-from ..recipe.pipeline import Trace
 
 CODE = {outcome: code for code, outcome in enumerate(OUTCOMES)}
 MAX_AXIS_VALUES = 1001
@@ -70,137 +67,172 @@ def parse_axis(spec: str, option: str = "") -> Axis:
     return Axis(spec, tuple(start + step * k for k in range(int(count) + 1)))
 
 
-@dataclass
-class Curve:
-    """One question's decision over both cutoffs.
+class MissingPiece(AssertionError):
+    """A grid cell fell where the replay holds no response: the replay's coverage and the grid disagree (a bug)."""
 
-    `thresholds` are the distinct has_answer values, ascending; set j is `qualified(candidates,
-    thresholds[j])`, `tops[j]` its top candidate with its compare probability and `codes[j]` the
-    outcome code of quoting it (None and -1 when that set was not needed, so not replayed). A
-    HAS_ANSWER_CUTOFF above every threshold selects nothing; `unquoted` is the code of quoting nothing.
-    """
+
+@dataclass(frozen=True)
+class JudgedCurve:
+    """One question's curve (`pipelines.Curve`, what the system handed on) with the outcome code of every piece:
+    `codes[k][j]` judges `curve.pieces[k][j]` (-1 for a piece the replay does not hold)."""
 
     question: Question
-    thresholds: np.ndarray
-    tops: list[Scored | None]
-    codes: list[int]
-    unquoted: int
+    curve: Curve
+    codes: tuple[tuple[int, ...], ...]
 
     @classmethod
-    def of(cls, question: Question, trace: Trace) -> Curve:
-        thresholds = [value for value, _ in trace.tops]
-        tops = [top for _, top in trace.tops]
-        codes = [CODE[question.judge(top.candidate.sentence)] if top else -1 for top in tops]
-        return cls(question, np.array(thresholds, dtype=float), tops, codes, CODE[question.judge(None)])
+    def of(cls, question: Question, curve: Curve) -> JudgedCurve:
+        codes = tuple(tuple(-1 if piece.missing else CODE[question.judge(piece.text)] for piece in segment)
+                      for segment in curve.pieces)
+        return cls(question, curve, codes)
 
-    def set_index(self, has_answer_cutoff: float) -> int:
-        """The index of the qualified set a cutoff selects (len(thresholds): the empty set): how many
-        has_answer values fail the cutoff."""
-        return int(values_below(self.thresholds, has_answer_cutoff))
+    def at(self, x: float, y: float) -> tuple[Piece, int]:
+        """The piece at a point and its outcome code."""
+        k = self.curve.segment(x)
+        j = values_below(self.curve.bounds[k], y)
+        return self.curve.pieces[k][j], self.codes[k][j]
 
-    def top_at(self, has_answer_cutoff: float) -> tuple[Scored | None, int]:
-        """The top candidate of the set a cutoff selects (None when nothing qualifies) and the outcome
-        code of quoting it (-1 when nothing qualifies)."""
-        index = self.set_index(has_answer_cutoff)
-        if index == len(self.tops):
-            return None, -1
-        return self.tops[index], self.codes[index]
+    def along(self, x: float) -> tuple[tuple[float, ...], tuple[Piece, ...], tuple[int, ...]]:
+        """The segment at first-axis value x: its bounds, pieces and codes along the second axis."""
+        k = self.curve.segment(x)
+        return self.curve.bounds[k], self.curve.pieces[k], self.codes[k]
 
 
 @dataclass
 class Table:
-    """Every question's decision along HAS_ANSWER_CUTOFF, as arrays: row q, column h.
+    """Every question's pieces along the second axis at each first-axis value of the grid, as arrays: row q,
+    column h, piece j.
 
-    `probability[q, h]` is the compare probability of the top candidate of the set h selects (-inf
-    when it selects nothing), `quoted[q, h]` the outcome code of quoting it, `unquoted[q]` the code of
-    quoting nothing. At ANSWER_CUTOFF a the outcome is `quoted` where `passes(probability, a)`.
+    Piece j covers the second-axis values y with ``bounds[q, h, j-1] < y <= bounds[q, h, j]`` (-inf below the
+    first, +inf above the last; padding pieces are empty: their bound is +inf), `codes[q, h, j]` is its
+    outcome code and `quoted[q, h, j]` whether it quotes. `positions` turns the bounds into grid indices: the
+    one place the comparison with an axis is made; every count, score and total below is a histogram of
+    piece starts and ends over those positions, with a cumulative sum, never a loop over cells.
     """
 
     has_answer: np.ndarray
-    probability: np.ndarray
-    quoted: np.ndarray
-    unquoted: np.ndarray
+    bounds: np.ndarray  # (Q, H, S - 1) float
+    codes: np.ndarray  # (Q, H, S) int
+    quoted: np.ndarray  # (Q, H, S) bool
+    _positions: dict[bytes, np.ndarray] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def of(cls, curves: Sequence[Curve], has_answer: np.ndarray) -> Table:
-        """Built without a loop over cells: the set index of (q, h) is how many of q's thresholds are
-        below h, counted for all questions at once with one searchsorted and a cumulative sum."""
+    def of(cls, curves: Sequence[JudgedCurve], has_answer: np.ndarray) -> Table:
+        """Built without a loop over cells: the segment of (q, h) is how many of q's edges are below h, counted
+        for all questions at once with one searchsorted and a cumulative sum."""
         n_q, n_h = len(curves), len(has_answer)
-        sizes = np.array([len(c.tops) for c in curves], dtype=np.int64)
-        starts = np.cumsum(sizes + 1) - (sizes + 1)  # q's block: its sets, then a sentinel for "none"
-        probability = np.full(int((sizes + 1).sum()), -np.inf)
-        quoted = np.full(len(probability), -1, dtype=np.int64)
-        for curve, start in zip(curves, starts, strict=True):
-            for j, top in enumerate(curve.tops):
-                if top is not None:
-                    probability[start + j] = top.answers
-                    quoted[start + j] = curve.codes[j]
-        thresholds = np.concatenate([c.thresholds for c in curves]) if n_q else np.zeros(0)
-        owner = np.repeat(np.arange(n_q), sizes)
+        width = max((len(b) for c in curves for b in c.curve.bounds), default=0) + 1
+        sizes = np.array([len(c.curve.bounds) for c in curves], dtype=np.int64)
+        starts = np.cumsum(sizes) - sizes  # q's segments, in order
+        total = int(sizes.sum())
+        seg_bounds = np.full((total, width - 1), np.inf)
+        seg_codes = np.full((total, width), -1, dtype=np.int64)
+        seg_quoted = np.zeros((total, width), dtype=bool)
+        g = 0
+        for judged in curves:
+            for bounds, pieces, codes in zip(judged.curve.bounds, judged.curve.pieces, judged.codes, strict=True):
+                n = len(bounds)
+                seg_bounds[g, :n] = bounds
+                seg_codes[g, : n + 1] = codes
+                seg_quoted[g, : n + 1] = [piece.quoted is not None for piece in pieces]
+                g += 1
+        edges = np.array([e for c in curves for e in c.curve.edges], dtype=float)
+        owner = np.repeat(np.arange(n_q), sizes - 1)
         below = np.zeros((n_q, n_h + 1), dtype=np.int64)
-        np.add.at(below, (owner, cutoffs_passed(has_answer, thresholds)), 1)
-        index = starts[:, None] + np.cumsum(below, axis=1)[:, :n_h]
-        if ((quoted[index] < 0) & (index - starts[:, None] < sizes[:, None])).any():
-            raise AssertionError("a qualified set on the grid was not replayed")
-        unquoted = np.array([c.unquoted for c in curves], dtype=np.int64)
-        return cls(has_answer, probability[index], quoted[index], unquoted)
+        np.add.at(below, (owner, cells_through(has_answer, edges)), 1)
+        index = starts[:, None] + np.cumsum(below, axis=1)[:, :n_h]  # (Q, H): the segment of each cell's row
+        return cls(has_answer, seg_bounds[index], seg_codes[index], seg_quoted[index])
 
-    def outcomes(self, answer_cutoff: float) -> np.ndarray:
-        """Outcome codes (Q, H) at one ANSWER_CUTOFF."""
-        return np.where(passes(self.probability, answer_cutoff), self.quoted, self.unquoted[:, None])
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.codes.shape[0], self.codes.shape[1]
+
+    def positions(self, answer: np.ndarray) -> np.ndarray:
+        """(Q, H, S + 1): piece j covers the `answer` indices [P_j, P_j+1). `answer` ascending; a value equal to
+        a bound falls in the piece below it (the piece that holds ``probability >= cutoff``). Raises
+        `MissingPiece` when a piece the replay does not hold covers a cell."""
+        key = answer.tobytes()
+        if key not in self._positions:
+            n_q, n_h = self.shape
+            found = np.empty((n_q, n_h, self.codes.shape[2] + 1), dtype=np.int64)
+            found[..., 0] = 0
+            found[..., 1:-1] = cells_through(answer, self.bounds)
+            found[..., -1] = len(answer)
+            if ((self.codes < 0) & (found[..., 1:] > found[..., :-1])).any():
+                raise MissingPiece("a cell of the grid falls where the replay holds no response")
+            self._positions[key] = found
+        return self._positions[key]
+
+    def piece_sums(self, answer: np.ndarray, select: np.ndarray, weights: np.ndarray | None = None,
+                   bins: int = 1, code: np.ndarray | None = None) -> np.ndarray:
+        """sum over the selected pieces covering each cell of their question's weight: (H, A), or (H, A, bins)
+        with each piece counted in bin `code` (its outcome code, say). `select` is (Q, H, S) bool."""
+        n_q, n_h = self.shape
+        n_a = len(answer)
+        found = self.positions(answer)
+        lo, hi = found[..., :-1], found[..., 1:]
+        chosen = select & (hi > lo)
+        q, h, _ = np.nonzero(chosen)
+        w = np.ones(len(q)) if weights is None else np.asarray(weights, dtype=float)[q]
+        k = np.zeros(len(q), dtype=np.int64) if code is None else code[chosen]
+        size = n_h * (n_a + 1) * bins
+        flat = (h * (n_a + 1) + lo[chosen]) * bins + k, (h * (n_a + 1) + hi[chosen]) * bins + k
+        histogram = np.bincount(flat[0], weights=w, minlength=size) - np.bincount(flat[1], weights=w, minlength=size)
+        summed = np.cumsum(histogram.reshape(n_h, n_a + 1, bins), axis=1)[:, :n_a]
+        return summed if bins > 1 or code is not None else summed[..., 0]
 
     def counts(self, answer: np.ndarray) -> np.ndarray:
-        """Outcome counts, shape (H, len(answer), len(OUTCOMES)), in `OUTCOMES` order.
-
-        `answer` must be ascending. A question quotes at (h, a) when its top's probability p for the
-        set h selects satisfies p >= a, i.e. for the first `cutoffs_passed(answer, p)` values of a.
-        """
-        n_h, n_a, n_k = len(self.has_answer), len(answer), len(OUTCOMES)
-        passed = cutoffs_passed(answer, self.probability)  # (Q, H): how many a-values p passes
-        h_index = np.broadcast_to(np.arange(n_h), passed.shape)
-        unquoted = np.broadcast_to(self.unquoted[:, None], passed.shape)
-        shape = (n_h, n_a + 1, n_k)
-        quotes = passed > 0
-
-        def histogram(*index: np.ndarray) -> np.ndarray:
-            return np.bincount(np.ravel_multi_index(index, shape), minlength=int(np.prod(shape))).reshape(shape)
-
-        quote_hist = histogram(h_index[quotes], passed[quotes], self.quoted[quotes])
-        none_hist = histogram(h_index.ravel(), passed.ravel(), unquoted.ravel())
-        # no quote at answer index i when passed <= i: the sum over passed in [0, i]
-        return quoted_sums(quote_hist) + np.cumsum(none_hist, axis=1)[:, :n_a]
-
+        """Outcome counts, shape (H, len(answer), len(OUTCOMES)), in `OUTCOMES` order (`answer` ascending)."""
+        every = np.ones(self.codes.shape, dtype=bool)
+        return np.rint(self.piece_sums(answer, every, bins=len(OUTCOMES), code=self.codes)).astype(np.int64)
 
     def quotes(self, answer: np.ndarray, codes: Sequence[int] = tuple(CODE.values())) -> np.ndarray:
         """How many questions are quoted, with an outcome code in `codes`, at each cell (H, A) (ints)."""
-        n_h, n_a = len(self.has_answer), len(answer)
-        passed = cutoffs_passed(answer, self.probability)
-        counted = np.isin(self.quoted, list(codes)) & (passed > 0)
-        h_index = np.broadcast_to(np.arange(n_h), passed.shape)
-        histogram = np.bincount(h_index[counted] * (n_a + 1) + passed[counted], minlength=n_h * (n_a + 1))
-        return quoted_sums(histogram.reshape(n_h, n_a + 1))
+        select = self.quoted & np.isin(self.codes, list(codes))
+        return np.rint(self.piece_sums(answer, select)).astype(np.int64)
 
+    def outcomes(self, answer_cutoff: float) -> np.ndarray:
+        """Outcome codes (Q, H) at one second-axis value."""
+        piece = (self.bounds < answer_cutoff).sum(axis=2)  # bounds ascending: how many are below it
+        return np.take_along_axis(self.codes, piece[..., None], axis=2)[..., 0]
 
-def quoted_sums(histogram: np.ndarray) -> np.ndarray:
-    """From a histogram over T, how many ANSWER_CUTOFF values a top's probability passes (axis 1, size
-    A + 1), the sum over T > i for every answer index i (size A): a top is quoted exactly where i < T."""
-    return np.cumsum(histogram[:, ::-1], axis=1)[:, ::-1][:, 1:]
+    def quoted_along(self, h_index: int, answer: np.ndarray) -> np.ndarray:
+        """(Q, A) bool: whether each question is quoted at each cell of one grid row."""
+        found = self.positions(answer)[:, h_index]
+        n_q, n_a = found.shape[0], len(answer)
+        steps = np.zeros((n_q, n_a + 1), dtype=np.int64)
+        rows = np.arange(n_q)[:, None]
+        quoted = self.quoted[:, h_index]
+        np.add.at(steps, (np.broadcast_to(rows, quoted.shape)[quoted], found[:, :-1][quoted]), 1)
+        np.add.at(steps, (np.broadcast_to(rows, quoted.shape)[quoted], found[:, 1:][quoted]), -1)
+        return np.cumsum(steps, axis=1)[:, :n_a] > 0
 
 
 @dataclass(frozen=True)
 class Judged:
-    """One question's decision at one pair of cutoffs, and its outcome."""
+    """One question's decision at one pair of cutoffs (the piece of its curve there), and its outcome."""
 
-    decision: Decision
+    piece: Piece
     outcome: Outcome
 
+    @property
+    def quote(self) -> Quote | None:
+        return self.piece.quoted
 
-def at_point(questions: Sequence[Question], traces: Sequence[Trace], h: float, a: float) -> list[Judged]:
-    """Each question's decision and outcome at one pair of cutoffs, straight from `decide`."""
+    @property
+    def sentence(self) -> str | None:
+        """The quoted text, or None for the no-answer line: what judging looks at."""
+        return self.piece.text
+
+
+def at_point(curves: Sequence[JudgedCurve], h: float, a: float) -> list[Judged]:
+    """Each question's decision and outcome at one pair of cutoffs, from its curve."""
     judged = []
-    for question, trace in zip(questions, traces, strict=True):
-        decision = decide(trace.candidates, trace.compares, h, a)
-        judged.append(Judged(decision, question.judge(decision.sentence)))
+    for curve in curves:
+        piece, _ = curve.at(h, a)
+        if piece.missing:
+            raise MissingPiece(f"{curve.question.id}: the replay holds no response at {h:g}, {a:g}")
+        judged.append(Judged(piece, curve.question.judge(piece.text)))
     return judged
 
 

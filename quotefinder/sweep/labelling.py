@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..pipelines import Quote
 from ..questions import Outcome, Question, QuestionSet
-from ..recipe.decision import Scored, cutoffs_passed, values_below
 from ..textsafe import terminal
-from .grid import Curve, Table
+from .grid import JudgedCurve, Table
 from .verdicts import Judgements, load_verdicts, merge_save, verdicts_path, with_verdicts
 
 if TYPE_CHECKING:  # replay attaches verdicts, so it imports `verdicts`; this module only reads runs
@@ -43,72 +43,96 @@ class NeedsLabel:
     question: Question
     index: int  # its position among the swept questions
     missing_expect: bool  # it has no `expect`
-    quotes: tuple[Scored, ...]  # distinct quoted sentences without a verdict (answer questions without accept)
+    quotes: tuple[Quote, ...]  # distinct quoted texts without a verdict (answer questions without accept)
     cells: int  # cells of the grid where it is quoted (in some repeat)
     near: int  # ... of them within NEAR grid steps of the recommended cell
 
 
-def quoted_cells(tables: Sequence[Table], a: np.ndarray) -> np.ndarray:
-    """(Q, H): for each question and HAS_ANSWER_CUTOFF of the grid, how many ANSWER_CUTOFF values quote it
-    in some repeat (it is quoted at (h, i) exactly when i is below that number)."""
-    return np.max([cutoffs_passed(a, table.probability) for table in tables], axis=0)
+class QuotedCells:
+    """Where on the grid each question is quoted in some repeat, from the tables' pieces (`Table.positions`)."""
+
+    def __init__(self, tables: Sequence[Table], a: np.ndarray) -> None:
+        self.tables, self.a = list(tables), a
+
+    def mask(self, index: int) -> np.ndarray:
+        """(H, A) bool: the cells where question `index` is quoted in some repeat."""
+        n_a = len(self.a)
+        steps: np.ndarray | None = None
+        for table in self.tables:
+            found = table.positions(self.a)[index]  # (H, S + 1)
+            quoted = table.quoted[index]
+            rows = np.broadcast_to(np.arange(found.shape[0])[:, None], quoted.shape)
+            here = np.zeros((found.shape[0], n_a + 1), dtype=np.int64)
+            np.add.at(here, (rows[quoted], found[:, :-1][quoted]), 1)
+            np.add.at(here, (rows[quoted], found[:, 1:][quoted]), -1)
+            covered = np.cumsum(here, axis=1)[:, :n_a] > 0
+            steps = covered if steps is None else steps | covered
+        assert steps is not None
+        return steps
 
 
-def _quotes(replayed: Replayed, index: int, h: np.ndarray, floor: float) -> list[Scored]:
-    """The distinct top candidates question `index` quotes somewhere on the grid (ANSWER_CUTOFF values from
-    `floor`), in the order met: the sets some grid HAS_ANSWER_CUTOFF selects, in every repeat."""
-    found: dict[str, Scored] = {}
-    question = replayed.questions[index]
-    for traces in replayed.traces:
-        curve = Curve.of(question, traces[index])
-        selected = set(values_below(curve.thresholds, h).tolist())  # the sets the grid's cutoffs select
-        for j, top in enumerate(curve.tops):
-            if j in selected and top is not None and top.answers is not None and top.answers >= floor:
-                found.setdefault(top.candidate.sentence, top)
+def quoted_cells(tables: Sequence[Table], a: np.ndarray) -> QuotedCells:
+    return QuotedCells(tables, a)
+
+
+def _quotes(judged: Sequence[Sequence[JudgedCurve]], index: int, h: np.ndarray, a: np.ndarray) -> list[Quote]:
+    """The distinct texts question `index` quotes somewhere on the grid (rows `h`, columns `a`), in the order
+    met: in the segments some grid value of the first axis selects, the quoted pieces some grid value of the
+    second axis falls in, in every repeat."""
+    found: dict[str, Quote] = {}
+    for run in judged:
+        curve = run[index].curve
+        for k in sorted({curve.segment(float(x)) for x in h}):
+            bounds = (-np.inf, *curve.bounds[k], np.inf)
+            for j, piece in enumerate(curve.pieces[k]):
+                if piece.quoted is not None and ((a > bounds[j]) & (a <= bounds[j + 1])).any():
+                    found.setdefault(piece.quoted.text, piece.quoted)
     return list(found.values())
 
 
-def needs_label(replayed: Replayed, h: np.ndarray, a: np.ndarray, recommended: tuple[int, int],
-                passed: np.ndarray, mixed: bool = False) -> list[NeedsLabel]:
+def needs_label(judged: Sequence[Sequence[JudgedCurve]], h: np.ndarray, a: np.ndarray, recommended: tuple[int, int],
+                cells: QuotedCells, mixed: bool = False, start: int = 0) -> list[NeedsLabel]:
     """The questions that need a person, most influential first (quoted in the most cells near the
-    recommended cell, then in the most cells, then in file order). `passed` is `quoted_cells`; `mixed`
-    (a production mix) makes every unlabelled question need its label, quoted or not."""
-    if not len(a):
-        return [NeedsLabel(q, n, True, (), 0, 0) for n, q in enumerate(replayed.questions)
-                if mixed and q.expect is None]
+    recommended cell, then in the most cells, then in file order). `cells` is `quoted_cells`; `start` the first
+    column of `a` the grid keeps (the others do not count); `mixed` (a production mix) makes every unlabelled
+    question need its label, quoted or not."""
+    questions = [curve.question for curve in judged[0]]
+    a_kept = a[start:]
+    if not len(a_kept):
+        return [NeedsLabel(q, n, True, (), 0, 0) for n, q in enumerate(questions) if mixed and q.expect is None]
     rh, ra = recommended
     rows = slice(max(0, rh - NEAR), rh + NEAR + 1)
-    low, high = max(0, ra - NEAR), min(len(a), ra + NEAR + 1)
+    columns = slice(max(0, ra - NEAR), ra + NEAR + 1)
     found = []
-    for index, question in enumerate(replayed.questions):
-        cells = int(passed[index].sum())
-        if not cells:
+    for index, question in enumerate(questions):
+        if question.expect is not None and (question.expect != "answer" or question.accept):
+            continue  # judging needs nobody: a label, and patterns or no quote to judge
+        mask = cells.mask(index)[:, start:]
+        count = int(mask.sum())
+        if not count:
             if mixed and question.expect is None:
                 found.append(NeedsLabel(question, index, True, (), 0, 0))
             continue
-        quotes: list[Scored] = []
-        if question.expect is None or (question.expect == "answer" and not question.accept):
-            quotes = [top for top in _quotes(replayed, index, h, float(a[0]))
-                      if question.expect is None or question.judge(top.candidate.sentence) is Outcome.UNJUDGED]
+        quotes = [quote for quote in _quotes(judged, index, h, a_kept)
+                  if question.expect is None or question.judge(quote.text) is Outcome.UNJUDGED]
         if question.expect is None or quotes:
-            near = int(np.clip(passed[index, rows], low, high).sum() - low * len(passed[index, rows]))
-            found.append(NeedsLabel(question, index, question.expect is None, tuple(quotes), cells, near))
+            near = int(mask[rows, columns].sum())
+            found.append(NeedsLabel(question, index, question.expect is None, tuple(quotes), count, near))
     return sorted(found, key=lambda item: (-item.near, -item.cells, item.index))
 
 
-def labels_by_floor(replayed: Replayed, h: np.ndarray, a: np.ndarray, recommended: tuple[int, int],
-                    passed: np.ndarray, mixed: bool = False) -> list[tuple[float, int]]:
+def labels_by_floor(judged: Sequence[Sequence[JudgedCurve]], h: np.ndarray, a: np.ndarray,
+                    recommended: tuple[int, int], cells: QuotedCells, mixed: bool = False) -> list[tuple[float, int]]:
     """How many questions would need a label if the grid only held ANSWER_CUTOFF values from each floor."""
     counts = []
+    questions = [curve.question for curve in judged[0]]
     for floor in FLOORS:
         kept = a >= floor - 1e-12
         if not kept.any():
-            counts.append((floor, sum(1 for q in replayed.questions if mixed and q.expect is None)))
+            counts.append((floor, sum(1 for q in questions if mixed and q.expect is None)))
             continue
         start = int(np.argmax(kept))
-        shifted = np.clip(passed - start, 0, None)  # values below the floor no longer count
-        narrowed = needs_label(replayed, h, a[start:], (recommended[0], max(0, recommended[1] - start)), shifted,
-                               mixed)
+        narrowed = needs_label(judged, h, a, (recommended[0], max(0, recommended[1] - start)), cells, mixed, start)
         counts.append((floor, len(narrowed)))
     return counts
 
@@ -147,13 +171,13 @@ def review(pending: Sequence[NeedsLabel], path: Path, questions: QuestionSet,
         question = item.question
         on_disk = load_verdicts(path)  # what another review may have saved meanwhile
         expect = question.expect or on_disk.labels.get(question.question)
-        quotes = [top for top in item.quotes if (question.question, top.candidate.sentence) not in on_disk.verdicts]
+        quotes = [quote for quote in item.quotes if (question.question, quote.text) not in on_disk.verdicts]
         if expect is not None and (expect != "answer" or question.accept or not quotes):
             continue  # labelled (here or by another review), and no quote is left that needs a verdict
         say(f"\n[{n}/{len(pending)}] {terminal(question.id)}: {terminal(question.question)}")
         if expect is None:
-            for top in item.quotes[:3]:
-                say(f'  quoted on the grid: "{terminal(top.candidate.sentence)}"')
+            for quote in item.quotes[:3]:
+                say(f'  quoted on the grid: "{terminal(quote.text)}"')
             answer = _ask(ask, say, "Can the search results answer this question? [a]nswer / [n]o-answer / "
                                     "[s]kip / [q]uit: ", "ansq")
             if answer == "q":
@@ -166,11 +190,10 @@ def review(pending: Sequence[NeedsLabel], path: Path, questions: QuestionSet,
         if expect != "answer" or question.accept:
             continue  # a no-answer question's quotes are all wrong; patterns judge the rest
         stop = False
-        for top in quotes:
-            c = top.candidate
-            if (question.question, c.sentence) in load_verdicts(path).verdicts:
+        for quote in quotes:
+            if (question.question, quote.text) in load_verdicts(path).verdicts:
                 continue  # judged by another review while this one asked something else
-            say(f'  "{terminal(c.sentence)}"\n  {terminal(c.source)}')
+            say(f'  "{terminal(quote.text)}"\n  {terminal(quote.source)}')
             answer = _ask(ask, say, "Does this sentence answer the question? [c]orrect / [w]rong / [s]kip / "
                                     "[q]uit: ", "cwsq")
             if answer == "q":
@@ -179,7 +202,7 @@ def review(pending: Sequence[NeedsLabel], path: Path, questions: QuestionSet,
             if answer == "s":
                 continue
             verdict = Outcome.CORRECT if answer == "c" else Outcome.WRONG
-            merge_save(path, Judgements({(question.question, c.sentence): verdict}), questions)
+            merge_save(path, Judgements({(question.question, quote.text): verdict}), questions)
             saved += 1
         if stop:
             break

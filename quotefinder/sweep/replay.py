@@ -28,11 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ContractError, CorruptEntry, InputError, MissingResponse, QuoteFinderError, RunDirError
+from ..pipelines import Curve, System, axis_spec, system
 from ..questions import Question, QuestionSet, load_questions
 from ..recipe import pipeline
 from ..recipe.contract import ApiRequest
-from ..recipe.decision import Cutoffs
-from ..recipe.pipeline import Coverage, Trace
 from ..record.cache import ResponseCache
 from ..record.rundir import RUN_FILE, RunRecord
 from .verdicts import load_verdicts, verdicts_path, with_verdicts
@@ -54,23 +53,23 @@ class Excluded:
 
 @dataclass
 class Replayed:
-    """A run ready to sweep: the judged questions, their traces in every repeat, and what was left out.
+    """A run ready to sweep: the judged questions, their curves in every repeat, and what was left out.
 
-    `traces[r][q]` is question `questions[q]` in repeat r; every repeat holds the same questions in the
-    same order (a question missing any repeat is left out, into `excluded`).
+    `curves[r][q]` is question `questions[q]`'s curve (`pipelines.Curve`) in repeat r; every repeat holds the
+    same questions in the same order (a question missing any repeat is left out, into `excluded`).
     """
 
     run_dir: Path
     record: RunRecord
     question_set: QuestionSet  # the file judging comes from, with its verdicts
     questions: list[Question]
-    traces: list[list[Trace]]
+    curves: list[list[Curve]]
     excluded: list[Excluded] = field(default_factory=list)
     unjudged_in_run: int = 0  # recorded questions the question file does not list
 
     @property
     def repeats(self) -> int:
-        return len(self.traces)
+        return len(self.curves)
 
 
 def judging_questions(run_dir: Path, record: RunRecord, path: Path | None) -> QuestionSet:
@@ -94,9 +93,18 @@ def judging_questions(run_dir: Path, record: RunRecord, path: Path | None) -> Qu
 Evidence = dict[str, str]  # each kind of evidence replayed ("live", "synthetic") -> the first entry that holds it
 
 
-def replay_pairs(run_dir: Path, pairs: Sequence[Pair], points: Sequence[float], min_sentences: int
-                 ) -> tuple[list[Trace | str], Evidence]:
-    """Each (question, repeat)'s trace from the cache alone, or why it cannot be replayed; and the evidence
+Coverage = dict[str, tuple[float, ...]]  # an axis's name -> the values of it the sweep needs responses for
+
+
+def run_system(record: RunRecord) -> tuple[System, Any]:
+    """The system a run was recorded with, and its resolved pipeline."""
+    return system(record.config.system), record.config.pipeline
+
+
+def replay_pairs(run_dir: Path, pairs: Sequence[Pair], coverage: Coverage, chosen: tuple[str, Any]
+                 ) -> tuple[list[Curve | str], Evidence]:
+    """Each (question, repeat)'s curve, replayed from the cache alone through the system's own request flow
+    (`chosen`: the system's name and its pipeline), or why it cannot be replayed; and the evidence
     of the entries read (`Evidence`)."""
     cache = ResponseCache(run_dir)
     evidence: Evidence = {}
@@ -107,11 +115,12 @@ def replay_pairs(run_dir: Path, pairs: Sequence[Pair], points: Sequence[float], 
             evidence[received.evidence] = str(cache.path(request))
         return received.data
 
-    coverage, cutoffs = Coverage(span=None, points=tuple(points)), Cutoffs(min_sentences=min_sentences)
-    traces: list[Trace | str] = []
+    under_test, config = system(chosen[0]), chosen[1]
+    traces: list[Curve | str] = []
     for text, repeat in pairs:
         try:
-            traces.append(pipeline.replay(pipeline.steps(text, coverage, cutoffs, repeat), lookup))
+            trace = pipeline.replay(under_test.steps(text, config, coverage, repeat), lookup)
+            traces.append(under_test.curve(trace))
         except MissingResponse as missing:
             traces.append(f"the run does not hold {missing}" + (f" (repeat {repeat})" if repeat else ""))
         except (CorruptEntry, ContractError) as error:
@@ -183,7 +192,7 @@ def _watch(parent: int) -> None:
     os._exit(1)
 
 
-def _replay_chunk(job: tuple[Path, Sequence[Pair], Sequence[float], int]) -> tuple[list[Trace | str], Evidence]:
+def _replay_chunk(job: tuple[Path, Sequence[Pair], Coverage, tuple[str, Any]]) -> tuple[list[Curve | str], Evidence]:
     return replay_pairs(*job)
 
 
@@ -191,17 +200,18 @@ class Background:
     """Replays a run's recorded questions in worker processes while the caller does other work.
 
     Loading is reading and parsing files, which one Python process does on one core; with `jobs`
-    processes it starts at once, and `traces(pairs)` collects it. With one job, or a run too small
-    to be worth starting processes for, nothing happens until `traces`, which then replays just the
+    processes it starts at once, and `curves(pairs)` collects it: each worker hands back curves, never traces.
+    With one job, or a run too small to be worth starting processes for, nothing happens until `curves`,
+    which then replays just the
     pairs asked for, in this process. `evidence` is that of the entries read (`Evidence`). The workers end
     with this process, however it ends (`die_with_parent`).
     """
 
-    def __init__(self, run_dir: Path, recorded: Sequence[Pair], points: Sequence[float], min_sentences: int,
+    def __init__(self, run_dir: Path, recorded: Sequence[Pair], coverage: Coverage, chosen: tuple[str, Any],
                  jobs: int) -> None:
-        self.job = (run_dir, points, min_sentences)
+        self.job = (run_dir, coverage, chosen)
         self.pool: ProcessPoolExecutor | None = None
-        self.pending: Iterator[tuple[list[Trace | str], Evidence]] | None = None
+        self.pending: Iterator[tuple[list[Curve | str], Evidence]] | None = None
         self.recorded: list[Sequence[Pair]] = []
         self.evidence: Evidence = {}
         if jobs > 1 and len(recorded) >= PARALLEL_FROM:
@@ -212,19 +222,19 @@ class Background:
                 with forking():  # the workers start as the chunks are submitted
                     self.pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method),
                                                     initializer=die_with_parent, initargs=(os.getpid(),))
-                    self.pending = self.pool.map(_replay_chunk, [(run_dir, chunk, points, min_sentences)
+                    self.pending = self.pool.map(_replay_chunk, [(run_dir, chunk, coverage, chosen)
                                                                  for chunk in self.recorded])
             except BaseException:  # a Ctrl+C held back while they started: no `with` will close the pool
                 self.close()
                 raise
 
-    def traces(self, pairs: Sequence[Pair]) -> list[Trace | str]:
-        """Each pair's trace, or why it cannot be replayed, in the order given."""
-        run_dir, points, min_sentences = self.job
+    def curves(self, pairs: Sequence[Pair]) -> list[Curve | str]:
+        """Each pair's curve, or why it cannot be replayed, in the order given."""
+        run_dir, coverage, chosen = self.job
         if self.pending is None:
-            traces, self.evidence = replay_pairs(run_dir, pairs, points, min_sentences)
-            return traces
-        done: dict[Pair, Trace | str] = {}
+            curves, self.evidence = replay_pairs(run_dir, pairs, coverage, chosen)
+            return curves
+        done: dict[Pair, Curve | str] = {}
         try:
             for chunk, (traces, evidence) in zip(self.recorded, self.pending, strict=True):
                 done.update(zip(chunk, traces, strict=True))
@@ -248,9 +258,18 @@ class Background:
             self.pool = None
 
 
-def replay_run(run_dir: Path, has_answer_points: Sequence[float], questions_path: Path | None = None,
+def range_flag(under_test: System, name: str, values: Sequence[float]) -> str:
+    """The `eval.py` option that records `values` of an axis: `--range NAME=LO:HI`, or the older flag that
+    names it (the quote finder's `--has-answer-range LO:HI`)."""
+    span = f"{min(values):g}:{max(values):g}"
+    flag = axis_spec(under_test, name).flag
+    return f"{flag}-range {span}" if flag else f"--range {name}={span}"
+
+
+def replay_run(run_dir: Path, coverage: Coverage, questions_path: Path | None = None,
                allow_incomplete: bool = False, jobs: int = 1, record: RunRecord | None = None) -> Replayed:
-    """Replay every judged question from the run's cache for the given HAS_ANSWER_CUTOFF values.
+    """Replay every judged question from the run's cache, through the system it was recorded with, for the
+    values of its recorded axes in `coverage` (the quote finder's: {"has_answer": HAS_ANSWER_CUTOFF values}).
 
     Raises `InputError` naming the questions the run cannot replay (the first few, and how many), unless
     `allow_incomplete`, in which case they are left out and listed in `excluded`. A run marked incomplete is refused
@@ -267,7 +286,9 @@ def replay_run(run_dir: Path, has_answer_points: Sequence[float], questions_path
     recorded = record.texts
     repeats = range(record.repeats)
     pairs = [(text, r) for text in recorded for r in repeats]
-    with Background(run_dir, pairs, has_answer_points, record.config.min_sentences, jobs) as background:
+    under_test, config = run_system(record)
+    chosen = (under_test.name, config)
+    with Background(run_dir, pairs, coverage, chosen, jobs) as background:
         question_set = judging_questions(run_dir, record, questions_path)  # while the workers replay
         known = set(recorded)
         strangers = [q for q in question_set.questions if q.question not in known]
@@ -277,7 +298,7 @@ def replay_run(run_dir: Path, has_answer_points: Sequence[float], questions_path
                 f"{question_set.path}: {len(strangers)} question(s) are not in the run {run_dir}: {names}. "
                 f"Record them with `python eval.py {question_set.path} --run {run_dir}`"
             )
-        traces = background.traces([(q.question, r) for q in question_set.questions for r in repeats])
+        curves = background.curves([(q.question, r) for q in question_set.questions for r in repeats])
     record = dataclasses.replace(record, evidence=derived_evidence(run_dir, record, background.evidence))
     replayed = Replayed(run_dir, record, question_set, [], [[] for _ in repeats],
                         unjudged_in_run=len(known - set(question_set.by_text())))
@@ -285,8 +306,8 @@ def replay_run(run_dir: Path, has_answer_points: Sequence[float], questions_path
     texts = {q.id: q.question for q in record.questions}
     pending = {(texts.get(e.id), e.repeat): e.error for e in record.errors if e.pending}
     for n, question in enumerate(question_set.questions):
-        observed = traces[n * len(repeats) : (n + 1) * len(repeats)]
-        replayable = [trace for trace in observed if isinstance(trace, Trace)]
+        observed = curves[n * len(repeats) : (n + 1) * len(repeats)]
+        replayable = [curve for curve in observed if isinstance(curve, Curve)]
         if len(replayable) < len(observed):
             r, why = next((r, why) for r, why in enumerate(observed) if isinstance(why, str))
             if (question.question, r) in pending:
@@ -294,16 +315,16 @@ def replay_run(run_dir: Path, has_answer_points: Sequence[float], questions_path
             replayed.excluded.append(Excluded(question, why))
             continue
         replayed.questions.append(question)
-        for run, trace in zip(replayed.traces, replayable, strict=True):
-            run.append(trace)
+        for run, curve in zip(replayed.curves, replayable, strict=True):
+            run.append(curve)
     problems = replayed.excluded
     if problems and not allow_incomplete:
         lines = "\n".join(f"  {p.question.id}: {p.why}" for p in problems[:SHOW])
         more = f"\n  ... and {len(problems) - SHOW} more" if len(problems) > SHOW else ""
-        span = f"{min(has_answer_points):g}:{max(has_answer_points):g}"
+        ranges = " ".join(range_flag(under_test, name, values) for name, values in sorted(coverage.items()) if values)
         raise InputError(
             f"{run_dir}: {len(problems)} question(s) cannot be replayed on this grid:\n{lines}{more}\n"
-            f"Extend the run with `python eval.py {question_set.path} --run {run_dir} --has-answer-range {span}`, "
+            f"Extend the run with `python eval.py {question_set.path} --run {run_dir} {ranges}`, "
             "or pass --allow-incomplete to leave them out"
         )
     return replayed

@@ -10,17 +10,18 @@ and compares it with a baseline run. Writing the report is `report.directory`'s.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
 from ..record.rundir import RunRecord
-from .analysis import Settings, Sweep, analyse
+from .analysis import FOLDS, Settings, Sweep, analyse
 from .compare import SIGNIFICANCE, Comparison, compare, require_comparable
 from .grid import Axis
 from .labelling import rejudge, review
-from .replay import Replayed, replay_run
+from .replay import Coverage, Replayed, replay_run, run_system
+from .systems import Systems, compare_systems
 from .verdicts import verdicts_path
 
 
@@ -42,14 +43,24 @@ class SweepOptions:
     strict: bool = False  # fail on any question that got worse instead
 
 
+def needed(record: RunRecord, options: SweepOptions, default: tuple[float, float], point: tuple[float, float]
+           ) -> Coverage:
+    """The values of each recorded axis the sweep needs responses for: the grid's, the default's and the
+    checked point's."""
+    under_test, _ = run_system(record)
+    axes = (options.has_answer, options.answer)
+    return {spec.name: tuple(sorted({*axis.values.tolist(), default[n], point[n]}))
+            for n, (spec, axis) in enumerate(zip(under_test.axes, axes, strict=True)) if spec.recorded}
+
+
 def run_sweep(options: SweepOptions, review_quotes: bool = False, ask: Callable[[str], str] | None = None,
               say: Callable[[str], None] = print) -> tuple[Sweep, Comparison | None]:
     """Replay, analyse, review (if asked) and compare; see the module docstring."""
     record = RunRecord.require(options.run)
     default = record.config.default_point
     point = options.at or default
-    points = sorted({*options.has_answer.values.tolist(), default[0], point[0]})
-    replayed = replay_run(options.run, points, options.questions, options.allow_incomplete, options.jobs, record)
+    coverage = needed(record, options, (float(default[0]), float(default[1])), point)
+    replayed = replay_run(options.run, coverage, options.questions, options.allow_incomplete, options.jobs, record)
     folds = options.settings.folds
     if folds is not None and folds > len(replayed.questions):
         raise InputError(f"--folds {folds}: only {len(replayed.questions)} question(s) to divide")
@@ -70,9 +81,27 @@ def run_sweep(options: SweepOptions, review_quotes: bool = False, ask: Callable[
     if options.baseline is not None:
         require_comparable(record, RunRecord.require(options.baseline), options.run, options.baseline)  # before replay
         # judged with the run's question file and verdicts: between the two, only the evidence differs
-        base = replay_run(options.baseline, points, replayed.question_set.path, options.allow_incomplete,
+        base = replay_run(options.baseline, coverage, replayed.question_set.path, options.allow_incomplete,
                           options.jobs)
         quick = dataclasses.replace(options.settings, resamples=0, folds=0, max_wrong_rate=None)
         comparison = compare(result, analyse(base, options.has_answer, options.answer, quick), point,
                              options.significance, options.strict)
     return result, comparison
+
+
+def run_systems(runs: Sequence[Path], options: SweepOptions, say: Callable[[str], None] = print
+                ) -> tuple[list[Sweep], Systems]:
+    """Sweep each run (each its own system or pipeline, on one question set) with the same options, each tuned
+    by its own rule, then compare them on cross-validated scores (`systems.compare_systems`)."""
+    for run in runs:  # every run readable before any is swept
+        RunRecord.require(run)
+    sweeps: list[Sweep] = []
+    for run in runs:
+        say(f"Sweeping {run} ...")
+        # judged with the first run's question file and verdicts (as --baseline is): only the systems differ
+        questions = options.questions or (sweeps[0].replayed.question_set.path if sweeps else None)
+        sweeps.append(run_sweep(dataclasses.replace(options, run=run, questions=questions))[0])
+    folds = options.settings.folds if options.settings.folds not in (None, 0) else FOLDS
+    return sweeps, compare_systems(sweeps, [str(run) for run in runs], folds, options.settings.seed,
+                                   significance=options.significance)
+

@@ -3,14 +3,10 @@ a weighted ratio), a bootstrap over questions, cross-validation, and the gain ov
 questions the choice never saw.
 
 All of it works on a `ScoreModel`: each question's contribution to the objective at every cell, so
-that a resampled, held-out or reweighted set of questions is just a vector of counts. At a fixed
-HAS_ANSWER_CUTOFF h, question q's score along ANSWER_CUTOFF index i is a step function:
-
-    s_q(h, i) = u_q + (1/R) sum_r delta_qrh * 1{i < T_qrh}
-
-where u_q is its score when nothing is quoted, delta_qrh what quoting its top candidate in repeat r
-changes, and T_qrh how many ANSWER_CUTOFF values that candidate's compare probability passes (`p >= a`).
-Any function g of s_q, summed over questions, is then one weighted histogram per repeat and a
+that a resampled, held-out or reweighted set of questions is just a vector of counts. At a fixed grid
+row h, question q's score along the second axis is a step function, the mean over repeats of the value
+of the piece of its curve each cell falls in: it changes only where some repeat's piece starts. Any
+function g of s_q, summed over questions, is then one weighted histogram of those starts and a
 cumulative sum (`ScoreModel.grid`), never a loop over cells. Randomness is seeded, so the same run
 gives the same numbers.
 """
@@ -26,8 +22,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..questions import OUTCOMES, Outcome
-from ..recipe.decision import cutoffs_passed
-from .grid import CODE, Table, cell_index, deepest_nearest, quoted_sums, top_cell
+from .grid import CODE, Table, cell_index, deepest_nearest, top_cell
 from .probability import Z_ONE_SIDED_95, Z_POWER_80, t_sf
 
 Z95 = 1.959963984540054
@@ -108,41 +103,37 @@ class ScoreModel:
     `tables` holds one `Table` per repeat, over the same questions in the same order; `values` is the
     objective's value of each outcome (`outcome_scores`); `weights` are importance weights per question
     (a production mix; 1 for the questions as sampled), so question q contributes x_q = w_q s_q.
-    """
 
-    passed: np.ndarray  # (R, Q, H): how many ANSWER_CUTOFF values each top candidate passes
-    order: np.ndarray  # the repeats sorted by it, per question and HAS_ANSWER_CUTOFF
-    sorted_passed: np.ndarray
-    bins: np.ndarray  # (R, Q*H): each breakpoint's place in the (H, A + 1) histogram
+    At a grid row h, question q's score along the second axis is a step function: it starts at the mean over
+    repeats of its first pieces' values, and at each piece's start (`Table.positions`) in repeat r it steps by
+    (that piece's value - the previous piece's value) / R. The breakpoints of all repeats are sorted once
+    (they do not depend on the objective: `like` lends another model's); `levels[n]` is the score after the
+    first n of them.
+    """
 
     def __init__(self, tables: Sequence[Table], answer: np.ndarray, values: np.ndarray,
                  weights: np.ndarray | None = None, *, like: ScoreModel | None = None) -> None:
-        """`like`, a model of the same tables and ANSWER_CUTOFF values under another objective, lends its
-        breakpoints (which do not depend on the objective) instead of their being sorted again."""
         first = tables[0]
-        self.n_questions, self.n_h = first.probability.shape
+        self.n_questions, self.n_h = first.shape
         self.n_a = len(answer)
         self.repeats = len(tables)
+        self.tables, self.answer = list(tables), answer
         self.weights = np.ones(self.n_questions) if weights is None else np.asarray(weights, dtype=float)
         if like is None:
-            passed = np.stack([cutoffs_passed(answer, t.probability) for t in tables])  # (R, Q, H)
-            # The step function's breakpoints in ascending order, each with its step carried along.
-            order = np.argsort(passed, axis=0, kind="stable")
-            sorted_passed = np.take_along_axis(passed, order, axis=0)
+            # (N, Q, H): every piece's start after the first, of every repeat; sorted, with where each came from
+            starts = np.concatenate([np.moveaxis(t.positions(answer)[..., 1:-1], 2, 0) for t in tables])
+            self.order = np.argsort(starts, axis=0, kind="stable")
+            self.sorted_starts = np.take_along_axis(starts, self.order, axis=0)
             h_index = np.arange(self.n_h)[None, None, :]
-            bins = (h_index * (self.n_a + 1) + sorted_passed).reshape(self.repeats, -1)  # (R, Q*H)
+            self.bins = (h_index * (self.n_a + 1) + self.sorted_starts).reshape(len(starts), -1)  # (N, Q*H)
         else:
-            passed, order, sorted_passed, bins = like.passed, like.order, like.sorted_passed, like.bins
-        quoted = np.stack([values[np.maximum(t.quoted, 0)] for t in tables])  # unused where nothing is quoted
-        unquoted = values[first.unquoted]  # (Q,)
-        delta = quoted - unquoted[None, :, None]
-        self.passed, self.order, self.sorted_passed, self.bins = passed, order, sorted_passed, bins
-        self.delta = delta
-        steps = np.take_along_axis(delta, order, axis=0) / self.repeats
-        # level_j: the score on the segment below the j-th breakpoint; the last level is u (nothing quoted)
-        above = np.cumsum(steps[::-1], axis=0)[::-1]  # sum of the steps at and after breakpoint j
-        self.levels = np.concatenate([above, np.zeros((1, *above.shape[1:]))]) + unquoted[None, :, None]
-        self.base = unquoted * self.weights  # x_q when nothing is quoted
+            self.order, self.sorted_starts, self.bins = like.order, like.sorted_starts, like.bins
+        piece_values = [values[np.maximum(t.codes, 0)] for t in tables]  # (Q, H, S) each; -1 covers no cell
+        first_level = np.mean([v[..., 0] for v in piece_values], axis=0)  # (Q, H)
+        steps = np.concatenate([np.moveaxis(np.diff(v, axis=2), 2, 0) for v in piece_values]) / self.repeats
+        steps = np.take_along_axis(steps, self.order, axis=0)
+        self.levels = first_level[None] + np.concatenate([np.zeros((1, *first_level.shape)),
+                                                          np.cumsum(steps, axis=0)])  # (N + 1, Q, H)
 
     def grid(self, counts: np.ndarray, power: int = 1, factor: np.ndarray | None = None) -> np.ndarray:
         """sum_q counts_q * factor_q * x_q(c)^power at every cell c, shape (H, A).
@@ -150,19 +141,19 @@ class ScoreModel:
         `counts` says how often each question counts (1; a bootstrap multiplicity; 0 to leave it out).
         """
         scale = counts * (factor if factor is not None else 1.0) * self.weights**power
-        levels = self.levels**power  # (R + 1, Q, H)
-        increments = (levels[:-1] - levels[1:]) * scale[None, :, None]
+        levels = self.levels**power  # (N + 1, Q, H)
+        base = scale @ levels[0]  # (H,): every cell of a row starts there
+        increments = (levels[1:] - levels[:-1]) * scale[None, :, None]
         size = self.n_h * (self.n_a + 1)
         histogram = np.zeros(size)
-        for bins, weights in zip(self.bins, increments.reshape(self.repeats, -1), strict=True):
+        for bins, weights in zip(self.bins, increments.reshape(len(self.bins), -1), strict=True):
             histogram += np.bincount(bins, weights=weights, minlength=size)
-        base = float(scale @ (self.levels[-1, :, 0] ** power))
-        return base + quoted_sums(histogram.reshape(self.n_h, self.n_a + 1))
+        return base[:, None] + np.cumsum(histogram.reshape(self.n_h, self.n_a + 1), axis=1)[:, : self.n_a]
 
     def scores_at(self, h_index: int, a_index: int) -> np.ndarray:
         """Each question's score s_q at one cell (Q,), averaged over repeats, before weighting."""
-        quoted = a_index < self.passed[:, :, h_index]  # (R, Q)
-        return self.levels[-1, :, 0] + (self.delta[:, :, h_index] * quoted).sum(axis=0) / self.repeats
+        passed = (self.sorted_starts[:, :, h_index] <= a_index).sum(axis=0)  # breakpoints at or before the cell
+        return np.take_along_axis(self.levels[:, :, h_index], passed[None], axis=0)[0]
 
     def per_question(self, h_index: int, a_index: int) -> np.ndarray:
         """Each question's contribution x_q = w_q s_q at one cell (Q,)."""

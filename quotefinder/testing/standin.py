@@ -4,10 +4,11 @@
     PERPLEXITY_BASE_URL=http://127.0.0.1:8765 PERPLEXITY_API_KEY=any python eval.py questions/ten.yaml
 
 It serves `POST /search` and `POST /v1/decisions` from a scenario file of invented pages and
-probabilities, checks request bodies the way the real API does (a wrong model, an unknown field, a
-choice over more than 255 options: 400), wants a bearer key (401 without one, or with another key
-than `--key`), and marks every response with `x-quotefinder-evidence: synthetic`, which is how a
-recording knows its evidence is synthetic whatever host served it.
+probabilities, checks request bodies the way the real API does (a model other than the pipeline's, an
+unknown field, a choice over more than 255 options: 400; `--pipeline FILE` serves a variant's model),
+wants a bearer key (401 without one, or with another key than `--key`), and marks every response
+with `x-quotefinder-evidence: synthetic`, which is how a recording knows its evidence is synthetic
+whatever host served it.
 
 Scenario format (YAML or JSON):
 
@@ -50,7 +51,10 @@ from typing import Any
 import httpx
 import yaml
 
+from ..errors import InputError
+from ..pipelines.file import load_pipeline_file
 from ..recipe import contract, sentences
+from ..recipe.config import RECIPE, QuoteFinderPipeline
 from ..recipe.contract import canonical_json
 
 SYNTHETIC_HEADERS = {"x-quotefinder-evidence": "synthetic"}
@@ -170,9 +174,10 @@ def _require(condition: bool, message: str) -> None:
         raise BadRequest(message)
 
 
-def _check_decisions(body: dict[str, Any]) -> None:
+def _check_decisions(body: dict[str, Any], model: str = contract.MODEL) -> None:
+    """Refuse what the real API would: unknown fields, a model other than `model` (the one it serves), ..."""
     _require(set(body) <= DECISIONS_FIELDS, f"unknown fields: {sorted(set(body) - DECISIONS_FIELDS)}")
-    _require(body.get("model") == contract.MODEL, f"unknown model {body.get('model')!r}")
+    _require(body.get("model") == model, f"unknown model {body.get('model')!r}")
     _require(isinstance(body.get("state"), dict), "state must be an object")
     questions = body.get("questions")
     if not isinstance(questions, dict) or not questions:
@@ -193,12 +198,16 @@ def _check_decisions(body: dict[str, Any]) -> None:
 class FakeApi:
     """The stand-in's answers, without the network: `respond(path, body, key)` -> (status, JSON).
 
-    Thread-safe. `requests` logs (path, body) of every request answered with 200.
+    Thread-safe. `requests` logs (path, body) of every request answered with 200. It follows `pipeline`: it
+    serves that pipeline's model (any other is refused, as the real API refuses a model it does not have) and
+    places compare candidates among the sentences that pipeline's splitter keeps.
     """
 
-    def __init__(self, scenario: Scenario, key: str | None = None) -> None:
+    def __init__(self, scenario: Scenario, key: str | None = None, pipeline: QuoteFinderPipeline = RECIPE) -> None:
         self.scenario = scenario
         self.key = key
+        self.pipeline = pipeline
+        self._split: dict[int, frozenset[str]] = {}  # id(page) -> its sentences, for limits other than the recipe's
         self.requests: list[tuple[str, dict[str, Any]]] = []
         self._lock = threading.Lock()
         self._counter = 0
@@ -295,14 +304,25 @@ class FakeApi:
         answers = {}
         for n, name in enumerate(names, start=1):
             sentence = candidates.get(str(n), "")
-            page = next((p for p in pages if sentence in p.split_sentences), None)
+            page = next((p for p in pages if sentence in self.sentences_of(p)), None)
             base = page.answers if page is not None else _unit(question, sentence)
             shift = jitter * (2 * _unit(seed, n) - 1) + self._again(seed, n, occurrence)
             answers[name] = {"noul": min(1.0, max(0.0, round(base + shift, 6)))}
         return answers
 
+    def sentences_of(self, page: Page) -> frozenset[str]:
+        """The page's sentences as this stand-in's pipeline splits them."""
+        pipeline = self.pipeline
+        if (pipeline.min_chars, pipeline.max_chars, pipeline.max_sentences) == (
+                RECIPE.min_chars, RECIPE.max_chars, RECIPE.max_sentences):
+            return page.split_sentences
+        found = self._split.get(id(page))
+        if found is None:
+            found = self._split[id(page)] = frozenset(pipeline.split(page.snippet))
+        return found
+
     def decisions(self, body: dict[str, Any]) -> dict[str, Any]:
-        _check_decisions(body)
+        _check_decisions(body, self.pipeline.model)
         questions, state = body["questions"], body["state"]
         text = canonical_json(body).decode()
         with self._lock:
@@ -313,7 +333,7 @@ class FakeApi:
         else:
             answers = self.compare(state, list(questions), body, occurrence)
         tokens = len(canonical_json(body).decode()) // 4
-        return {"id": self.next_id(), "model": contract.MODEL, "answers": answers, "usage": {"input_tokens": tokens}}
+        return {"id": self.next_id(), "model": body["model"], "answers": answers, "usage": {"input_tokens": tokens}}
 
 
 @dataclass(frozen=True)
@@ -365,13 +385,14 @@ class StandIn:
     """The HTTP server around a `FakeApi`. `start()` returns the base URL.
 
     `faults` injects misbehaviour (see `Faults`); `fault`, for tests, sees each request first and may
-    return a `Reply` to send instead.
+    return a `Reply` to send instead; `pipeline` is the pipeline it serves (see `FakeApi`).
     """
 
     def __init__(self, scenario: Scenario, *, key: str | None = None, host: str = "127.0.0.1", port: int = 0,
                  faults: Faults = Faults(),
-                 fault: Callable[[str, dict[str, Any]], Reply | None] | None = None) -> None:
-        self.api = FakeApi(scenario, key)
+                 fault: Callable[[str, dict[str, Any]], Reply | None] | None = None,
+                 pipeline: QuoteFinderPipeline = RECIPE) -> None:
+        self.api = FakeApi(scenario, key, pipeline)
         self.faults = faults
         self.fault = fault
         self.bucket = TokenBucket(faults.rate_limit, faults.burst) if faults.rate_limit > 0 else None
@@ -506,6 +527,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 picks a free one)")
     parser.add_argument("--key", help="accept only this bearer key (default: any non-empty key)")
+    parser.add_argument("--pipeline", type=Path, metavar="FILE",
+                        help="serve this pipeline file's model and sentence limits (default: the recipe's), to "
+                        "record a variant with eval.py --pipeline FILE")
     faults = parser.add_argument_group("faults (shares are probabilities per request, drawn with --seed)")
     faults.add_argument("--latency", type=float, default=0.0, metavar="S", help="seconds added to every answer")
     faults.add_argument("--rate-limit", type=float, default=0.0, metavar="R",
@@ -524,9 +548,10 @@ def main(argv: list[str] | None = None) -> int:
     injected = Faults(args.latency, args.rate_limit, args.burst, args.server_errors, args.drops, args.stalls,
                       args.stall_seconds, args.html, args.truncated, args.seed)
     try:
+        _, pipeline = load_pipeline_file(args.pipeline) if args.pipeline else (None, RECIPE)
         standin = StandIn(load_scenario(args.scenario), key=args.key, host=args.host, port=args.port,
-                          faults=injected)
-    except (ScenarioError, OSError) as error:
+                          faults=injected, pipeline=pipeline)
+    except (ScenarioError, InputError, OSError) as error:
         print(f"standin: {error}", file=sys.stderr)
         return 2
     print(f"stand-in API serving {args.scenario} at {standin.base_url} (synthetic evidence)", flush=True)

@@ -170,3 +170,69 @@ def test_a_recorded_accept_pattern_that_breaks_the_regex_compiler_is_refused(tmp
     (tmp_path / RUN_FILE).write_text(json.dumps({**DEMO, "questions": [{**DEMO["questions"][0], "accept": [pattern]}]}))
     with pytest.raises(RunDirError, match="invalid regex"):
         RunRecord.load(tmp_path)
+
+
+# ---- the system and the pipeline a run records ---------------------------------------------------------------
+
+
+def _without_pipeline(data: dict) -> dict:
+    """run.json as written before the config recorded the system and the pipeline."""
+    config = {k: v for k, v in data["config"].items() if k not in ("system", "pipeline", "pipeline_digest")}
+    return {**data, "config": config}
+
+
+def test_the_demo_records_the_recipes_pipeline_and_its_digest() -> None:
+    from quotefinder.recipe.config import RECIPE
+
+    record = RunRecord.require(ROOT / "runs" / "ten")
+    assert record.config.system == "quote-finder" and record.config.pipeline == RECIPE
+    assert DEMO["config"]["pipeline"] == RECIPE.as_json() and DEMO["config"]["pipeline_digest"] == RECIPE.digest
+    assert (record.config.model, record.config.max_results, record.config.min_sentences) == (RECIPE.model, 5, 1)
+
+
+def test_a_run_json_from_before_pipelines_reads_as_the_recipes_with_its_flat_keys(tmp_path: Path) -> None:
+    from quotefinder.recipe.config import RECIPE
+
+    old = _without_pipeline(DEMO)
+    (tmp_path / RUN_FILE).write_text(json.dumps(old))
+    record = RunRecord.load(tmp_path)
+    assert record is not None and record.outdated and record.config.pipeline == RECIPE
+    assert record == RunRecord.require(ROOT / "runs" / "ten")  # the same run, only older in its words
+    old["config"].update(model="older-model", max_results=3, min_sentences=2)
+    (tmp_path / RUN_FILE).write_text(json.dumps(old))
+    pipeline = RunRecord.require(tmp_path).config.pipeline
+    assert (pipeline.model, pipeline.max_results, pipeline.min_sentences, pipeline.name) == ("older-model", 3, 2,
+                                                                                             "recipe")
+    old["config"].update(max_results=0)
+    (tmp_path / RUN_FILE).write_text(json.dumps(old))
+    with pytest.raises(RunDirError, match=r"run\.json.*max_results"):
+        RunRecord.load(tmp_path)
+
+
+def test_an_outdated_run_json_is_rewritten_with_the_pipeline_even_when_nothing_else_changed(tmp_path: Path) -> None:
+    (tmp_path / RUN_FILE).write_text(json.dumps(_without_pipeline(DEMO), indent=2))
+    previous = RunRecord.require(tmp_path)
+    assert previous.save(tmp_path, previous)  # the keys it lacks are written
+    assert (tmp_path / RUN_FILE).read_bytes() == (ROOT / "runs" / "ten" / RUN_FILE).read_bytes()
+    again = RunRecord.require(tmp_path)
+    assert not again.outdated and not again.save(tmp_path, again)
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (lambda c: c.update(system="rag-reader"), r"`config.system` is 'rag-reader', not a system this version knows "
+                                              r"\(the systems are: quote-finder\)"),
+    (lambda c: c["pipeline"].update(model="other"), r"`config.pipeline_digest` is .* run.json was edited"),
+    (lambda c: c.update(pipeline_digest="0" * 64), r"run.json was edited"),
+    (lambda c: c.pop("pipeline_digest"), r"`config.pipeline_digest` is None"),
+    (lambda c: c.pop("pipeline"), r"`config.pipeline_digest` is recorded without `config.pipeline`"),
+    (lambda c: c.update(model="other"), r"`config.model` is 'other', but the recorded pipeline's is"),
+    (lambda c: c["pipeline"]["search"].pop("max_results"), r"`config.pipeline`: `search` has no `max_results`"),
+    (lambda c: c["pipeline"].update(extra=1), r"`config.pipeline`: unknown key `extra`"),
+])
+def test_a_recorded_pipeline_that_does_not_hold_together_is_refused(tmp_path: Path, edit, message: str) -> None:
+    data = json.loads(json.dumps(DEMO))
+    edit(data["config"])
+    (tmp_path / RUN_FILE).write_text(json.dumps(data))
+    with pytest.raises(RunDirError, match=message) as caught:
+        RunRecord.load(tmp_path)
+    assert str(tmp_path / RUN_FILE) in str(caught.value)

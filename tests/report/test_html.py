@@ -340,7 +340,7 @@ def test_the_risk_coverage_view_shows_the_recommended_rows_numbers(browser, demo
     every question decided by the pipeline's own `decide` (the bound: one cell's, at delta / rows)."""
     result = demo_result
     i, n, rows = result.decision.cell[0], len(result.questions), len(result.h_axis.values)
-    runs = [items_of(result.replayed, r) for r in range(result.repeats)]
+    runs = [items_of(result.replayed, r, result.h_axis.values) for r in range(result.repeats)]
     expected = []
     for a in result.a_axis.values:
         each = [decided(run, float(result.h_axis.values[i]), float(a)) for run in runs]

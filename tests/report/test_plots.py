@@ -65,7 +65,7 @@ def test_the_risk_coverage_figure_is_drawn_from_the_recommended_rows_numbers(tmp
     question decided by the pipeline's own `decide` at that cell, the bound one cell's Clopper-Pearson bound at
     the level the certificate's test uses (delta shared among the rows)."""
     result = _sweep(tmp_path, alpha)
-    runs = [items_of(result.replayed, r) for r in range(result.repeats)]
+    runs = [items_of(result.replayed, r, result.h_axis.values) for r in range(result.repeats)]
     n, rows, i = len(result.questions), len(result.h_axis.values), result.decision.cell[0]
     h = float(result.h_axis.values[i])
     coverage, observed, bound = [], [], []

@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import decided, random_repeats, replayed_of
+from conftest import decided, judged_curve, random_repeats, replayed_of
 from quotefinder.questions import Outcome
 from quotefinder.sweep.analysis import Settings, analyse
-from quotefinder.sweep.grid import Curve, Table, parse_axis
+from quotefinder.sweep.grid import Table, parse_axis
 
 
 def test_analyse_averages_repeats_and_finds_flaky_questions(tmp_path: Path) -> None:
@@ -19,7 +19,7 @@ def test_analyse_averages_repeats_and_finds_flaky_questions(tmp_path: Path) -> N
     replayed = replayed_of(runs, tmp_path)
     axis = parse_axis("0:1:0.1")
     result = analyse(replayed, axis, axis, Settings(resamples=0, folds=0))
-    per_repeat = [Table.of([Curve.of(q, t) for q, t in run], axis.values).counts(axis.values) for run in runs]
+    per_repeat = [Table.of([judged_curve(q, t) for q, t in run], axis.values).counts(axis.values) for run in runs]
     assert np.allclose(result.counts, np.mean(per_repeat, axis=0))
     h, a = result.recommended.h, result.recommended.a
     quotes = [[d.quote.candidate.sentence if d.quote else None for d, _ in decided(run, h, a)] for run in runs]
@@ -82,7 +82,7 @@ def test_repeats_certify_exactly_what_the_first_repeat_alone_does(tmp_path: Path
         from quotefinder.sweep.analysis import loss_totals
         from quotefinder.sweep.guarantee import certify
 
-        tables = [Table.of([Curve.of(q, t) for q, t in run], axis.values) for run in runs]
+        tables = [Table.of([judged_curve(q, t) for q, t in run], axis.values) for run in runs]
         averaged = certify(loss_totals(tables, axis.values), 60, 3, 0.4).certified  # the former method
         fewer_before += int(averaged.sum() < one.sum())
     assert fewer_before > 0

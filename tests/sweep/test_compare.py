@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 
 from conftest import ROOT, decided, page, random_repeats, record, replayed_of, write_questions, write_scenario
 from quotefinder.questions import Outcome
+from quotefinder.recipe.config import RECIPE
 from quotefinder.record.rundir import RunRecord
 from quotefinder.sweep.analysis import Settings, analyse
 from quotefinder.sweep.compare import SIGNIFICANCE, change, comparability, compare, sign_test_of
@@ -176,9 +178,16 @@ def test_a_run_against_itself_is_all_unchanged(two_runs, tmp_path) -> None:
     assert "UNCHANGED 4" in (tmp_path / "r" / "summary.md").read_text()
 
 
+def variant_config(config: dict) -> dict:
+    """run.json's config recorded with another model: its pipeline, its flat copy and its digest all say so."""
+    variant = dataclasses.replace(RECIPE, model="another-model")
+    return {**config, "model": variant.model, "pipeline": variant.as_json(), "pipeline_digest": variant.digest}
+
+
 @pytest.mark.parametrize(("edit", "reason"), [
     (lambda r: r.update(evidence="live"), "live evidence against synthetic evidence"),
-    (lambda r: r["config"].update(model="another-model"), "different model"),
+    (lambda r: r.update(config=variant_config(r["config"])), "different pipelines (model 'another-model' then, "
+     "'pplx-decider-v1.1-27b' now"),
     (lambda r: r.update(pipeline_version=99), "different pipeline version"),
     (lambda r: r["questions"].pop(), "different question sets"),
 ])

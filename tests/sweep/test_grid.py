@@ -7,12 +7,12 @@ import random
 import numpy as np
 import pytest
 
-from conftest import GRID, random_item, slow_fill
+from conftest import GRID, judged_curve, random_item, slow_fill
 from quotefinder.errors import InputError
 from quotefinder.questions import OUTCOMES, Outcome, Question
 from quotefinder.recipe.decision import Candidate
 from quotefinder.recipe.pipeline import Trace
-from quotefinder.sweep.grid import CODE, Curve, Table, depth, parse_axis, score, top_cell
+from quotefinder.sweep.grid import CODE, Table, depth, parse_axis, score, top_cell
 
 
 def fill(curves, has_answer, answer) -> np.ndarray:
@@ -60,7 +60,7 @@ def test_fast_fill_equals_the_slow_per_cell_replay(seed: int) -> None:
     items = [random_item(rng, n) for n in range(rng.randint(1, 12))]
     h = np.array(sorted({*GRID, *rng.sample(GRID, 3)}))
     a = np.array(GRID)
-    fast = fill([Curve.of(q, t) for q, t in items], h, a)
+    fast = fill([judged_curve(q, t) for q, t in items], h, a)
     assert np.array_equal(fast, slow_fill(items, h, a))
     assert (fast.sum(axis=2) == len(items)).all()
 
@@ -69,7 +69,7 @@ def test_fill_on_odd_axes_equals_the_reference() -> None:
     rng = random.Random(99)
     items = [random_item(rng, n) for n in range(30)]
     for h, a in [([0.3], [0.6]), ([0.0, 1.0], [0.0, 1.0]), (GRID[::3], [0.6])]:
-        fast = fill([Curve.of(q, t) for q, t in items], np.array(h), np.array(a))
+        fast = fill([judged_curve(q, t) for q, t in items], np.array(h), np.array(a))
         assert np.array_equal(fast, slow_fill(items, h, a))
 
 
@@ -77,7 +77,7 @@ def test_a_probability_on_the_cutoff_is_quoted() -> None:
     c = Candidate(1, "T", "u", None, 1, "It is 206.", 0.9, 0.9, 0.3)
     trace = Trace("q", 0, [1], [c], {(1,): [0.6]})
     question = Question("q", "q", "answer", ("206",))
-    counts = fill([Curve.of(question, trace)], np.array([0.3, 0.35]), np.array([0.6, 0.65]))
+    counts = fill([judged_curve(question, trace)], np.array([0.3, 0.35]), np.array([0.6, 0.65]))
     assert counts[0, 0, CODE[Outcome.CORRECT]] == 1  # 0.3 >= 0.3 and 0.6 >= 0.6
     assert counts[0, 1, CODE[Outcome.MISSED]] == 1
     assert counts[1, 0, CODE[Outcome.MISSED]] == 1

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import decided, random_repeats
+from conftest import decided, judged_curve, random_repeats
 from quotefinder.questions import Outcome
 from quotefinder.sweep.analysis import loss_totals
-from quotefinder.sweep.grid import Curve, Table, parse_axis
+from quotefinder.sweep.grid import Table, parse_axis
 from quotefinder.sweep.guarantee import (
     Mix,
     best_case_alpha,
@@ -50,7 +50,7 @@ def test_the_loss_never_rises_as_answer_cutoff_rises(seed: int) -> None:
             losses = np.array([[d.quote is not None and o is not Outcome.CORRECT for d, o in decided(run, hv, av)]
                                for av in a])  # (A, Q)
             assert (np.diff(losses.astype(int), axis=0) <= 0).all()
-    tables = [Table.of([Curve.of(q, t) for q, t in run], h) for run in runs]
+    tables = [Table.of([judged_curve(q, t) for q, t in run], h) for run in runs]
     totals = loss_totals(tables, a)
     assert np.array_equal(totals, slow_totals(runs, h, a))
     assert (np.diff(totals, axis=1) <= 0).all()
@@ -257,3 +257,26 @@ def test_the_questions_a_mix_needs_certify_and_one_fewer_does_not() -> None:
         return certify_mix(Mix(share, n_answer, max(1, n - n_answer), zeros, zeros), alpha, delta).any
 
     assert clean(needed) and not clean(needed - 1)
+
+
+def test_no_certificate_where_the_second_axis_can_add_quotes(monkeypatch) -> None:
+    """The fixed sequence along a row needs "raising the second cutoff only removes quotes": a system whose second
+    axis does not promise that gets a clear refusal of --max-wrong-rate, never a certificate resting on it."""
+    import dataclasses as dc
+
+    from conftest import random_repeats, replayed_of
+    from quotefinder.errors import InputError
+    from quotefinder.recipe.system import QUOTE_FINDER
+    from quotefinder.sweep import analysis
+    from quotefinder.sweep.analysis import Settings, analyse
+
+    class Unordered:
+        name = "unordered"
+        axes = (QUOTE_FINDER.axes[0], dc.replace(QUOTE_FINDER.axes[1], removes_quotes=False))
+
+    monkeypatch.setattr(analysis, "system", lambda name: Unordered())
+    axis = parse_axis("0:1:0.25")
+    replayed = replayed_of(random_repeats(3, questions=8, repeats=1))
+    with pytest.raises(InputError, match="can only remove quotes; unordered does not say so"):
+        analyse(replayed, axis, axis, Settings(max_wrong_rate=0.2, resamples=0, folds=0))
+    assert analyse(replayed, axis, axis, Settings(resamples=0, folds=0)).guarantee.certificate is None

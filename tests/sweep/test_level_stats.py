@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from conftest import staircase
 from quotefinder.questions import Outcome
 from quotefinder.sweep.grid import CODE, Table, cell_index, parse_axis
 from quotefinder.sweep.stats import (
@@ -38,7 +39,7 @@ def tables_of(h: np.ndarray, thresholds: np.ndarray, probability: np.ndarray, co
     which = (h[None, None, :] > thresholds[:, :, None]).sum(axis=1)  # (Q, H): the first qualifying candidate
     top = np.minimum(which, k - 1)
     p = np.where(which >= k, -np.inf, np.take_along_axis(probability, top, axis=1))
-    return Table(h, p, np.take_along_axis(codes, top, axis=1), unquoted)
+    return staircase(h, p, np.take_along_axis(codes, top, axis=1), unquoted)
 
 
 # ---- the region of best score -------------------------------------------------------------------------

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import numpy as np
 
-from conftest import ROOT, items_of, record, write_questions
+from conftest import ROOT, record, write_questions
 from quotefinder.sweep import replay
-from quotefinder.sweep.grid import Curve, Table, parse_axis
+from quotefinder.sweep.grid import JudgedCurve, Table, parse_axis
 from quotefinder.sweepcmd import main
 from quotefinder.testing import synthetic
 
@@ -20,13 +20,14 @@ def test_parallel_replay_equals_serial_replay(tmp_path: Path, standin_for, monke
     questions, scenario = synthetic.write(tmp_path / "data", 40, seed=5)
     assert record(tmp_path / "run", questions, standin_for(scenario)) == 0
     points = parse_axis("0:1:0.05", "--x").values.tolist()
-    serial = replay.replay_run(tmp_path / "run", points, jobs=1)
+    serial = replay.replay_run(tmp_path / "run", {"has_answer": tuple(points)}, jobs=1)
     monkeypatch.setattr(replay, "PARALLEL_FROM", 1)
-    parallel = replay.replay_run(tmp_path / "run", points, jobs=2)
+    parallel = replay.replay_run(tmp_path / "run", {"has_answer": tuple(points)}, jobs=2)
     assert [q.id for q in parallel.questions] == [q.id for q in serial.questions]
-    assert parallel.traces == serial.traces
+    assert parallel.curves == serial.curves
     h = np.array(points)
-    tables = [Table.of([Curve.of(q, t) for q, t in items_of(run)], h) for run in (serial, parallel)]
+    tables = [Table.of([JudgedCurve.of(q, c) for q, c in zip(run.questions, run.curves[0], strict=True)], h)
+              for run in (serial, parallel)]
     assert np.array_equal(tables[0].counts(h), tables[1].counts(h))
 
 
@@ -35,7 +36,7 @@ def test_a_question_file_listing_fewer_questions_judges_only_those(tmp_path: Pat
     text = (ROOT / "questions" / "ten.yaml").read_text()
     fewer = write_questions(tmp_path / "three.yaml", text[: text.index("  - id: voyager-heliopause")])
     monkeypatch.setattr(replay, "PARALLEL_FROM", 1)
-    replayed = replay.replay_run(tmp_path / "runs" / "ten", [0.3], fewer, jobs=2)
+    replayed = replay.replay_run(tmp_path / "runs" / "ten", {"has_answer": (0.3,)}, fewer, jobs=2)
     assert [q.id for q in replayed.questions] == ["mariana-depth", "sunlight-travel", "bones"]
     assert replayed.unjudged_in_run == 7
 

@@ -11,8 +11,8 @@ import pytest
 
 from conftest import write_questions
 from quotefinder.errors import QuestionFileError
+from quotefinder.pipelines import Quote
 from quotefinder.questions import Outcome, load_questions
-from quotefinder.recipe.decision import Candidate, Scored
 from quotefinder.sweep.labelling import NeedsLabel, review
 from quotefinder.sweep.verdicts import load_verdicts, verdicts_path
 
@@ -26,8 +26,8 @@ OPENED = "The bridge was opened to traffic in the spring of 1937."
 PAINTED = "It is painted a colour called International Orange."
 
 
-def quoted(sentence: str) -> Scored:
-    return Scored(Candidate(1, "Bridge", "https://bridge.example", None, 1, sentence, 0.9, 0.9, 0.9), 0.8)
+def quoted(sentence: str) -> Quote:
+    return Quote(sentence, "Bridge", "https://bridge.example", None, 0.8, "answers")
 
 
 @pytest.fixture

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from conftest import decided, random_repeats
+from conftest import decided, judged_curve, random_repeats, staircase
 from quotefinder.errors import InputError
 from quotefinder.questions import OUTCOMES, Outcome, Question
 from quotefinder.recipe.decision import Candidate
 from quotefinder.recipe.pipeline import Trace
-from quotefinder.sweep.grid import CODE, Curve, Table, deepest_nearest, parse_axis, top_cell
+from quotefinder.sweep.grid import CODE, Table, deepest_nearest, parse_axis, top_cell
 from quotefinder.sweep.probability import t_sf
 from quotefinder.sweep.stats import (
     Gain,
@@ -81,7 +81,7 @@ def cell_scores(runs, wrong_cost: float = 2.0, weights=None) -> np.ndarray:
 
 
 def model_of(runs, wrong_cost: float = 2.0, weights=None) -> ScoreModel:
-    tables = [Table.of([Curve.of(q, t) for q, t in run], H) for run in runs]
+    tables = [Table.of([judged_curve(q, t) for q, t in run], H) for run in runs]
     return ScoreModel(tables, A, outcome_scores(wrong_cost), weights)
 
 
@@ -259,7 +259,7 @@ def test_cross_validation_equals_choosing_and_scoring_by_hand() -> None:
     runs = random_repeats(11, questions=15, repeats=2)
     model = model_of(runs)
     x = cell_scores(runs)
-    tables = [Table.of([Curve.of(q, t) for q, t in run], H) for run in runs]
+    tables = [Table.of([judged_curve(q, t) for q, t in run], H) for run in runs]
     expect = [q.expect for q, _ in runs[0]]
     at_default = x[:, 3, 6]
     got = cross_validate(model, tables, expect, 3, H, A, DEFAULT, at_default, seed=4)
@@ -289,7 +289,7 @@ def test_the_bootstrap_and_the_cross_validation_re_run_the_rule_they_are_given()
     """A rule (here: choose among the cells of ANSWER_CUTOFF >= 0.8 only) is what they re-run."""
     runs = random_repeats(11, questions=15, repeats=2)
     model = model_of(runs)
-    tables = [Table.of([Curve.of(q, t) for q, t in run], H) for run in runs]
+    tables = [Table.of([judged_curve(q, t) for q, t in run], H) for run in runs]
     allowed = np.zeros((len(H), len(A)), dtype=bool)
     allowed[:, 8:] = True
     calls = []
@@ -406,7 +406,7 @@ def test_exactly_one_standard_error_is_out_among_a_hundred_thousand_questions() 
             probability[0] = 0.6  # quoted at 0 and 0.5, not at the default's 0.9
             quoted = rng.choice([CODE[Outcome.CORRECT], CODE[Outcome.WRONG]], n, p=[0.8, 0.2])
             quoted[0] = CODE[Outcome.CORRECT]
-            tables.append(Table(h, probability[:, None], quoted[:, None], np.full(n, CODE[Outcome.MISSED])))
+            tables.append(staircase(h, probability[:, None], quoted[:, None], np.full(n, CODE[Outcome.MISSED])))
         model = ScoreModel(tables, a, outcome_scores(10.0), rng.uniform(0.3, 3, n))
         choice = choose(model, np.ones(n), h, a, (0.3, 0.9))
         left += not choice.is_default and choice.region.tolist() == [[True, True, False]]

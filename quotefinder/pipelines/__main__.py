@@ -1,0 +1,49 @@
+"""`python -m quotefinder.pipelines show [SYSTEM]`: print a system's default pipeline file, to copy and edit."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .. import cli
+from .file import KNOWN_SYSTEMS, default_file, unknown_system
+
+EPILOG = f"""\
+The printed file holds every key with the system's default value and a comment. Every key is optional:
+keep the ones you change (and `name:`, which names the default run directory runs/<questions>-<name>),
+then record with it:
+
+  python -m quotefinder.pipelines show > pipelines/mine.yaml
+  python eval.py questions/ten.yaml --pipeline pipelines/mine.yaml
+
+systems: {', '.join(KNOWN_SYSTEMS)} (the default)
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m quotefinder.pipelines",
+                                     description="Pipeline files for eval.py --pipeline.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    shown = commands.add_parser("show", help="print a system's default pipeline file",
+                                description="Print a system's default pipeline file (YAML), ready to copy and edit.",
+                                epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    shown.add_argument("system", nargs="?", default=KNOWN_SYSTEMS[0], metavar="SYSTEM",
+                       help=f"the system (default {KNOWN_SYSTEMS[0]}; the systems are: {', '.join(KNOWN_SYSTEMS)})")
+    return parser
+
+
+@cli.quiet_on_a_closed_stdout
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as done:  # --help, or a usage error argparse has printed
+        return int(done.code or 0)
+    if args.system not in KNOWN_SYSTEMS:
+        print(f"python -m quotefinder.pipelines show: {unknown_system(args.system)}", file=sys.stderr)
+        return cli.EXIT_ERROR
+    sys.stdout.write(default_file(args.system))
+    return cli.EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

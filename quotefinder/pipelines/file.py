@@ -1,0 +1,169 @@
+"""Pipeline files: the YAML that says which system is under test and how it asks (`eval.py --pipeline FILE`).
+
+    system: quote-finder      # optional; the only system so far
+    name: terse-criteria      # optional, like every key: the rest is the recipe's
+    model: pplx-decider-v1.2-27b
+    search: {max_results: 3}
+
+`load_pipeline_file` reads one, with every error naming the file and the line (an unknown key with a
+did-you-mean), never a traceback; `default_file` writes a system's default file, every key present with a
+comment, which loads back as exactly that system's default pipeline.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode
+
+from ..errors import InputError, QuoteFinderError
+from ..questions import compose_text
+from ..recipe.config import RECIPE, SCHEMA, SYSTEM, QuoteFinderPipeline
+from . import known_systems
+from . import system as system_named
+
+# Each system's default pipeline (`system:` in a pipeline file, `config.system` in run.json), from the registry.
+DEFAULTS: dict[str, QuoteFinderPipeline] = {name: system_named(name).default for name in known_systems()}
+KNOWN_SYSTEMS = tuple(DEFAULTS)
+MAX_FILE_BYTES = 1024 * 1024  # a pipeline file is a few dozen lines
+_Constructor = yaml.constructor.SafeConstructor
+
+
+def unknown_system(system: str) -> str:
+    """Why `system` is refused, naming the known ones."""
+    return f"unknown system `{system}`; the systems are: {', '.join(KNOWN_SYSTEMS)}"
+
+
+def _read(path: Path) -> str:
+    """The file's UTF-8 text; `InputError` naming the file (and the line of a byte that is not UTF-8)."""
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise InputError(f"{path}: larger than {MAX_FILE_BYTES // 1024} KiB; a pipeline file is a few dozen lines")
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such pipeline file (`python -m quotefinder.pipelines show > FILE` writes "
+                         "the recipe's, to edit)") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, not a pipeline file") from None
+    except OSError as error:
+        raise InputError(f"{path}: cannot be read ({error.strerror})") from None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        raise InputError(f"{path}, line {line}: not UTF-8 text; save the file as UTF-8") from None
+
+
+def _lines(node: Node, path: Path, keys: tuple[str, ...], found: dict[tuple[str, ...], int]) -> None:
+    """Record the 1-based line of every key under `node`, by its path; refuse a key written twice."""
+    if not isinstance(node, MappingNode):
+        return
+    for key_node, value_node in node.value:
+        key = key_node.value if isinstance(key_node, ScalarNode) else "?"
+        here = (*keys, key)
+        if here in found:
+            raise InputError(f"{path}, line {key_node.start_mark.line + 1}: `{'.'.join(here)}` appears twice (first "
+                             f"on line {found[here]})")
+        found[here] = key_node.start_mark.line + 1
+        _lines(value_node, path, here, found)
+
+
+def parse_pipeline_text(text: str, path: Path) -> tuple[str, QuoteFinderPipeline]:
+    """A pipeline file's text as (system, pipeline); `InputError` naming `path` and the line. An empty file is
+    the recipe's pipeline."""
+    try:
+        root = compose_text(text, path)
+    except QuoteFinderError as error:  # compose_text speaks of question files' nesting; the line is what counts
+        raise InputError(str(error).replace("; a question or verdicts file needs 4", "")) from None
+    if root is None:
+        return SYSTEM, RECIPE
+    lines: dict[tuple[str, ...], int] = {}
+    _lines(root, path, (), lines)
+    try:
+        data = _Constructor().construct_document(root)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"{path}, line {mark.line + 1}" if mark is not None else str(path)
+        raise InputError(f"{where}: not valid YAML ({getattr(error, 'problem', None) or error})") from None
+    if not isinstance(data, Mapping):
+        raise InputError(f"{path}, line {root.start_mark.line + 1}: a pipeline file is a mapping of keys such as "
+                         f"{', '.join(('system', *SCHEMA))}")
+    data = dict(data)
+    system = data.pop("system", SYSTEM)
+    if not isinstance(system, str) or system not in DEFAULTS:
+        line = lines.get(("system",))
+        shown = system if isinstance(system, str) else repr(system)
+        raise InputError(f"{path}{f', line {line}' if line else ''}: {unknown_system(shown)}")
+    pipeline = QuoteFinderPipeline.parse(data, path, lines, also=("system",))
+    if "name" not in data and not pipeline.is_recipe:  # a variant is never called "recipe": the file names it
+        stem = re.sub(r"[^A-Za-z0-9._-]+", "-", path.stem).strip("-._")[:64] or "variant"
+        pipeline = dataclasses.replace(pipeline, name=stem)
+    return system, pipeline
+
+
+def load_pipeline_file(path: Path | str) -> tuple[str, QuoteFinderPipeline]:
+    """Read a pipeline file: its system (`system:`, default quote-finder) and its pipeline (every key the file
+    leaves out is the system's default). `InputError` naming the file and the line for anything wrong."""
+    path = Path(path)
+    return parse_pipeline_text(_read(path), path)
+
+
+# ---- writing a system's default file -----------------------------------------------------------------------
+
+_COMMENTS = {
+    ("name",): "change it: shown in every report, and names the default run directory (runs/<questions>-<name>)",
+    ("model",): "the Decisions API model",
+    ("search",): "the Search API request",
+    ("search", "max_results"): "results per search, 1 to 20",
+    ("search", "max_tokens_per_page"): "tokens of page text per result",
+    ("rank",): "one request per result: which numbered sentence answers, and does any",
+    ("rank", "instructions"): "the choice question over the result's numbered sentences",
+    ("rank", "has_answer"): "the yes/no question in the same request; HAS_ANSWER_CUTOFF applies to it",
+    ("rank", "has_answer", "criteria"): "what yes (true) and no (false) mean",
+    ("compare",): "one request per qualified set: one yes/no question per candidate",
+    ("compare", "instructions"): "{n} becomes the candidate's number",
+    ("compare", "criteria"): "what yes (true) and no (false) mean; ANSWER_CUTOFF applies to it",
+    ("min_sentences",): "a result is ranked when it has at least this many sentences",
+    ("sentences",): "how a snippet is split",
+    ("sentences", "min_chars"): "shorter pieces (headings, labels) are dropped",
+    ("sentences", "max_chars"): "longer pieces are dropped",
+    ("sentences", "max_sentences"): "at most this many per result (the choice option limit is 255)",
+}
+
+
+def _scalar(value: Any) -> str:
+    """A YAML scalar: numbers as they are, text double-quoted (JSON's escapes are YAML's)."""
+    return str(value) if isinstance(value, int) else json.dumps(value, ensure_ascii=False)
+
+
+def _write(data: Mapping[str, Any], keys: tuple[str, ...], out: list[str]) -> None:
+    indent = "  " * len(keys)
+    for key, value in data.items():
+        here = (*keys, key)
+        comment = _COMMENTS.get(here, "")
+        shown = f'"{key}"' if key in ("true", "false") else key  # unquoted, YAML would read a boolean
+        if comment:
+            out.append(f"{indent}# {comment}")
+        if isinstance(value, Mapping):
+            out.append(f"{indent}{shown}:")
+            _write(value, here, out)
+        else:
+            out.append(f"{indent}{shown}: {_scalar(value)}")
+
+
+def default_file(system: str = SYSTEM) -> str:
+    """The system's default pipeline file: every key present with a short comment, ready to copy and edit.
+    `KeyError` for an unknown system (see `unknown_system`)."""
+    pipeline = DEFAULTS[system]
+    out = [f"# The {system} system's default pipeline (the recipe's). Every key is optional: what you leave",
+           "# out keeps the value below. Record with it: python eval.py QUESTIONS --pipeline THIS_FILE",
+           f"# the system under test; the systems are: {', '.join(KNOWN_SYSTEMS)}",
+           f"system: {system}"]
+    _write(pipeline.as_json(), (), out)
+    return "\n".join(out) + "\n"

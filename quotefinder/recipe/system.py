@@ -1,0 +1,99 @@
+"""The quote finder as a system under test (`pipelines.System`): the recipe's pipeline, its two cutoffs, its
+decision at a point (`decision.decide`) and its curve.
+
+The curve follows from the rule. HAS_ANSWER_CUTOFF h matters only through the qualified set it selects
+(the candidates with has_answer >= h), which changes only at the question's distinct has_answer values
+t_1 < ... < t_m: every h <= t_1 selects the set qualified at t_1, every h in (t_k, t_k+1] the set at t_k+1,
+and every h above t_m nothing. So the edges are those values. In the segment of a set, its top candidate
+(`decision.best`) is quoted exactly when its compare probability p >= ANSWER_CUTOFF: one bound, p, with the
+quote below it and the no-answer line (showing that top) above. Where nothing qualifies, the no-answer line
+shows the closest candidate (`decision.closest`). A set the recording did not cover is `MISSING`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..pipelines import MISSING, AxisSpec, Curve, Piece, Quote, Steps
+from . import pipeline
+from .config import RECIPE
+from .decision import (
+    ANSWER_CUTOFF,
+    ANSWER_WORDS,
+    HAS_ANSWER_CUTOFF,
+    HAS_ANSWER_WORDS,
+    Candidate,
+    Cutoffs,
+    Scored,
+    closest,
+    decide,
+)
+from .pipeline import Coverage, Trace
+
+HAS_ANSWER = AxisSpec("has_answer", "HAS_ANSWER_CUTOFF", HAS_ANSWER_CUTOFF, HAS_ANSWER_WORDS, "--has-answer")
+ANSWER = AxisSpec("answer", "ANSWER_CUTOFF", ANSWER_CUTOFF, ANSWER_WORDS, "--answer", removes_quotes=True,
+                  recorded=False)
+
+
+def quote_of(scored: Scored | Candidate) -> Quote:
+    """A candidate as a quote: its sentence and source, with its compare probability (`answers`) when it was
+    compared, else its has_answer."""
+    c = scored if isinstance(scored, Candidate) else scored.candidate
+    answers = None if isinstance(scored, Candidate) else scored.answers
+    if answers is None:
+        return Quote(c.sentence, c.title, c.url, c.date, c.has_answer, "has_answer")
+    return Quote(c.sentence, c.title, c.url, c.date, answers, "answers")
+
+
+def coverage_of(coverage: Mapping[str, Sequence[Any]]) -> Coverage:
+    """The recipe's `Coverage` from the values a recording must cover on HAS_ANSWER_CUTOFF: at most one span
+    (lo, hi) and any single points."""
+    items = list(coverage.get(HAS_ANSWER.name, ()))
+    spans = [item for item in items if isinstance(item, tuple)]
+    if len(spans) > 1:
+        raise ValueError("the quote finder covers one HAS_ANSWER_CUTOFF span at a time")
+    points = tuple(float(item) for item in items if not isinstance(item, tuple))
+    return Coverage(span=(float(spans[0][0]), float(spans[0][1])) if spans else None, points=points)
+
+
+class QuoteFinder:
+    """The recipe's quote finder (`system: quote-finder`)."""
+
+    name = "quote-finder"
+    axes = (HAS_ANSWER, ANSWER)
+    default = RECIPE
+    quote_score = "answers"
+
+    def steps(self, question: str, config: Any, coverage: Mapping[str, Sequence[Any]], repeat: int = 0) -> Steps:
+        cutoffs = Cutoffs(min_sentences=getattr(config, "min_sentences", Cutoffs().min_sentences))
+        kwargs = {} if config is None else {"config": config}
+        return pipeline.steps(question, coverage_of(coverage), cutoffs, repeat, **kwargs)
+
+    def decide(self, trace: Trace, x: float, y: float) -> Piece:
+        """`decision.decide` at (HAS_ANSWER_CUTOFF x, ANSWER_CUTOFF y), as a piece: the rule itself."""
+        made = decide(trace.candidates, trace.compares, x, y)
+        if made.quote is not None:
+            return Piece(quote_of(made.quote))
+        return Piece(None, quote_of(made.closest) if made.closest is not None else None)
+
+    def curve(self, trace: Trace) -> Curve:
+        edges: list[float] = []
+        bounds: list[tuple[float, ...]] = []
+        pieces: list[tuple[Piece, ...]] = []
+        for value, top in trace.tops:
+            edges.append(value)
+            if top is None or top.answers is None:
+                bounds.append(())
+                pieces.append((MISSING,))
+            else:
+                shown = quote_of(top)
+                bounds.append((top.answers,))
+                pieces.append((Piece(shown), Piece(None, shown)))
+        nearest = quote_of(closest(trace.candidates)) if trace.candidates else None
+        bounds.append(())
+        pieces.append((Piece(None, nearest),))
+        return Curve(tuple(edges), tuple(bounds), tuple(pieces))
+
+
+QUOTE_FINDER = QuoteFinder()

@@ -1,0 +1,228 @@
+"""Which system to ship, laid out: `systems.csv` (`systems_frame`), the summary's "Which to ship" section
+(`which_to_ship_lines`), what `decision.json` adds (`systems_decision`) and a question's outcome in every
+system (`outcomes_frame`). Presentation only: `sweep.systems` computes.
+
+Run names and pipeline labels are what a user typed or wrote in a file: in Markdown they are code spans
+(`textsafe.markdown_code`), in CSV inert text (`textsafe.csv_text`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+
+from ..questions import OUTCOMES
+from ..sweep.systems import Difference, System, Systems
+from ..textsafe import csv_text, markdown_code
+from .numbers import at_most, plain_number
+
+FIELD_AT_MOST = 300  # characters of a name in the summary
+
+
+def _md(text: str) -> str:
+    return markdown_code(text, at_most=FIELD_AT_MOST)
+
+
+def _number(value: float) -> float | int:
+    """A statistic for a machine: an integer when it is one, else to 10 significant figures (a p-value of 1e-12
+    stays 1e-12; `plain_number`'s 4 decimals are for means of counts)."""
+    return int(value) if float(value).is_integer() else float(f"{value:.10g}")
+
+
+def _p(value: float) -> str:
+    return "1" if value >= 1 else f"{value:.2g}"
+
+
+Code = Callable[[str], str]  # how a run name or a pipeline label is shown: a code span in Markdown, plain text
+
+
+def _named(system: System, code: Code) -> str:
+    return f"{code(system.name)} (pipeline {code(system.pipeline)})"
+
+
+def _at(system: System) -> str:
+    return f"{system.titles[0]} {system.point_text[0]}, {system.titles[1]} {system.point_text[1]}"
+
+
+def _test_words(difference: Difference) -> str:
+    """Which test the p-value is, in words."""
+    factor = f", times {difference.pairs} (Bonferroni over the pairs of systems)" if difference.pairs > 1 else ""
+    return f"corrected resampled paired t-test over the {difference.folds} folds (Nadeau-Bengio), two-sided{factor}"
+
+
+def _difference_line(systems: Systems, system: System, difference: Difference, code: Code) -> str:
+    best = systems.chosen
+    if difference.verdict == "identical":
+        return (f"{_named(system, code)}: every question scores the same as in {code(best.name)}, cross-validated: "
+                "the two are indistinguishable (p = 1).")
+    test = (f"standard error {difference.standard_error:.2g} over the {difference.n} questions; "
+            f"{_test_words(difference)}: p = {_p(difference.p_value)}")
+    if difference.mean < 0:  # it scores higher, but only the best has a certified cell
+        return (f"{_named(system, code)} scores {-difference.mean:.3g} more per question than {code(best.name)}, "
+                f"cross-validated ({test}), but its recommended cell is not certified, so it is not the one to ship.")
+    words = f"{_named(system, code)} scores {difference.mean:.3g} less per question than {code(best.name)}, " \
+            f"cross-validated ({test})"
+    if difference.verdict == "better":
+        return words + f": {code(best.name)} is better."
+    needed = ""
+    if difference.needed is not None:
+        needed = (f"; a difference this size would need about {difference.needed} questions to be detected "
+                  "with 80% power")
+    return words + f": indistinguishable at {difference.n} questions{needed}."
+
+
+def _mcnemar_lines(systems: Systems, code: Code) -> list[str]:
+    if not systems.certificate:
+        return []
+    alpha = f" at a wrong-answer rate of at most {at_most(systems.max_wrong_rate)}" \
+        if systems.max_wrong_rate is not None else ""
+    points = "; ".join(
+        f"{code(s.name)} at ({s.point_text[0]}, {s.point_text[1]}), {s.certified_correct} correct" if s.certified
+        else f"{code(s.name)} none" for s in systems.systems)
+    lines = [f"Certified points{alpha} (first repeat): {points}."]
+    best = systems.chosen
+    for system, difference in systems.others():
+        test = difference.mcnemar
+        if test is None:
+            which = "neither has" if not best.certified and not system.certified else "one of them has no"
+            lines.append(f"{code(best.name)} against {code(system.name)} at their certified points: no test, "
+                         f"as {which} certified point.".replace("neither has certified", "neither has a certified"))
+            continue
+        factor = f", times {test.pairs} (Bonferroni over the pairs)" if test.pairs > 1 else ""
+        lines.append(f"{code(best.name)} against {code(system.name)} at their certified points: {test.best_only} "
+                     f"question(s) correct only in {code(best.name)}, {test.other_only} only in {code(system.name)} "
+                     f"(exact McNemar test, two-sided{factor}, IN-SAMPLE: at cells chosen on these same questions, "
+                     f"so it flatters the difference: p = {_p(test.p_value)}).")
+    return lines
+
+
+def ship_lines(systems: Systems, code: Code = _md) -> list[str]:
+    """Which to ship: the first line names the system and the cell and says in plain words how sure that is;
+    then each other system against it (difference, standard error, p-value and which test), the certified
+    points with a certificate, and the in-sample scores, labelled as such. `code` shows a name (a Markdown code
+    span by default; plain text for the page and the terminal)."""
+    best = systems.chosen
+    if best.certified is False:
+        certified = " (NOT CERTIFIED: no system has a certified cell)"
+    elif best.certified:
+        certified = " (certified)"
+    else:
+        certified = ""
+    others = systems.others()
+    higher = [s for s, d in others if d.mean < 0]
+    undecided = [s for s, d in others if not d.better and not d.identical and d.mean >= 0]
+    if not others:
+        why = ""
+    elif all(d.identical for _, d in others):
+        why = (" Every question scores the same in " + ", ".join(code(s.name) for s, _ in others)
+               + ", cross-validated: either would do.")
+    elif higher or undecided:
+        why = ""
+        if higher:
+            why += (" " + ", ".join(code(s.name) for s in higher) + " score(s) higher cross-validated but have no "
+                    "certified cell, so they are not shipped.")
+        if undecided:
+            why += (" These questions cannot tell it from " + ", ".join(code(s.name) for s in undecided)
+                    + ": on this evidence either would do; collect more questions to decide.")
+    else:
+        why = " It scores better than every other system on questions its cutoffs were not chosen on."
+    lines = [f"Ship {_named(best, code)} at {_at(best)}{certified}.{why}"]
+    lines.append(f"Cross-validated score per question (cutoffs chosen by each system's own rule without the "
+                 f"question's fold, the same {systems.k} folds for every system, seed {systems.seed}): "
+                 + "; ".join(f"{code(s.name)} {s.cv_score:.4g}" for s in systems.systems) + ".")
+    lines += [_difference_line(systems, system, difference, code) for system, difference in others]
+    lines += _mcnemar_lines(systems, code)
+    n = len(systems.questions)
+    lines.append("In-sample (tuned on these questions, so it flatters each system): "
+                 + "; ".join(f"{code(s.name)} score {_number(s.score)} over {n} questions at "
+                             f"({s.point_text[0]}, {s.point_text[1]})" for s in systems.systems)
+                 + ". Only the cross-validated scores decide.")
+    return lines
+
+
+def which_to_ship_lines(systems: Systems) -> list[str]:
+    """The summary's "## Which to ship" section, as Markdown lines (`ship_lines`: the decision as a paragraph,
+    the rest as a list)."""
+    first, *rest = ship_lines(systems)
+    return ["## Which to ship", "", first, "", *(f"- {line}" for line in rest), ""]
+
+
+def _certified(value: bool | None) -> str:
+    return "" if value is None else ("true" if value else "false")
+
+
+def systems_frame(systems: Systems) -> pd.DataFrame:
+    """`systems.csv`: one row per run, in the order given: its recommended cell, whether it is certified
+    (true/false; empty without --max-wrong-rate), its mean counts there over repeats, its in-sample `score`
+    (sum over questions), `cv_score` (mean cross-validated score per question) and, for every run but the best,
+    `difference_vs_best` (per question), `standard_error` (per question), `p_vs_best` (two-sided, with the
+    Bonferroni factor) and, with a certificate, `mcnemar_p` (empty for the best)."""
+    rows = []
+    for index, system in enumerate(systems.systems):
+        difference = systems.differences[index]
+        row: dict[str, Any] = {
+            "run": csv_text(system.name),
+            "pipeline": csv_text(system.pipeline),
+            "has_answer_cutoff": float(system.point_text[0]),
+            "answer_cutoff": float(system.point_text[1]),
+            "certified": _certified(system.certified),
+        }
+        for outcome in OUTCOMES:
+            row[outcome.value] = plain_number(system.counts[outcome])
+        row.update({
+            "score": _number(system.score),
+            "cv_score": _number(system.cv_score),
+            "best": "true" if index == systems.best else "false",
+            "difference_vs_best": "" if difference is None else _number(difference.mean),
+            "standard_error": "" if difference is None else _number(difference.standard_error),
+            "p_vs_best": "" if difference is None else _number(difference.p_value),
+        })
+        if systems.certificate:
+            test = difference.mcnemar if difference is not None else None
+            row["certified_correct"] = "" if system.certified_correct is None else system.certified_correct
+            row["mcnemar_p"] = "" if test is None else _number(test.p_value)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def systems_decision(systems: Systems) -> dict[str, Any]:
+    """What `decision.json` adds for a comparison: `system` (the run to ship, its pipeline, point and cell) and
+    `systems` (every run's cell, cv_score and p_vs_best, null for the best). Stable keys."""
+    best = systems.chosen
+    listed = []
+    for system, difference in zip(systems.systems, systems.differences, strict=True):
+        listed.append({
+            "run": system.name,
+            "pipeline": system.pipeline,
+            "point": [float(system.point_text[0]), float(system.point_text[1])],
+            "certified": system.certified,
+            "score": _number(system.score),
+            "cv_score": _number(system.cv_score),
+            "p_vs_best": None if difference is None else _number(difference.p_value),
+            "verdict": None if difference is None else difference.verdict,
+        })
+    return {
+        "system": {"run": best.name, "pipeline": best.pipeline,
+                   "point": [float(best.point_text[0]), float(best.point_text[1])], "cell": list(best.cell)},
+        "systems": listed,
+        "systems_test": ("corrected resampled paired t-test over the folds (Nadeau-Bengio), two-sided"
+                         + (f", Bonferroni over {systems.pairs} pairs" if systems.pairs > 1 else "")),
+    }
+
+
+def outcomes_frame(systems: Systems) -> pd.DataFrame:
+    """A question's outcome in every system: id, question, then one column per run (named by the run, in the
+    order given) with its outcome at its recommended cell, first repeat."""
+    frame = pd.DataFrame({"id": [csv_text(q.id) for q in systems.questions],
+                          "question": [csv_text(q.question) for q in systems.questions]})
+    used = {"id", "question"}
+    for system in systems.systems:
+        column = csv_text(system.name)
+        while column in used:  # a run named "id", or the same directory given twice
+            column += "'"
+        used.add(column)
+        frame[column] = [outcome.value for outcome in system.outcomes]
+    return frame
+

@@ -1,0 +1,404 @@
+"""Which system to ship: systems recorded on the same questions (`sweep.py RUN_A RUN_B ...`), each tuned on its
+own axes by its own recommendation rule, compared on questions their cutoffs were not chosen on. Computing
+only; `report.systems` lays it out.
+
+**The score that decides.** Each system was tuned on these very questions, so its in-sample score at its
+recommended cell flatters it, and the more so the more its cutoffs could bend to noise. So every question
+gets a **cross-validated score** per system: the K folds (`stats.folds`, stratified by label, seeded) are
+the SAME for every system, and for each fold the system's `Rule` (the very rule that chose its cell,
+certified cells only with `--max-wrong-rate`) chooses the cutoffs with the fold's questions left out (counts
+0 there); each held-out question scores its contribution x_q there. A system's `cv_score` is the mean over
+questions; the best system has the highest (ties: the first given), among the systems whose recommended cell is
+certified when any is (with `--max-wrong-rate`): a certified system is shipped before one that is not.
+
+**The test, and why it is two-sided.** For each other system, the per-question paired differences d_q =
+cv_best(q) - cv_other(q) give the mean difference and its per-question standard error (sd with n - 1, over
+sqrt(n)), and a p-value. That p-value is TWO-SIDED, with a Bonferroni factor over the k(k - 1) / 2 pairs of
+systems when there are k > 2 (p = min(1, pairs x p_two_sided)). The one-sided test "the other is worse" would
+not hold its level: the best is chosen as the one with the higher mean on these same scores, so the test's
+direction is always the one the data favour. With two equally good systems, the one-sided p-value of the
+chosen direction is half the two-sided one, and it falls below 0.05 whenever the two-sided one falls below
+0.10: about 10% of the time, twice the stated 5% (`tests/sweep/test_systems.py` measures both). The
+two-sided test of "the two are equally good" does not care which one was named best. With k systems, the
+best and each other one form one of the k(k - 1) / 2 pairs, and which pair is reported depends on the data;
+Bonferroni over all of them bounds the chance that any reported comparison rejects falsely by the level.
+
+**Why not a t-test over questions.** The questions of a fold share the cell each system chose without
+them, so their differences share that choice's luck: how good the chosen cells truly are moves every
+question of the fold together, and that part of the variance does not shrink with more questions. A paired
+t-test over the n questions ignores it and does not hold its level. Simulated through the real rule and
+real folds (two independent recordings of equally good systems, random quote-finder traces, 11 x 11 grid,
+5 folds), the two-sided per-question t-test at 5% rejected 5.7% of 1,500 draws at 40 questions (Monte-Carlo
+s.e. 0.6%), 8.7% of 1,500 at 80 and 12.9% of 800 at 160 (s.e. 0.8%); testing on a half split instead (cells
+chosen on one half, the other half's differences t-tested) was no better (10.5% at 80, 14.2% at 160). So the
+test is the corrected resampled t-test of Nadeau and Bengio (2003), for K-fold estimates: the K fold means
+D_f of d_q, t = mean(D_f) / sqrt((1 / K + n_test / n_train) var(D_f)) with n_test / n_train = 1 / (K - 1),
+on K - 1 degrees of freedom (`scipy.stats.t`). Its variance counts the folds' shared luck (and the
+folds' overlapping training sets); it errs on the safe side: in the same simulations it rejected 0.7% at 40
+questions and 2.0% at 160. The price is power (a clearly better system at 40 questions: 59% of draws,
+where the per-question test, which does not hold its level, had 100%). `Difference.standard_error` is the
+per-question one, for reading the size of a difference; `test_standard_error` is the test's.
+
+When every paired difference is 0 (the same run given twice, or a pipeline re-recorded against the
+deterministic stand-in: identical responses), p = 1: the two are indistinguishable, every question scores the
+same. A live re-recording differs by the API's noise and goes through the test like any other pair.
+
+**With a certificate** (`--max-wrong-rate`), each system's certified point is its recommended cell when that
+is certified, and none otherwise; the best and each other system are also compared there by an exact
+McNemar test (`scipy.stats.binomtest(b, b + c, 0.5)`, two-sided, with the same Bonferroni factor) on each
+question's first repeat: b the questions correct only in the best system, c those correct only in the other.
+It is IN-SAMPLE (at cells chosen on these same questions, so it flatters the difference): the cross-validated
+test is the one that decides.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ..errors import InputError
+from ..questions import OUTCOMES, Outcome, Question
+from . import stats
+from .analysis import Sweep
+from .stats import Choice
+
+SIGNIFICANCE = 0.05
+FOLDS = 5
+POWER = 0.8  # for "questions needed": a difference of this size detected with this probability
+
+
+@dataclass(frozen=True)
+class System:
+    """One run, tuned on its own axes: its recommended cell and how it scores, per question in the common
+    order (`Systems.questions`, the first run's file order)."""
+
+    name: str  # the run directory as given
+    pipeline: str
+    cell: tuple[int, int]  # grid indices of the recommended cell
+    point: tuple[float, float]  # (HAS_ANSWER_CUTOFF, ANSWER_CUTOFF) there
+    point_text: tuple[str, str]  # the same, as the run's axes write them ('0.35', never '0.35000000000000003')
+    certified: bool | None  # None without --max-wrong-rate
+    counts: dict[Outcome, float]  # at the recommended cell, mean over repeats
+    score: float  # in-sample: the sum over questions of x_q at the recommended cell (tuned on these questions)
+    cv: np.ndarray  # (Q,): each question's score at the cutoffs its system chose without that question's fold
+    fold_cells: tuple[tuple[int, int], ...]  # per fold: the cell chosen without it
+    outcomes: tuple[Outcome, ...]  # (Q,): each question's outcome at the recommended cell, first repeat
+    certified_correct: int | None = None  # correct at the certified point, first repeat; None when none is certified
+    titles: tuple[str, str] = ("HAS_ANSWER_CUTOFF", "ANSWER_CUTOFF")  # its system's axes, as its reports name them
+
+    @property
+    def cv_score(self) -> float:
+        """The mean cross-validated score per question."""
+        return float(self.cv.mean()) if len(self.cv) else 0.0
+
+    @property
+    def certified_point(self) -> tuple[float, float] | None:
+        """The certified point: the recommended cell when it is certified, else None."""
+        return self.point if self.certified else None
+
+
+@dataclass(frozen=True)
+class McNemar:
+    """An exact McNemar test at two systems' certified points, first repeat: `best_only` questions correct only
+    in the best system, `other_only` only in the other; `p_value` two-sided, times `pairs` (Bonferroni, at most
+    1); `p_two_sided` without the factor."""
+
+    best_only: int
+    other_only: int
+    p_two_sided: float
+    p_value: float
+    pairs: int
+
+
+@dataclass(frozen=True)
+class Difference:
+    """The best system against another, on cross-validated scores paired by question.
+
+    `mean` is the mean over questions of d_q = cv_best(q) - cv_other(q) (>= 0, but for a system that scores
+    higher without a certified cell when the best has one: negative), `standard_error` its
+    per-question standard error sd(d) / sqrt(n) (sd with n - 1); `test_standard_error` the corrected
+    resampled t-test's (Nadeau and Bengio, over the K fold means, see the module's docstring), `p_two_sided`
+    that test's two-sided p-value on K - 1 degrees of freedom, `p_value` that times `pairs` (Bonferroni over the
+    k(k - 1) / 2 pairs of systems when k > 2), at most 1: the number to report. `identical`: every d_q is 0
+    (p = 1). `needed`: about how many questions a difference of this size would need for the test to detect it
+    at this significance (two-sided, with the factor) with 80% power, taking the test's variance to shrink as
+    1 / n on its fixed K - 1 degrees of freedom (a noncentral t; None when the difference or its variance is 0).
+    When every fold's mean difference is the same, the t-test has no spread: the exact sign test of the
+    questions that differ gives the p-value."""
+
+    other: int  # index into `Systems.systems`
+    n: int
+    mean: float
+    standard_error: float
+    test_standard_error: float
+    p_two_sided: float
+    p_value: float
+    pairs: int
+    folds: int
+    significance: float
+    identical: bool
+    needed: int | None
+    mcnemar: McNemar | None = None  # with a certificate, when both systems have a certified point
+    mean_of_folds: float = 0.0  # the test's centre: the mean of the K fold means of d_q
+
+    @property
+    def better(self) -> bool:
+        """Whether the best system is better than this one at the significance level."""
+        return self.p_value < self.significance
+
+    @property
+    def verdict(self) -> str:
+        """'better' (the best is better, p < significance), 'identical' (every question scores the same) or
+        'indistinguishable' (at this many questions)."""
+        if self.identical:
+            return "identical"
+        return "better" if self.better else "indistinguishable"
+
+
+@dataclass(frozen=True)
+class Systems:
+    """Every system, the best one (the highest `cv_score`, the first given among equals), and each other one
+    against it (`differences[s]`, None for the best)."""
+
+    systems: tuple[System, ...]
+    questions: tuple[Question, ...]  # the common order: the first run's
+    fold_of: np.ndarray  # (Q,): each question's fold, the same for every system
+    seed: int
+    best: int
+    differences: tuple[Difference | None, ...]
+    significance: float
+    pairs: int  # the Bonferroni factor: k(k - 1) / 2 when k > 2, else 1
+    wrong_cost: float
+    certificate: bool  # every run was swept with --max-wrong-rate
+    max_wrong_rate: float | None
+    evidence: str
+
+    @property
+    def k(self) -> int:
+        """The number of folds."""
+        return int(self.fold_of.max()) + 1 if len(self.fold_of) else 0
+
+    @property
+    def chosen(self) -> System:
+        return self.systems[self.best]
+
+    def others(self) -> list[tuple[System, Difference]]:
+        """Every system but the best, in the order given, with its difference from the best."""
+        return [(system, difference) for system, difference in zip(self.systems, self.differences, strict=True)
+                if difference is not None]
+
+
+# ---- the refusal ----------------------------------------------------------------------------------------------
+
+def _shown(text: str) -> str:
+    return repr(text if len(text) <= 60 else text[:59] + "…")
+
+
+def _by_text(sweep: Sweep, name: str) -> dict[str, Question]:
+    found: dict[str, Question] = {}
+    for question in sweep.questions:
+        if question.question in found:
+            raise InputError(f"{name}: the question {_shown(question.question)} is swept twice; systems are "
+                             "compared question by question, so each question text must appear once")
+        found[question.question] = question
+    return found
+
+
+def check_same_questions(sweeps: Sequence[Sweep], names: Sequence[str]) -> None:
+    """Refuse (`InputError`, exit 2) runs that cannot be compared as systems: fewer than two, swept on different
+    question sets (the same texts, in any order, with the same `expect` and `accept` labels), with live and
+    synthetic evidence mixed, or scored differently (`--wrong-cost`, `--answerable-share`). The message names
+    the first difference and what to do."""
+    if len(sweeps) != len(names):
+        raise ValueError(f"{len(sweeps)} sweeps but {len(names)} names")
+    if len(sweeps) < 2:
+        raise InputError("comparing systems needs at least two runs (sweep.py RUN_A RUN_B ...)")
+    first, first_name = sweeps[0], names[0]
+    reference = _by_text(first, first_name)
+    for sweep, name in zip(sweeps[1:], names[1:], strict=True):
+        texts = _by_text(sweep, name)
+        only_here = [text for text in texts if text not in reference]
+        only_there = [text for text in reference if text not in texts]
+        if only_here or only_there:
+            example = (f"first: {_shown(only_here[0])} is not in {first_name}" if only_here
+                       else f"first: {_shown(only_there[0])} is missing")
+            raise InputError(f"{name}: {len(only_here) + len(only_there)} question(s) differ from {first_name}'s "
+                             f"({len(only_here)} only in {name}, {len(only_there)} only in {first_name}; {example}): "
+                             "systems are compared on one question set; record both from the same question file")
+        relabelled = [text for text, question in texts.items()
+                      if (question.expect, question.accept) != (reference[text].expect, reference[text].accept)]
+        if relabelled:
+            mine, theirs = texts[relabelled[0]], reference[relabelled[0]]
+            raise InputError(f"{name}: {len(relabelled)} question(s) are labelled differently from {first_name}'s "
+                             f"(first: {_shown(relabelled[0])}, expect {mine.expect!r} accept {list(mine.accept)!r} "
+                             f"against expect {theirs.expect!r} accept {list(theirs.accept)!r}): systems are judged "
+                             "by one set of labels; sweep both with the same question file (--questions FILE)")
+        evidence, first_evidence = sweep.replayed.record.evidence_word, first.replayed.record.evidence_word
+        if evidence != first_evidence:
+            raise InputError(f"{name} holds {evidence} evidence and {first_name} {first_evidence} evidence: a "
+                             "synthetic run shows what the harness reports, not how a pipeline performs, so it is "
+                             "never compared with a live one; record both against the same API")
+        for what, option in (("wrong_cost", "--wrong-cost"), ("answerable_share", "--answerable-share")):
+            mine_value, theirs_value = getattr(sweep.settings, what), getattr(first.settings, what)
+            if mine_value != theirs_value:
+                raise InputError(f"{name} was scored with {option} {mine_value} and {first_name} with "
+                                 f"{theirs_value}: systems are compared on one objective; sweep them together")
+
+
+# ---- the statistics -------------------------------------------------------------------------------------------
+
+def cross_validated_scores(per_question: Callable[[int, int], np.ndarray], rule: Callable[[np.ndarray], Choice],
+                           fold_of: np.ndarray) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """(each question's score at the cell `rule` chose with its fold left out, (Q,); the cell per fold).
+
+    `rule(counts)` is the recommendation rule on the questions weighted by `counts` (0: left out);
+    `per_question(i, j)` each question's contribution at cell (i, j); both in the order of `fold_of`."""
+    scores = np.zeros(len(fold_of))
+    cells = []
+    for fold in range(int(fold_of.max()) + 1 if len(fold_of) else 0):
+        held_out = fold_of == fold
+        cell = rule((~held_out).astype(float)).cell
+        cells.append(cell)
+        scores[held_out] = per_question(*cell)[held_out]
+    return scores, cells
+
+
+def pairs_of(k: int) -> int:
+    """The Bonferroni factor for comparing k systems: every pair, k(k - 1) / 2, when k > 2; 1 for two."""
+    return k * (k - 1) // 2 if k > 2 else 1
+
+
+def paired(best: np.ndarray, other: np.ndarray, fold_of: np.ndarray, pairs: int = 1,
+           significance: float = SIGNIFICANCE, other_index: int = 1) -> Difference:
+    """The best system's cross-validated scores per question against another's (both (Q,), in the order of
+    `fold_of`, each question's fold): the mean difference, its per-question standard error, and the corrected
+    resampled t-test over the fold means, TWO-SIDED, times `pairs` (see `Difference`)."""
+    d = np.asarray(best, dtype=float) - np.asarray(other, dtype=float)
+    n = len(d)
+    k = int(fold_of.max()) + 1 if n else 0
+    mean = float(d.mean()) if n else 0.0
+    error = float(d.std(ddof=1)) / math.sqrt(n) if n > 1 else 0.0
+    identical = bool(n and np.all(np.abs(d) <= 1e-12))
+    fold_means = np.array([d[fold_of == fold].mean() for fold in range(k) if (fold_of == fold).any()])
+    k = len(fold_means)
+    variance = (1 / k + 1 / (k - 1)) * float(fold_means.var(ddof=1)) if k > 1 else 0.0
+    test_error = math.sqrt(variance)
+    centre = float(fold_means.mean()) if k else 0.0
+    from scipy import optimize, stats  # here, so a sweep that compares no systems never imports scipy.stats
+
+    if identical or k < 2:
+        p_two = 1.0  # nothing to test: every question scores the same (or there is one fold)
+    elif test_error <= 1e-12 * max(1.0, abs(centre)):
+        # every fold differs by the same amount: the t-test has no spread to stand on, so the exact sign test of
+        # the questions that differ decides (4 questions all one way: p = 0.125, never 0)
+        ahead, behind = int((d > 1e-12).sum()), int((d < -1e-12).sum())
+        p_two = float(stats.binomtest(ahead, ahead + behind, 0.5).pvalue) if ahead + behind else 1.0
+    else:
+        p_two = float(min(1.0, 2 * stats.t.sf(abs(centre) / test_error, k - 1)))
+    needed = None
+    if centre > 0 and test_error > 0 and k > 1:
+        # the test's t grows as sqrt(n) on its fixed K - 1 degrees of freedom: the n at which it reaches the
+        # noncentrality that rejects with probability POWER (noncentral t; the other tail is negligible)
+        critical = float(stats.t.ppf(1 - significance / pairs / 2, k - 1))
+        shift = optimize.brentq(lambda nc: float(stats.nct.sf(critical, k - 1, nc)) - POWER, 0.0, 1e3)
+        needed = max(2, math.ceil(n * (shift * test_error / centre) ** 2))
+    return Difference(other_index, n, mean, error, test_error, p_two, min(1.0, pairs * p_two), pairs, k,
+                      significance, identical, needed, mean_of_folds=centre)
+
+
+def mcnemar(best_correct: np.ndarray, other_correct: np.ndarray, pairs: int = 1) -> McNemar:
+    """The exact McNemar test on the questions where exactly one of two systems is correct (bool arrays, (Q,)):
+    `scipy.stats.binomtest(b, b + c, 0.5)`, two-sided; p = 1 when no question differs."""
+    best_correct, other_correct = np.asarray(best_correct, dtype=bool), np.asarray(other_correct, dtype=bool)
+    b = int((best_correct & ~other_correct).sum())
+    c = int((other_correct & ~best_correct).sum())
+    if b + c == 0:
+        p_two = 1.0
+    else:
+        from scipy.stats import binomtest
+
+        p_two = float(binomtest(b, b + c, 0.5).pvalue)
+    return McNemar(b, c, p_two, min(1.0, pairs * p_two), pairs)
+
+
+def _order(sweep: Sweep, texts: Sequence[str]) -> np.ndarray:
+    """Where each question of the common order (`texts`) is in `sweep`'s order."""
+    position = {question.question: index for index, question in enumerate(sweep.questions)}
+    return np.array([position[text] for text in texts], dtype=int)
+
+
+def _system(sweep: Sweep, name: str, pipeline: str, order: np.ndarray, fold_of: np.ndarray) -> System:
+    rule = sweep.rule
+    if rule is None:
+        raise ValueError(f"{name}: the sweep holds no recommendation rule to re-run")
+    n = len(order)
+
+    def in_sweep_order(counts: np.ndarray) -> Choice:
+        placed = np.zeros(n)
+        placed[order] = counts
+        return rule(placed)
+
+    def per_question(i: int, j: int) -> np.ndarray:
+        return sweep.model.per_question(i, j)[order]
+
+    cv, cells = cross_validated_scores(per_question, in_sweep_order, fold_of)
+    decision, recommended = sweep.decision, sweep.recommended
+    cell = decision.cell
+    first = [recommended.first[index].outcome for index in order]
+    correct = sum(1 for outcome in first if outcome is Outcome.CORRECT) if decision.certified else None
+    return System(
+        name=name, pipeline=pipeline, cell=cell, point=decision.point,
+        point_text=(sweep.h_axis.text(cell[0]), sweep.a_axis.text(cell[1])), certified=decision.certified,
+        counts={outcome: recommended.mean(outcome) for outcome in OUTCOMES},
+        score=float(sweep.model.per_question(*cell).sum()), cv=cv, fold_cells=tuple(cells), outcomes=tuple(first),
+        certified_correct=correct, titles=(sweep.system.axes[0].title, sweep.system.axes[1].title))
+
+
+def compare_systems(sweeps: Sequence[Sweep], names: Sequence[str], folds: int = FOLDS, seed: int = 0, *,
+                    pipelines: Sequence[str] | None = None, significance: float = SIGNIFICANCE) -> Systems:
+    """Compare systems swept on the same questions (see the module's docstring): `names` are the run directories
+    as given, `folds` how many folds (at most one per question), `seed` the folds' seed, `pipelines` each run's
+    pipeline label (default: its recorded pipeline's name), `significance` the level of "better". Refuses runs
+    that are not comparable (`check_same_questions`)."""
+    check_same_questions(sweeps, names)
+    if pipelines is None:
+        pipelines = [sweep.replayed.record.config.pipeline.name for sweep in sweeps]
+    if len(pipelines) != len(sweeps):
+        raise ValueError(f"{len(sweeps)} sweeps but {len(pipelines)} pipeline labels")
+    questions = tuple(sweeps[0].questions)
+    if len(questions) < 2:
+        raise InputError("comparing systems needs at least two questions: each is scored with its fold left out")
+    k = min(folds, len(questions))
+    if k < 2:
+        raise InputError(f"comparing systems needs at least 2 folds, not {folds}")
+    fold_of = stats.folds([q.expect for q in questions], k, seed)
+    texts = [q.question for q in questions]
+    systems = tuple(_system(sweep, name, pipeline, _order(sweep, texts), fold_of)
+                    for sweep, name, pipeline in zip(sweeps, names, pipelines, strict=True))
+    scores = [system.cv_score for system in systems]
+    pairs = pairs_of(len(systems))
+    certificate = all(sweep.guarantee.certificate is not None for sweep in sweeps)
+    # with --max-wrong-rate, a system whose cell is certified is shipped before any that is not, as one run's
+    # certified cells come before its others: the best is the highest-scoring among the certified, if any is
+    eligible = [i for i, system in enumerate(systems) if system.certified] if certificate else []
+    best = max(eligible or range(len(systems)), key=lambda i: (scores[i], -i))  # the first among equals
+    differences: list[Difference | None] = []
+    chosen = systems[best]
+    for index, system in enumerate(systems):
+        if index == best:
+            differences.append(None)
+            continue
+        difference = paired(chosen.cv, system.cv, fold_of, pairs, significance, index)
+        if certificate and chosen.certified and system.certified:
+            best_correct, other_correct = (np.array([o is Outcome.CORRECT for o in s.outcomes])
+                                           for s in (chosen, system))
+            difference = replace(difference, mcnemar=mcnemar(best_correct, other_correct, pairs))
+        differences.append(difference)
+    alphas = {sweep.settings.max_wrong_rate for sweep in sweeps}
+    return Systems(systems, questions, fold_of, seed, best, tuple(differences), significance, pairs,
+                   sweeps[0].settings.wrong_cost, certificate, alphas.pop() if len(alphas) == 1 else None,
+                   sweeps[0].replayed.record.evidence_word)
+

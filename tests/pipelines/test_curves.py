@@ -1,0 +1,136 @@
+"""The curve is the contract between a system and everything after replay: the quote finder's curve is its own
+rule everywhere (values exactly on edges and bounds included), and the grid and the statistics read any curve,
+not only the quote finder's shape, exactly as a slow per-cell lookup does."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+
+from conftest import random_item
+from quotefinder.pipelines import MISSING, Curve, Piece, Quote, axis_spec, system, values_below
+from quotefinder.questions import OUTCOMES, Question
+from quotefinder.recipe.system import QUOTE_FINDER
+from quotefinder.sweep.grid import CODE, JudgedCurve, MissingPiece, Table
+from quotefinder.sweep.stats import ScoreModel, outcome_scores
+
+
+def probes(values: list[float]) -> list[float]:
+    """Every value, the floats just either side of it, and the ends: where a wrong comparison shows."""
+    found = {0.0, 1.0, -0.5, 1.5}
+    for v in values:
+        found |= {v, math.nextafter(v, -math.inf), math.nextafter(v, math.inf)}
+    return sorted(found)
+
+
+def test_the_quote_finders_curve_is_its_decision_at_every_point_exactly_on_cutoffs_too() -> None:
+    """300 random questions (ties, 0-5 results, sets with different compare probabilities): at every has_answer
+    value and compare probability of the question, and the floats either side, `curve(t).at(x, y)` is the piece
+    `decide` gives, quote and closest candidate alike."""
+    rng = random.Random(7)
+    checked = 0
+    for n in range(300):
+        _, trace = random_item(rng, n)
+        curve = QUOTE_FINDER.curve(trace)
+        xs = probes([c.has_answer for c in trace.candidates])
+        ys = probes([p for values in trace.compares.values() for p in values])
+        for x in xs:
+            for y in ys:
+                assert curve.at(x, y) == QUOTE_FINDER.decide(trace, x, y), (n, x, y)
+                checked += 1
+    assert checked > 10_000
+
+
+def test_a_value_equal_to_an_edge_or_bound_falls_below_it() -> None:
+    assert values_below((0.3, 0.5), 0.3) == 0 and values_below((0.3, 0.5), 0.30000000000000004) == 1
+    quote = Quote("s", "t", "https://u.example", None, 0.7, "answers")
+    curve = Curve((0.3,), ((0.7,), ()), ((Piece(quote), Piece(None, quote)), (Piece(None),)))
+    assert curve.at(0.3, 0.7).quoted == quote  # has_answer 0.3 >= 0.3 and 0.7 >= 0.7: quoted
+    assert curve.at(0.3, math.nextafter(0.7, 1)).quoted is None
+    assert curve.at(math.nextafter(0.3, 1), 0.0).shown is None
+
+
+def test_a_malformed_curve_is_refused() -> None:
+    with pytest.raises(ValueError, match="one segment more"):
+        Curve((0.3,), ((),), ((Piece(None),),))
+    with pytest.raises(ValueError, match="one piece more"):
+        Curve((), ((0.5,),), ((Piece(None),),))
+
+
+def test_the_registry_names_the_systems_and_their_axes() -> None:
+    assert system("quote-finder") is QUOTE_FINDER
+    with pytest.raises(KeyError, match="the systems are: quote-finder"):
+        system("one-shot-typo")
+    assert [a.name for a in QUOTE_FINDER.axes] == ["has_answer", "answer"]
+    assert axis_spec(QUOTE_FINDER, "answer").removes_quotes and not axis_spec(QUOTE_FINDER, "has_answer").removes_quotes
+    with pytest.raises(KeyError, match="its axes are: has_answer, answer"):
+        axis_spec(QUOTE_FINDER, "max_sources")
+
+
+# ---- any curve, not only the quote finder's shape -----------------------------------------------------------
+
+
+def random_curve(rng: random.Random, texts: list[str]) -> Curve:
+    """Up to 4 edges, each segment up to 4 bounds, pieces quoting one of `texts` or not: shapes no quote finder
+    makes (a quote above a no-answer piece, several quotes along one segment), on grid values and off them."""
+    def values(count: int) -> tuple[float, ...]:
+        return tuple(sorted({rng.choice([0.0, 0.05, 0.5, 0.55, 1.0, rng.random()]) for _ in range(count)}))
+
+    edges = values(rng.randint(0, 4))
+    bounds = tuple(values(rng.randint(0, 4)) for _ in range(len(edges) + 1))
+    pieces = tuple(tuple(Piece(Quote(rng.choice(texts), "t", "https://x.example", None)) if rng.random() < 0.6
+                         else Piece(None) for _ in range(len(b) + 1)) for b in bounds)
+    return Curve(edges, bounds, pieces)
+
+
+def test_the_grid_reads_any_curve_exactly_as_a_slow_lookup_and_so_do_the_scores() -> None:
+    """200 questions x 3 repeats of random multi-piece curves on a 21 x 21 grid: every count, the quoted counts,
+    the per-question scores and ScoreModel's sums of scores, squares and products equal a loop over every cell
+    and question calling `Curve.at`."""
+    rng = random.Random(11)
+    grid = np.round(np.linspace(0, 1, 21), 2)
+    questions = [Question(f"q{n}", f"question {n}", rng.choice(["answer", "no-answer", None]),
+                          (r"\bright\b",) if rng.random() < 0.8 else ()) for n in range(200)]
+    runs = [[JudgedCurve.of(q, random_curve(rng, ["right", "wrong", "other"])) for q in questions] for _ in range(3)]
+    tables = [Table.of(run, grid) for run in runs]
+    values = outcome_scores(2.0)
+    slow = np.zeros((3, 21, 21, len(OUTCOMES)), dtype=np.int64)
+    scores = np.zeros((len(questions), 21, 21))
+    quoted = np.zeros((3, 21, 21), dtype=np.int64)
+    for r, run in enumerate(runs):
+        for i, x in enumerate(grid):
+            for j, y in enumerate(grid):
+                for q, judged in enumerate(run):
+                    piece, code = judged.at(float(x), float(y))
+                    assert code == CODE[judged.question.judge(piece.text)]
+                    slow[r, i, j, code] += 1
+                    quoted[r, i, j] += piece.quoted is not None
+                    scores[q, i, j] += values[code] / 3
+    for r, table in enumerate(tables):
+        assert np.array_equal(table.counts(grid), slow[r])
+        assert np.array_equal(table.quotes(grid), quoted[r])
+        for j in (0, 7, 20):
+            assert np.array_equal(table.outcomes(float(grid[j])),
+                                  [[judged.at(float(x), float(grid[j]))[1] for x in grid] for judged in runs[r]])
+    weights = np.array([rng.choice([0.5, 1.0, 2.0]) for _ in questions])
+    model = ScoreModel(tables, grid, values, weights)
+    counts = np.array([rng.choice([0, 1, 2]) for _ in questions], dtype=float)
+    x = weights[:, None, None] * scores
+    assert np.allclose(model.grid(counts), np.einsum("q,qij->ij", counts, x))
+    assert np.allclose(model.grid(counts, power=2), np.einsum("q,qij->ij", counts, x**2))
+    factor = x[:, 4, 9]
+    assert np.allclose(model.grid(counts, factor=factor), np.einsum("q,qij->ij", counts * factor, x))
+    for cell in ((0, 0), (4, 9), (20, 20)):
+        assert np.allclose(model.per_question(*cell), x[:, cell[0], cell[1]])
+
+
+def test_a_cell_in_a_piece_the_replay_does_not_hold_is_an_error_not_a_count() -> None:
+    question = Question("q", "question", "answer", (r"x",))
+    curve = Curve((0.5,), ((), ()), ((MISSING,), (Piece(None),)))
+    table = Table.of([JudgedCurve.of(question, curve)], np.array([0.6, 0.7]))
+    assert table.counts(np.array([0.1]))[..., CODE[OUTCOMES[2]]].tolist() == [[1], [1]]  # above the edge: held
+    with pytest.raises(MissingPiece):
+        Table.of([JudgedCurve.of(question, curve)], np.array([0.5])).counts(np.array([0.1]))

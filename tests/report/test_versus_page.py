@@ -1,0 +1,80 @@
+"""The page of a comparison of systems, as a person meets it: in a real headless browser, the decision first,
+one grid per system on one colour scale with its recommended cell marked, and every question in every
+system; no script, no request, page text shown as text."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pandas as pd
+
+from conftest import ROOT, github_html
+from quotefinder.report.versus import colour
+from quotefinder.sweepcmd import main
+from test_html import SCREENSHOTS, Opened, browser  # noqa: F401 (the fixture)
+
+
+def two_systems(tmp_path: Path) -> Path:
+    """The demo run and a copy of it (one pipeline re-recorded), compared: the report directory."""
+    shutil.copytree(ROOT / "questions", tmp_path / "questions")
+    for name in ("ten", "ten-again"):
+        shutil.copytree(ROOT / "runs" / "ten", tmp_path / "runs" / name)
+    out = tmp_path / "which"
+    assert main([str(tmp_path / "runs" / "ten"), str(tmp_path / "runs" / "ten-again"), "--out", str(out),
+                 "--bootstrap", "0"]) == 0
+    return out
+
+
+class StaticPage(Opened):
+    def __init__(self, browser, path: Path) -> None:  # noqa: F811 (the fixture's name)
+        self.context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        self.requests: list[str] = []
+        self.console: list[str] = []
+        self.context.route("**/*", lambda r: r.continue_() if r.request.url == path.as_uri()
+                           else (self.requests.append(r.request.url), r.abort()))
+        self.page = self.context.new_page()
+        self.page.on("console", lambda message: self.console.append(f"{message.type}: {message.text}"))
+        self.page.on("pageerror", lambda error: self.console.append(f"pageerror: {error}"))
+        self.page.goto(path.as_uri())
+
+
+def test_the_systems_page_shows_which_to_ship_and_each_grid(browser, tmp_path: Path) -> None:  # noqa: F811
+    out = two_systems(tmp_path)
+    opened = StaticPage(browser, out / "index.html")
+    try:
+        page = opened.page
+        ship = page.locator("#decision .ship").inner_text()
+        assert ship.startswith("Ship ") and "HAS_ANSWER_CUTOFF 0.3, ANSWER_CUTOFF 0.9" in ship
+        assert "indistinguishable" in page.locator("#decision").inner_text()
+        sections = page.locator("section.system")
+        assert sections.count() == 2
+        for k in range(2):
+            grid = sections.nth(k).locator("table.grid")
+            assert grid.locator("tbody tr").count() == 21 and grid.locator("tbody tr").first.locator("td").count() == 21
+            chosen = grid.locator("td[data-chosen]")
+            assert chosen.count() == 1 and "(recommended)" in chosen.get_attribute("title")
+        systems = pd.read_csv(out / "systems.csv")
+        assert page.locator("table[aria-label=systems] tbody tr").count() == len(systems)
+        rows = page.locator("table[aria-label=outcomes] tbody tr")
+        assert rows.count() == 10
+        head = page.locator("table[aria-label=outcomes] thead th").all_inner_texts()
+        assert head[:2] == ["id", "question"] and len(head) == 4
+        # one colour scale: the same score is the same colour in both grids
+        first = sections.nth(0).locator("td").nth(5).evaluate("td => getComputedStyle(td).backgroundColor")
+        second = sections.nth(1).locator("td").nth(5).evaluate("td => getComputedStyle(td).backgroundColor")
+        assert first == second
+        assert page.locator("script").count() == 0 and not opened.requests and not opened.console
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / "systems.png"), full_page=True)
+    finally:
+        opened.close()
+    summary = (out / "summary.md").read_text()
+    rendered = github_html(summary)
+    assert "<h2>Which to ship</h2>" in rendered and "<script" not in rendered
+    assert summary.index("## Which to ship") < summary.index("## Each system")
+
+
+def test_the_colour_scale_runs_from_the_lowest_score_to_the_highest() -> None:
+    assert colour(0, 0, 10) == "#440154" and colour(10, 0, 10) == "#fde725"
+    assert colour(5, 5, 5) == colour(0.5, 0, 1)  # one value: the middle

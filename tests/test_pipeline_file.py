@@ -1,0 +1,124 @@
+"""Pipeline files: read with the file and the line named in every error, the committed variant, and
+`python -m quotefinder.pipelines show`, whose file loads back as exactly the recipe's pipeline."""
+
+from __future__ import annotations
+
+import dataclasses
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import ROOT
+from quotefinder.errors import InputError
+from quotefinder.pipelines.__main__ import main
+from quotefinder.pipelines.file import default_file, load_pipeline_file
+from quotefinder.recipe.config import RECIPE, SCHEMA, Criteria
+
+
+def write(tmp_path: Path, text: str, name: str = "x.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def test_show_prints_every_key_and_loads_back_as_exactly_the_recipe(tmp_path: Path, capsys) -> None:
+    assert main(["show"]) == 0
+    out = capsys.readouterr().out
+    path = tmp_path / "recipe.yaml"
+    path.write_text(out, encoding="utf-8")
+    assert load_pipeline_file(path) == ("quote-finder", RECIPE)
+    data = yaml.safe_load(out)
+    assert data.pop("system") == "quote-finder"
+    assert data == RECIPE.as_json()  # every key present, with its value
+
+    def keys(schema: dict, found: dict) -> None:
+        assert set(found) == set(schema)
+        for key, kind in schema.items():
+            if isinstance(kind, dict):
+                keys(kind, found[key])
+
+    keys(SCHEMA, data)
+    assert sum(1 for line in out.splitlines() if line.lstrip().startswith("#")) >= 15  # a comment per key
+    assert main(["show", "quote-finder"]) == 0 and capsys.readouterr().out == out == default_file()
+
+
+def test_show_refuses_an_unknown_system_and_explains_itself(capsys) -> None:
+    assert main(["show", "rag-reader"]) == 2
+    assert "unknown system `rag-reader`; the systems are: quote-finder" in capsys.readouterr().err
+    assert main(["show", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "--pipeline" in out and "runs/<questions>-<name>" in out
+
+
+def test_the_committed_variant_is_another_model_wording_and_three_results() -> None:
+    system, pipeline = load_pipeline_file(ROOT / "pipelines" / "terse-criteria.yaml")
+    assert system == "quote-finder" and pipeline.name == "terse-criteria"
+    assert pipeline.model != RECIPE.model and pipeline.max_results == 3
+    assert pipeline.has_answer_criteria != RECIPE.has_answer_criteria
+    assert pipeline.compare_criteria != RECIPE.compare_criteria
+    assert pipeline.rank_instructions != RECIPE.rank_instructions and "{n}" in pipeline.compare_instructions
+    assert (pipeline.max_tokens_per_page, pipeline.min_sentences, pipeline.max_chars) == (2048, 1, 400)
+
+
+def test_a_partial_file_keeps_the_recipes_values_for_the_rest(tmp_path: Path) -> None:
+    path = write(tmp_path, """\
+        name: mine
+        compare:
+          criteria: {true: It does., false: It does not.}   # unquoted: YAML reads booleans
+        """)
+    assert load_pipeline_file(path) == ("quote-finder", dataclasses.replace(
+        RECIPE, name="mine", compare_criteria=Criteria("It does.", "It does not.")))
+    assert load_pipeline_file(write(tmp_path, "", "empty.yaml")) == ("quote-finder", RECIPE)
+    assert load_pipeline_file(write(tmp_path, "# only a comment\n", "c.yaml")) == ("quote-finder", RECIPE)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("name: x\nsearch:\n  max_results: 3\nmodle: m\n", "x.yaml, line 4: unknown key `modle` (did you mean `model`?)"),
+    ("search:\n  max_result: 3\n", "x.yaml, line 2: unknown key `max_result` in `search` (did you mean "
+                                   "`max_results`?)"),
+    ("sytem: quote-finder\n", "x.yaml, line 1: unknown key `sytem` (did you mean `system`?)"),
+    ("system: rag-reader\n", "x.yaml, line 1: unknown system `rag-reader`; the systems are: quote-finder"),
+    ("system: [1]\n", "x.yaml, line 1: unknown system `[1]`"),
+    ("name: x\nsearch: {max_results: 30}\n", "x.yaml, line 2: `search.max_results` is 30, not a whole number"),
+    ("compare:\n  instructions: Is it right?\n", "x.yaml, line 2: `compare.instructions` must contain `{n}`"),
+    ("model: a\nmodel: b\n", "x.yaml, line 2: `model` appears twice (first on line 1)"),
+    ("- a\n- b\n", "x.yaml, line 1: a pipeline file is a mapping of keys such as system, name, model"),
+    ("name: [unclosed\n", "x.yaml, line 2: not valid YAML"),
+    ("model: 2024-01-01\n", "x.yaml, line 1: `model` is datetime.date(2024, 1, 1), not non-empty text"),
+    ("rank:\n  has_answer:\n    criteria: {\"true\": A sentence does.}\n", "x.yaml, line 3: "
+                                                                         "`rank.has_answer.criteria` has no `false`"),
+    ("compare:\n  criteria: {\"true\": yes, \"false\": no}\n", "x.yaml, line 2: `compare.criteria.true` is True, "
+                                                             "not non-empty text; put it in quotes"),
+])
+def test_a_bad_file_is_refused_naming_the_file_and_the_line(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(InputError) as caught:
+        load_pipeline_file(write(tmp_path, text))
+    assert message in str(caught.value), str(caught.value)
+
+
+def test_an_unreadable_file_is_refused_without_a_traceback(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no such pipeline file"):
+        load_pipeline_file(tmp_path / "missing.yaml")
+    with pytest.raises(InputError, match="is a directory"):
+        load_pipeline_file(tmp_path)
+    (tmp_path / "latin1.yaml").write_bytes(b"name: x\nmodel: caf\xe9\n")
+    with pytest.raises(InputError, match=r"latin1.yaml, line 2: not UTF-8"):
+        load_pipeline_file(tmp_path / "latin1.yaml")
+    (tmp_path / "deep.yaml").write_text("a: " + "[" * 5000 + "]" * 5000 + "\n")
+    with pytest.raises(InputError, match="deep.yaml, line 1: lists or mappings nested more than"):
+        load_pipeline_file(tmp_path / "deep.yaml")
+
+
+def test_a_variant_without_a_name_is_named_by_its_file_never_recipe(tmp_path) -> None:
+    """Two unnamed variants must not both read "pipeline recipe" in a comparison: the file's stem names one; a
+    file that only restates the recipe's values is still the recipe."""
+    from quotefinder.pipelines.file import load_pipeline_file
+
+    path = tmp_path / "newer model.yaml"
+    path.write_text("model: pplx-decider-v2\n")
+    assert load_pipeline_file(path)[1].name == "newer-model"
+    same = tmp_path / "same.yaml"
+    same.write_text("search: {max_results: 5}\n")
+    assert load_pipeline_file(same)[1].name == "recipe"
