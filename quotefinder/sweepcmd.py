@@ -13,10 +13,12 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import orjson
+
 from . import cli
 from .errors import QuoteFinderError
 from .pipelines import DEFAULT_SYSTEM, System, axis_spec, system
-from .record.rundir import RUN_FILE, RunRecord
+from .record.rundir import RUN_FILE
 from .report import console
 from .report.directory import MANIFEST, ReportDir, default_out, write_report, write_systems_report
 from .report.painter import Painter
@@ -63,7 +65,8 @@ def named_axis(text: str) -> tuple[str, Axis]:
     return name.strip(), cli.axis(spec)
 
 
-SWITCHES = {"-h", "--help", "--force", "--no-plots", "--no-html", "--allow-incomplete", "--strict", "--review"}
+SWITCHES = {"-h", "--help", "--force", "--no-plots", "--no-html", "--allow-incomplete", "--strict", "--review",
+            "--no-index"}
 
 
 def system_of(argv: Sequence[str]) -> tuple[System, str]:
@@ -76,11 +79,10 @@ def system_of(argv: Sequence[str]) -> tuple[System, str]:
             value = not value and arg.startswith("-") and arg not in SWITCHES and "=" not in arg
             continue
         if (Path(arg) / RUN_FILE).is_file():
-            try:
-                record = RunRecord.load(Path(arg))
-                if record is not None:
-                    return system(record.config.system), f"recorded in {arg}"
-            except (QuoteFinderError, KeyError):
+            try:  # only its system's name: the whole run.json is read (and checked) once, by the sweep
+                named = orjson.loads((Path(arg) / RUN_FILE).read_bytes())["config"].get("system", DEFAULT_SYSTEM)
+                return system(named), f"recorded in {arg}"
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
                 pass
             break
     return system(DEFAULT_SYSTEM), "the default; name a run before --help for its own"
@@ -97,8 +99,8 @@ def axes_help(under_test: System, where: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
-    under_test, where = system_of(argv)
+def build_parser(argv: Sequence[str] = (), named: tuple[System, str] | None = None) -> argparse.ArgumentParser:
+    under_test, where = named or system_of(argv)
     parser = argparse.ArgumentParser(
         prog="sweep.py",
         description=__doc__ + "\n" + cli.CUTOFFS_HELP + "\n" + axes_help(under_test, where),
@@ -159,6 +161,10 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                         "than a missed one)")
     parser.add_argument("--allow-incomplete", action="store_true",
                         help="sweep an incomplete run, leaving out (and listing) the questions it cannot replay")
+    parser.add_argument("--no-index", action="store_true",
+                        help="replay every response from the cache, neither reading nor writing the run's replay "
+                        "index (RUN/replay-index/: each question's curves, kept so that a repeated sweep need not "
+                        "replay; derived, never evidence, safe to delete; the results are the same)")
     parser.add_argument("--jobs", type=cli.positive_int, default=min(os.cpu_count() or 1, 8), metavar="N",
                         help="processes that load the run (default: one per CPU, at most 8; 1 for a serial, "
                         "debuggable replay)")
@@ -228,11 +234,12 @@ SINGLE_RUN_ONLY = (("baseline", "--baseline"), ("review", "--review"), ("at", "-
 @cli.quiet_on_a_closed_stdout  # the report is written before anything is printed: a closed pipe loses nothing
 def main(argv: list[str] | None = None, ask: Callable[[str], str] | None = None) -> int:
     given = sys.argv[1:] if argv is None else argv
-    parser = build_parser(given)
+    named = system_of(given)
+    parser = build_parser(given, named)
     try:
         args = parser.parse_args(given)
         args.run = args.runs[0]
-        if refusal := _resolve_grid(args, system_of(given)[0]):
+        if refusal := _resolve_grid(args, named[0]):
             parser.error(refusal)
         if len(args.runs) > 1:
             mixed = [flag for name, flag in SINGLE_RUN_ONLY if getattr(args, name) is not None
@@ -253,7 +260,8 @@ def main(argv: list[str] | None = None, ask: Callable[[str], str] | None = None)
         return int(done.code or 0)
     options = SweepOptions(run=args.run, has_answer=args.has_answer, answer=args.answer, settings=_settings(args),
                            questions=args.questions, allow_incomplete=args.allow_incomplete, jobs=args.jobs,
-                           at=args.at, baseline=args.baseline, significance=args.significance, strict=args.strict)
+                           at=args.at, baseline=args.baseline, significance=args.significance, strict=args.strict,
+                           use_index=not args.no_index)
     target = ReportDir(args.out or default_out(*args.runs), force=args.force)
     with cli.sigterm_as_interrupt():
         try:

@@ -84,10 +84,16 @@ def no_network(monkeypatch):
     monkeypatch.setattr(socket, "create_connection", refuse)
 
 
+def copy_run(source: Path, target: Path) -> Path:
+    """A copy of a run directory as committed: without the replay index a local sweep may have left beside it."""
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns("replay-index"))
+    return target
+
+
 @pytest.fixture
 def ten(tmp_path: Path) -> Path:
     """A copy of the committed demo run with its question file, laid out as in the repository."""
-    shutil.copytree(ROOT / "runs" / "ten", tmp_path / "runs" / "ten")
+    copy_run(ROOT / "runs" / "ten", tmp_path / "runs" / "ten")
     shutil.copytree(ROOT / "questions", tmp_path / "questions")
     return tmp_path / "runs" / "ten"
 

@@ -20,6 +20,7 @@ from conftest import (
     ROOT,
     TEN_QUESTIONS,
     TEN_SCENARIO,
+    copy_run,
     env_for,
     expected_requests,
     page,
@@ -185,7 +186,7 @@ def test_live_responses_never_enter_a_synthetic_run(tmp_path, standin_for, capsy
 
 
 def test_the_committed_demo_replays_from_a_clean_checkout_without_a_key(tmp_path, monkeypatch, capsys) -> None:
-    shutil.copytree(ROOT / "runs" / "ten", tmp_path / "runs" / "ten")
+    copy_run(ROOT / "runs" / "ten", tmp_path / "runs" / "ten")
     shutil.copytree(ROOT / "questions", tmp_path / "questions")
     monkeypatch.chdir(tmp_path)
     before = run_files(tmp_path / "runs" / "ten")
@@ -382,7 +383,7 @@ def with_stdout_closed(script: str, args: list[str], cwd: Path, env: dict[str, s
 
 @pytest.mark.parametrize("buffered", [True, False], ids=["buffered", "unbuffered"])
 def test_the_demo_piped_into_a_reader_that_stops_early_ends_quietly(tmp_path, buffered) -> None:
-    shutil.copytree(ROOT / "runs" / "ten", tmp_path / "runs" / "ten")
+    copy_run(ROOT / "runs" / "ten", tmp_path / "runs" / "ten")
     shutil.copytree(ROOT / "questions", tmp_path / "questions")
     before = run_files(tmp_path / "runs" / "ten")
     done = with_stdout_closed("eval.py", ["questions/ten.yaml"], tmp_path, {}, buffered)

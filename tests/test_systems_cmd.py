@@ -6,14 +6,23 @@ from __future__ import annotations
 import csv
 import json
 import random
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import ROOT, TEN_QUESTIONS, TEN_SCENARIO, items_of, record, slow_fill, write_questions, write_scenario
+from conftest import (
+    ROOT,
+    TEN_QUESTIONS,
+    TEN_SCENARIO,
+    copy_run,
+    items_of,
+    record,
+    slow_fill,
+    write_questions,
+    write_scenario,
+)
 from quotefinder.pipelines.file import load_pipeline_file
 from quotefinder.sweep.grid import parse_axis
 from quotefinder.sweep.replay import replay_run
@@ -131,7 +140,7 @@ def test_systems_on_different_questions_are_refused(tmp_path: Path, standin_for,
 
 def test_checks_of_one_run_are_refused_with_several(tmp_path: Path, capsys) -> None:
     ten = tmp_path / "ten"
-    shutil.copytree(ROOT / "runs" / "ten", ten)
+    copy_run(ROOT / "runs" / "ten", ten)
     assert main([str(ten), str(ten), "--at", "0.3,0.6", "--max-wrong", "0"]) == 2
     assert "--at, --max-wrong check one run" in capsys.readouterr().err
     assert main([str(ten), str(ten), "--out", str(tmp_path / "x")]) == 2

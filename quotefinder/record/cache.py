@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -36,6 +36,9 @@ from ..recipe.contract import ApiRequest
 from ..storage import private_dir, write_private
 from .client import EVIDENCE, Received, Sender, describe
 from .secret import Secret
+
+if TYPE_CHECKING:
+    from .store import ResponseStore
 
 FORMAT = "quotefinder-cache/1"
 _HEAD = b'{"sha256": "'
@@ -80,15 +83,38 @@ def _received(entry: dict[str, Any], path: object) -> Received:
                     elapsed_s=entry["elapsed_s"], received_at=entry["received_at"], evidence=entry["evidence"])
 
 
-class ResponseCache:
-    """Saved responses of one run directory. Lookups are by `ApiRequest.key`; nothing is listed."""
+class FileStore:
+    """Saved responses of one run directory, one file each (the `store.ResponseStore` of format `FORMAT`).
+    Lookups are by `ApiRequest.key`."""
 
     def __init__(self, run_dir: Path) -> None:
-        self.root = Path(run_dir) / "responses"
+        self.run_dir = Path(run_dir)
+        self.root = self.run_dir / "responses"
         self._prefix = os.path.join(self.root, "")
 
     def path(self, request: ApiRequest) -> Path:
         return Path(self._location(request.key))
+
+    def where(self, request: ApiRequest) -> str:
+        return self._location(request.key)
+
+    def entry(self, key: str) -> tuple[str, int, int] | None:
+        """The entry of `key`: the key, the file's size and its modification time (one `stat`); None when the run
+        holds none."""
+        try:
+            found = os.stat(self._location(key))
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        return key, found.st_size, found.st_mtime_ns
+
+    def keys(self) -> Iterator[str]:
+        """Every key the store holds (the name of every entry file), in no particular order."""
+        for folder in sorted(self.root.glob("??")):
+            for path in folder.glob("*.json"):
+                yield path.stem
+
+    def close(self) -> None:
+        """Nothing to release: every entry is a file, closed as soon as it is read or written."""
 
     def _location(self, key: str) -> str:
         return f"{self._prefix}{key[:2]}/{key}.json"  # a string: replay looks up ~100,000 of these
@@ -172,7 +198,7 @@ class CachingClient:
     replaced.
     """
 
-    def __init__(self, client: Sender, cache: ResponseCache,
+    def __init__(self, client: Sender, cache: ResponseStore,
                  admit: Callable[[ApiRequest, Received], None] = admit_all, counts: CacheCounts | None = None,
                  secret: Secret | None = None) -> None:
         self.client = client
@@ -195,3 +221,7 @@ class CachingClient:
         self.cache.put(request, received, self.secret)
         self.counts.sent += 1
         return received
+
+
+ResponseCache = FileStore  # the name the recorder and the tests have always used for the file store
+

@@ -30,10 +30,11 @@ from ..recipe.config import RECIPE, QuoteFinderPipeline
 from ..recipe.contract import ApiRequest
 from ..recipe.decision import Cutoffs, Decision, decide
 from ..recipe.pipeline import Coverage, Trace
-from .cache import CacheCounts, CachingClient, ResponseCache
+from .cache import CacheCounts, CachingClient
 from .client import Received, Sender
 from .rundir import STOPS, QuestionError, RequestCounts
 from .secret import Secret
+from .store import ResponseStore
 
 FATAL = (AuthError, EvidenceMixError, StorageError)
 
@@ -84,7 +85,7 @@ class Tally(CacheCounts):
 class Recorder:
     """Records one question set into one run directory's cache."""
 
-    def __init__(self, cache: ResponseCache, coverage: Coverage, cutoffs: Cutoffs, evidence: str | None,
+    def __init__(self, cache: ResponseStore, coverage: Coverage, cutoffs: Cutoffs, evidence: str | None,
                  pipeline: QuoteFinderPipeline = RECIPE) -> None:
         """`pipeline` is what is sent (its min_sentences, not `cutoffs`', decides which results are ranked)."""
         self.cache = cache

@@ -32,11 +32,11 @@ from ..recipe.decision import Cutoffs
 from ..recipe.pipeline import Coverage
 from ..storage import remove_temporaries
 from ..textsafe import terminal
-from .cache import ResponseCache
 from .client import ApiClient, RateLimiter, RequestBudget, RetryPolicy, TransientError, check_base_url
 from .recorder import QuestionRun, Recorder
 from .rundir import QuestionsFile, RunConfig, RunRecord, locked
 from .secret import Secret, key_problem
+from .store import open_store
 
 SHOW_MISSING = 20
 
@@ -143,8 +143,8 @@ class Recording:
                    "Identical requests are reused.")
         cutoffs = pipeline.cutoffs()
         coverage = Coverage(span=options.has_answer_range, points=(cutoffs.has_answer,))
-        recorder = Recorder(ResponseCache(run_dir), coverage, cutoffs, previous.evidence if previous else None,
-                            pipeline)
+        store = open_store(run_dir, previous.cache_format if previous else None)  # the run's own format
+        recorder = Recorder(store, coverage, cutoffs, previous.evidence if previous else None, pipeline)
         held = previous.repeats if previous else 1
         repeats = max(options.repeats or held, held)
         if options.repeats and options.repeats < held:

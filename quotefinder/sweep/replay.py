@@ -20,7 +20,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -32,8 +32,9 @@ from ..pipelines import Curve, System, axis_spec, system
 from ..questions import Question, QuestionSet, load_questions
 from ..recipe import pipeline
 from ..recipe.contract import ApiRequest
-from ..record.cache import ResponseCache
 from ..record.rundir import RUN_FILE, RunRecord
+from ..record.store import ResponseStore, open_store
+from .index import Entry, Record, ReplayIndex, index_key
 from .verdicts import load_verdicts, verdicts_path, with_verdicts
 
 SHOW = 10
@@ -101,31 +102,51 @@ def run_system(record: RunRecord) -> tuple[System, Any]:
     return system(record.config.system), record.config.pipeline
 
 
-def replay_pairs(run_dir: Path, pairs: Sequence[Pair], coverage: Coverage, chosen: tuple[str, Any]
-                 ) -> tuple[list[Curve | str], Evidence]:
+Replay = tuple[Curve | str, tuple[Entry, ...], Evidence]  # one pair: its curve (or why not), entries, evidence
+
+
+def replay_pairs(run_dir: Path, pairs: Sequence[Pair], coverage: Coverage, chosen: tuple[str, Any, str]
+                 ) -> list[Replay]:
     """Each (question, repeat)'s curve, replayed from the cache alone through the system's own request flow
-    (`chosen`: the system's name and its pipeline), or why it cannot be replayed; and the evidence
-    of the entries read (`Evidence`)."""
-    cache = ResponseCache(run_dir)
+    (`chosen`: the system's name and its pipeline), or why it cannot be replayed; with the entries it read (for
+    the replay index: each `stat`ed before it is read, so a later change is always seen) and their evidence."""
+    store = open_store(run_dir, chosen[2])
+    under_test, config = system(chosen[0]), chosen[1]
+    try:
+        return [_replay_one(store, under_test, config, coverage, text, repeat) for text, repeat in pairs]
+    finally:
+        store.close()
+
+
+def _replay_one(store: ResponseStore, under_test: System, config: Any, coverage: Coverage, text: str,
+                repeat: int) -> Replay:
+    entries: list[Entry] = []
     evidence: Evidence = {}
 
     def lookup(request: ApiRequest) -> Any:
-        received = cache.require(request)
-        if received.evidence not in evidence:
-            evidence[received.evidence] = str(cache.path(request))
+        entry = store.entry(request.key)  # before it is read: a change after this is seen next time
+        received = store.require(request)
+        if entry is not None:
+            entries.append(entry)
+        evidence.setdefault(received.evidence, store.where(request))
         return received.data
 
-    under_test, config = system(chosen[0]), chosen[1]
-    traces: list[Curve | str] = []
-    for text, repeat in pairs:
-        try:
-            trace = pipeline.replay(under_test.steps(text, config, coverage, repeat), lookup)
-            traces.append(under_test.curve(trace))
-        except MissingResponse as missing:
-            traces.append(f"the run does not hold {missing}" + (f" (repeat {repeat})" if repeat else ""))
-        except (CorruptEntry, ContractError) as error:
-            traces.append(str(error))
-    return traces, evidence
+    try:
+        trace = pipeline.replay(under_test.steps(text, config, coverage, repeat), lookup)
+        return under_test.curve(trace), tuple(entries), evidence
+    except MissingResponse as missing:
+        return f"the run does not hold {missing}" + (f" (repeat {repeat})" if repeat else ""), (), evidence
+    except (CorruptEntry, ContractError) as error:
+        return str(error), (), evidence
+
+
+def merged_evidence(replays: Iterable[Evidence]) -> Evidence:
+    """Each kind of evidence among `replays`, with the first entry that holds it."""
+    merged: Evidence = {}
+    for evidence in replays:
+        for kind, path in evidence.items():
+            merged.setdefault(kind, path)
+    return merged
 
 
 def derived_evidence(run_dir: Path, record: RunRecord, evidence: Evidence) -> str | None:
@@ -192,7 +213,7 @@ def _watch(parent: int) -> None:
     os._exit(1)
 
 
-def _replay_chunk(job: tuple[Path, Sequence[Pair], Coverage, tuple[str, Any]]) -> tuple[list[Curve | str], Evidence]:
+def _replay_chunk(job: tuple[Path, Sequence[Pair], Coverage, tuple[str, Any, str]]) -> list[Replay]:
     return replay_pairs(*job)
 
 
@@ -200,20 +221,18 @@ class Background:
     """Replays a run's recorded questions in worker processes while the caller does other work.
 
     Loading is reading and parsing files, which one Python process does on one core; with `jobs`
-    processes it starts at once, and `curves(pairs)` collects it: each worker hands back curves, never traces.
-    With one job, or a run too small to be worth starting processes for, nothing happens until `curves`,
-    which then replays just the
-    pairs asked for, in this process. `evidence` is that of the entries read (`Evidence`). The workers end
-    with this process, however it ends (`die_with_parent`).
+    processes it starts at once, and `replays(pairs)` collects it: each worker hands back curves, never traces.
+    With one job, or a run too small to be worth starting processes for, nothing happens until `replays`,
+    which then replays just the pairs asked for, in this process. The workers end with this process, however
+    it ends (`die_with_parent`).
     """
 
-    def __init__(self, run_dir: Path, recorded: Sequence[Pair], coverage: Coverage, chosen: tuple[str, Any],
+    def __init__(self, run_dir: Path, recorded: Sequence[Pair], coverage: Coverage, chosen: tuple[str, Any, str],
                  jobs: int) -> None:
         self.job = (run_dir, coverage, chosen)
         self.pool: ProcessPoolExecutor | None = None
-        self.pending: Iterator[tuple[list[Curve | str], Evidence]] | None = None
+        self.pending: Iterator[list[Replay]] | None = None
         self.recorded: list[Sequence[Pair]] = []
-        self.evidence: Evidence = {}
         if jobs > 1 and len(recorded) >= PARALLEL_FROM:
             method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
             size = -(-len(recorded) // (jobs * 16))  # many small chunks: no worker idles at the end
@@ -228,22 +247,19 @@ class Background:
                 self.close()
                 raise
 
-    def curves(self, pairs: Sequence[Pair]) -> list[Curve | str]:
-        """Each pair's curve, or why it cannot be replayed, in the order given."""
+    def replays(self, pairs: Sequence[Pair]) -> dict[Pair, Replay]:
+        """What replaying gave: each of `pairs` (in serial), or every recorded pair (the workers')."""
         run_dir, coverage, chosen = self.job
         if self.pending is None:
-            curves, self.evidence = replay_pairs(run_dir, pairs, coverage, chosen)
-            return curves
-        done: dict[Pair, Curve | str] = {}
+            return dict(zip(pairs, replay_pairs(run_dir, pairs, coverage, chosen), strict=True))
+        done: dict[Pair, Replay] = {}
         try:
-            for chunk, (traces, evidence) in zip(self.recorded, self.pending, strict=True):
-                done.update(zip(chunk, traces, strict=True))
-                for kind, path in evidence.items():
-                    self.evidence.setdefault(kind, path)
+            for chunk, replays in zip(self.recorded, self.pending, strict=True):
+                done.update(zip(chunk, replays, strict=True))
         except BrokenProcessPool:
             raise QuoteFinderError(f"{run_dir}: a process loading the run ended abruptly (killed, or out of memory); "
                                    "sweep again, or with --jobs 1 to load it in this process") from None
-        return [done[pair] for pair in pairs]
+        return done
 
     def __enter__(self) -> Background:
         return self
@@ -267,7 +283,8 @@ def range_flag(under_test: System, name: str, values: Sequence[float]) -> str:
 
 
 def replay_run(run_dir: Path, coverage: Coverage, questions_path: Path | None = None,
-               allow_incomplete: bool = False, jobs: int = 1, record: RunRecord | None = None) -> Replayed:
+               allow_incomplete: bool = False, jobs: int = 1, record: RunRecord | None = None,
+               use_index: bool = True) -> Replayed:
     """Replay every judged question from the run's cache, through the system it was recorded with, for the
     values of its recorded axes in `coverage` (the quote finder's: {"has_answer": HAS_ANSWER_CUTOFF values}).
 
@@ -275,6 +292,9 @@ def replay_run(run_dir: Path, coverage: Coverage, questions_path: Path | None = 
     `allow_incomplete`, in which case they are left out and listed in `excluded`. A run marked incomplete is refused
     unless `allow_incomplete`. The record returned carries the evidence of the entries replayed
     (`derived_evidence`), never run.json's word alone.
+
+    With `use_index`, the pairs whose entries are unchanged since the replay index (`sweep.index`) recorded them
+    come from it, and the others are replayed and added to it; the result is the same either way.
     """
     run_dir = Path(run_dir)
     record = record or RunRecord.require(run_dir)  # the caller's, when it has read it already
@@ -287,8 +307,18 @@ def replay_run(run_dir: Path, coverage: Coverage, questions_path: Path | None = 
     repeats = range(record.repeats)
     pairs = [(text, r) for text in recorded for r in repeats]
     under_test, config = run_system(record)
-    chosen = (under_test.name, config)
-    with Background(run_dir, pairs, coverage, chosen, jobs) as background:
+    chosen = (under_test.name, config, record.cache_format)
+    index = ReplayIndex.open(run_dir, index_key(under_test, record.config.pipeline_digest, coverage)) \
+        if use_index else None
+    if index is not None:
+        store = open_store(run_dir, record.cache_format)
+        try:
+            indexed = index.usable(pairs, store)
+        finally:
+            store.close()
+    else:
+        indexed = {}
+    with Background(run_dir, [p for p in pairs if p not in indexed], coverage, chosen, jobs) as background:
         question_set = judging_questions(run_dir, record, questions_path)  # while the workers replay
         known = set(recorded)
         strangers = [q for q in question_set.questions if q.question not in known]
@@ -298,8 +328,17 @@ def replay_run(run_dir: Path, coverage: Coverage, questions_path: Path | None = 
                 f"{question_set.path}: {len(strangers)} question(s) are not in the run {run_dir}: {names}. "
                 f"Record them with `python eval.py {question_set.path} --run {run_dir}`"
             )
-        curves = background.curves([(q.question, r) for q in question_set.questions for r in repeats])
-    record = dataclasses.replace(record, evidence=derived_evidence(run_dir, record, background.evidence))
+        judged = [(q.question, r) for q in question_set.questions for r in repeats]
+        fresh = background.replays([pair for pair in judged if pair not in indexed])
+    found: dict[Pair, Replay] = {pair: (r.curve, r.entries, dict(r.evidence)) for pair, r in indexed.items()}
+    found.update(fresh)
+    if index is not None:
+        index.update({pair: Record(curve, dict(evidence), entries) for pair, (curve, entries, evidence)
+                      in fresh.items() if isinstance(curve, Curve)}, keep=pairs)
+        index.save()
+    curves = [found[pair][0] for pair in judged]
+    evidence = merged_evidence(found[pair][2] for pair in judged)
+    record = dataclasses.replace(record, evidence=derived_evidence(run_dir, record, evidence))
     replayed = Replayed(run_dir, record, question_set, [], [[] for _ in repeats],
                         unjudged_in_run=len(known - set(question_set.by_text())))
     # what eval.py said of the question repeats it had not recorded when it stopped: "not recorded yet (...)"

@@ -41,6 +41,7 @@ class SweepOptions:
     baseline: Path | None = None
     significance: float = SIGNIFICANCE  # the baseline comparison's sign test
     strict: bool = False  # fail on any question that got worse instead
+    use_index: bool = True  # read and write the run's replay index (`sweep.index`): the same results, faster
 
 
 def needed(record: RunRecord, options: SweepOptions, default: tuple[float, float], point: tuple[float, float]
@@ -60,7 +61,8 @@ def run_sweep(options: SweepOptions, review_quotes: bool = False, ask: Callable[
     default = record.config.default_point
     point = options.at or default
     coverage = needed(record, options, (float(default[0]), float(default[1])), point)
-    replayed = replay_run(options.run, coverage, options.questions, options.allow_incomplete, options.jobs, record)
+    replayed = replay_run(options.run, coverage, options.questions, options.allow_incomplete, options.jobs, record,
+                          use_index=options.use_index)
     folds = options.settings.folds
     if folds is not None and folds > len(replayed.questions):
         raise InputError(f"--folds {folds}: only {len(replayed.questions)} question(s) to divide")
@@ -82,7 +84,7 @@ def run_sweep(options: SweepOptions, review_quotes: bool = False, ask: Callable[
         require_comparable(record, RunRecord.require(options.baseline), options.run, options.baseline)  # before replay
         # judged with the run's question file and verdicts: between the two, only the evidence differs
         base = replay_run(options.baseline, coverage, replayed.question_set.path, options.allow_incomplete,
-                          options.jobs)
+                          options.jobs, use_index=options.use_index)
         quick = dataclasses.replace(options.settings, resamples=0, folds=0, max_wrong_rate=None)
         comparison = compare(result, analyse(base, options.has_answer, options.answer, quick), point,
                              options.significance, options.strict)

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from conftest import ROOT, decided, items_of, page, record, write_questions, write_scenario
+from conftest import ROOT, copy_run, decided, items_of, page, record, write_questions, write_scenario
 from quotefinder.report import wording
 from quotefinder.sweep import guarantee
 from quotefinder.sweep.analysis import LOSSY, Settings, Sweep
@@ -127,7 +127,7 @@ DEMO_ALPHA = 0.45
 def demo(tmp_path_factory) -> Path:
     """The demo's report, made from the committed run (a copy, laid out as in the repository)."""
     root = tmp_path_factory.mktemp("demo")
-    shutil.copytree(ROOT / "runs" / "ten", root / "runs" / "ten")
+    copy_run(ROOT / "runs" / "ten", root / "runs" / "ten")
     shutil.copytree(ROOT / "questions", root / "questions")
     assert main([str(root / "runs" / "ten"), "--out", str(root / "report"), "--max-wrong-rate", str(DEMO_ALPHA)]) == 0
     return root / "report"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from conftest import ROOT, github_html
+from conftest import ROOT, copy_run, github_html
 from quotefinder.report.versus import colour
 from quotefinder.sweepcmd import main
 from test_html import SCREENSHOTS, Opened, browser  # noqa: F401 (the fixture)
@@ -19,7 +19,7 @@ def two_systems(tmp_path: Path) -> Path:
     """The demo run and a copy of it (one pipeline re-recorded), compared: the report directory."""
     shutil.copytree(ROOT / "questions", tmp_path / "questions")
     for name in ("ten", "ten-again"):
-        shutil.copytree(ROOT / "runs" / "ten", tmp_path / "runs" / name)
+        copy_run(ROOT / "runs" / "ten", tmp_path / "runs" / name)
     out = tmp_path / "which"
     assert main([str(tmp_path / "runs" / "ten"), str(tmp_path / "runs" / "ten-again"), "--out", str(out),
                  "--bootstrap", "0"]) == 0

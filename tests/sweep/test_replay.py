@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 from pathlib import Path
 
 import numpy as np
 
-from conftest import ROOT, record, write_questions
+from conftest import ROOT, copy_run, record, write_questions
 from quotefinder.sweep import replay
 from quotefinder.sweep.grid import JudgedCurve, Table, parse_axis
 from quotefinder.sweepcmd import main
@@ -32,7 +31,7 @@ def test_parallel_replay_equals_serial_replay(tmp_path: Path, standin_for, monke
 
 
 def test_a_question_file_listing_fewer_questions_judges_only_those(tmp_path: Path, monkeypatch) -> None:
-    shutil.copytree(ROOT / "runs" / "ten", tmp_path / "runs" / "ten")
+    copy_run(ROOT / "runs" / "ten", tmp_path / "runs" / "ten")
     text = (ROOT / "questions" / "ten.yaml").read_text()
     fewer = write_questions(tmp_path / "three.yaml", text[: text.index("  - id: voyager-heliopause")])
     monkeypatch.setattr(replay, "PARALLEL_FROM", 1)

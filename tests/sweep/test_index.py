@@ -1,0 +1,129 @@
+"""The replay index: a repeated sweep reads each question's curves instead of replaying, with results
+byte-identical to a sweep without it, and never trusts it over the cache: an entry changed, added or removed
+after indexing is replayed (and a torn one reported by path), and a torn or foreign index is ignored."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import record
+from quotefinder.sweep import replay
+from quotefinder.sweep.index import INDEX_DIR
+from quotefinder.sweepcmd import main
+from quotefinder.testing import synthetic
+
+REPORT_FILES = ("decision.json", "grid.csv", "questions.csv", "summary.md", "index.html")
+
+
+@pytest.fixture
+def counted(monkeypatch) -> list[int]:
+    """How many (question, repeat) pairs each sweep replays from the cache."""
+    replayed: list[int] = []
+    original = replay.replay_pairs
+
+    def counting(run_dir, pairs, coverage, chosen):
+        replayed.append(len(pairs))
+        return original(run_dir, pairs, coverage, chosen)
+
+    monkeypatch.setattr(replay, "replay_pairs", counting)
+    return replayed
+
+
+def sweep(run: Path, out: Path, *options: str) -> int:
+    return main([str(run), "--out", str(out), "--jobs", "1", "--bootstrap", "50", *options])
+
+
+def assert_same_reports(first: Path, second: Path) -> None:
+    for name in REPORT_FILES:
+        assert (first / name).read_bytes() == (second / name).read_bytes(), name
+
+
+def test_the_demo_swept_with_and_without_the_index_is_byte_identical(ten: Path, tmp_path: Path, counted) -> None:
+    assert sweep(ten, tmp_path / "plain", "--no-index") == 0
+    assert not (ten / INDEX_DIR).exists()  # --no-index writes none
+    assert sweep(ten, tmp_path / "first") == 0
+    assert sweep(ten, tmp_path / "again") == 0
+    assert counted == [30, 30, 0]  # 10 questions x 3 repeats; the repeated sweep replays nothing
+    assert_same_reports(tmp_path / "plain", tmp_path / "first")
+    assert_same_reports(tmp_path / "plain", tmp_path / "again")
+    assert oct((ten / INDEX_DIR).stat().st_mode & 0o777) == "0o700"
+
+
+def test_a_generated_run_with_repeats_is_byte_identical_and_another_grid_gets_its_own_index(
+        tmp_path: Path, standin_for, counted) -> None:
+    questions, scenario = synthetic.write(tmp_path / "data", 30, seed=2)
+    run = tmp_path / "run"
+    assert record(run, questions, standin_for(scenario), "--repeats", "2") == 0
+    assert sweep(run, tmp_path / "plain", "--no-index", "--has-answer", "0:1:0.1") == 0
+    assert sweep(run, tmp_path / "first", "--has-answer", "0:1:0.1") == 0
+    assert sweep(run, tmp_path / "again", "--has-answer", "0:1:0.1") == 0
+    assert sweep(run, tmp_path / "other", "--has-answer", "0.2:0.5:0.05") == 0  # another coverage: replayed
+    assert sweep(run, tmp_path / "other-again", "--has-answer", "0.2:0.5:0.05") == 0
+    assert sweep(run, tmp_path / "back", "--has-answer", "0:1:0.1") == 0  # the first grid's index is still there
+    assert counted == [60, 60, 0, 60, 0, 0]
+    assert_same_reports(tmp_path / "plain", tmp_path / "again")
+    assert_same_reports(tmp_path / "plain", tmp_path / "back")
+    assert_same_reports(tmp_path / "other", tmp_path / "other-again")
+
+
+def some_entry(run: Path) -> Path:
+    return sorted((run / "responses").rglob("*.json"))[7]
+
+
+def test_an_entry_edited_after_indexing_is_replayed_and_reported_by_path(ten: Path, tmp_path: Path, capsys) -> None:
+    assert sweep(ten, tmp_path / "first") == 0
+    entry = some_entry(ten)
+    entry.write_bytes(entry.read_bytes().replace(b'"status": 200', b'"status": 201'))
+    capsys.readouterr()
+    assert sweep(ten, tmp_path / "after") == 2
+    assert str(entry) in capsys.readouterr().err
+
+
+def test_an_entry_removed_after_indexing_is_missed_as_without_the_index(ten: Path, tmp_path: Path, capsys) -> None:
+    assert sweep(ten, tmp_path / "first") == 0
+    some_entry(ten).unlink()
+    capsys.readouterr()
+    assert sweep(ten, tmp_path / "after") == 2
+    with_index = capsys.readouterr().err
+    assert sweep(ten, tmp_path / "plain", "--no-index") == 2
+    assert capsys.readouterr().err == with_index and "cannot be replayed" in with_index
+
+
+def test_an_entry_touched_after_indexing_is_replayed_and_changes_nothing(ten: Path, tmp_path: Path, counted) -> None:
+    assert sweep(ten, tmp_path / "first") == 0
+    entry = some_entry(ten)
+    os.utime(entry, ns=(entry.stat().st_atime_ns, entry.stat().st_mtime_ns + 1_000_000))
+    assert sweep(ten, tmp_path / "after") == 0
+    assert 0 < counted[-1] <= 3  # the one question whose entry changed (in each repeat that read it)
+    assert_same_reports(tmp_path / "first", tmp_path / "after")
+
+
+@pytest.mark.parametrize("damage", ["edited", "torn", "garbage"])
+def test_a_damaged_index_is_never_trusted(ten: Path, tmp_path: Path, counted, damage: str) -> None:
+    """An index edited by hand (a probability changed, its checksum line left), cut short, or not an index at
+    all: ignored, every pair replayed from the cache, the same results, and a good index written in its place."""
+    assert sweep(ten, tmp_path / "first") == 0
+    [index] = (ten / INDEX_DIR).glob("*.json")
+    raw = index.read_bytes()
+    index.write_bytes({"edited": raw.replace(b"0.9", b"0.1", 1), "torn": raw[: len(raw) // 2],
+                       "garbage": b"not an index"}[damage])
+    assert sweep(ten, tmp_path / "after") == 0
+    assert counted == [30, 30]
+    assert_same_reports(tmp_path / "first", tmp_path / "after")
+    assert sweep(ten, tmp_path / "again") == 0 and counted[-1] == 0
+
+
+def test_a_run_the_sweep_may_not_write_gets_no_index_and_the_same_report(ten: Path, tmp_path: Path) -> None:
+    if os.geteuid() == 0:
+        (ten / INDEX_DIR).write_text("a file where the index directory would be")  # root ignores permissions
+    else:
+        ten.chmod(0o500)
+    try:
+        assert sweep(ten, tmp_path / "r") == 0
+        assert sweep(ten, tmp_path / "plain", "--no-index") == 0
+    finally:
+        ten.chmod(0o700)
+    assert_same_reports(tmp_path / "r", tmp_path / "plain")
