@@ -407,14 +407,14 @@ class Rule:
                  default: tuple[float, float], settings: Settings, questions: list[Question]) -> None:
         self.model, self.h, self.a, self.default = model, h, a, default
         self.alpha, self.delta, self.share = settings.max_wrong_rate, settings.delta, settings.answerable_share
-        self.first = tables[0]
-        self.lossy = self.first.quoted & np.isin(self.first.codes, [CODE[o] for o in LOSSY])
+        first = tables[0]
+        self.lossy = first.bins(a, first.quoted & np.isin(first.codes, [CODE[o] for o in LOSSY]))  # placed once
         self.answerable, self.unanswerable = label_masks(questions)
         self.unlabelled = any(q.expect is None for q in questions)
 
     def totals(self, counts: np.ndarray) -> np.ndarray:
         """(H, A): first-repeat losses summed over the counted questions."""
-        return np.rint(self.first.piece_sums(self.a, self.lossy, counts)).astype(int)
+        return np.rint(self.lossy.sums(counts)[..., 0]).astype(int)
 
     def mix(self, counts: np.ndarray) -> guarantee.Mix:
         """The production mix's classes over the counted questions: their sizes and loss totals."""

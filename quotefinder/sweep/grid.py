@@ -163,22 +163,24 @@ class Table:
             self._positions[key] = found
         return self._positions[key]
 
-    def piece_sums(self, answer: np.ndarray, select: np.ndarray, weights: np.ndarray | None = None,
-                   bins: int = 1, code: np.ndarray | None = None) -> np.ndarray:
-        """sum over the selected pieces covering each cell of their question's weight: (H, A), or (H, A, bins)
-        with each piece counted in bin `code` (its outcome code, say). `select` is (Q, H, S) bool."""
-        n_q, n_h = self.shape
+    def bins(self, answer: np.ndarray, select: np.ndarray, bins: int = 1, code: np.ndarray | None = None
+             ) -> PieceBins:
+        """Where the selected pieces (`select`, (Q, H, S) bool) start and end on the grid, each in bin `code` of
+        `bins` (its outcome code, say): made once, summed with any weights per question (`PieceBins.sums`)."""
         n_a = len(answer)
         found = self.positions(answer)
         lo, hi = found[..., :-1], found[..., 1:]
         chosen = select & (hi > lo)
         q, h, _ = np.nonzero(chosen)
-        w = np.ones(len(q)) if weights is None else np.asarray(weights, dtype=float)[q]
         k = np.zeros(len(q), dtype=np.int64) if code is None else code[chosen]
-        size = n_h * (n_a + 1) * bins
-        flat = (h * (n_a + 1) + lo[chosen]) * bins + k, (h * (n_a + 1) + hi[chosen]) * bins + k
-        histogram = np.bincount(flat[0], weights=w, minlength=size) - np.bincount(flat[1], weights=w, minlength=size)
-        summed = np.cumsum(histogram.reshape(n_h, n_a + 1, bins), axis=1)[:, :n_a]
+        return PieceBins(q, (h * (n_a + 1) + lo[chosen]) * bins + k, (h * (n_a + 1) + hi[chosen]) * bins + k,
+                         (self.shape[1], n_a + 1, bins))
+
+    def piece_sums(self, answer: np.ndarray, select: np.ndarray, weights: np.ndarray | None = None,
+                   bins: int = 1, code: np.ndarray | None = None) -> np.ndarray:
+        """sum over the selected pieces covering each cell of their question's weight: (H, A), or (H, A, bins)
+        with each piece counted in bin `code` (its outcome code, say). `select` is (Q, H, S) bool."""
+        summed = self.bins(answer, select, bins, code).sums(weights)
         return summed if bins > 1 or code is not None else summed[..., 0]
 
     def counts(self, answer: np.ndarray) -> np.ndarray:
@@ -206,6 +208,26 @@ class Table:
         np.add.at(steps, (np.broadcast_to(rows, quoted.shape)[quoted], found[:, :-1][quoted]), 1)
         np.add.at(steps, (np.broadcast_to(rows, quoted.shape)[quoted], found[:, 1:][quoted]), -1)
         return np.cumsum(steps, axis=1)[:, :n_a] > 0
+
+
+@dataclass(frozen=True)
+class PieceBins:
+    """Pieces placed on a grid (`Table.bins`): each one's question, and the flat histogram bins where it starts
+    and ends, in a histogram of `shape` (H, A + 1, bins)."""
+
+    owner: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    shape: tuple[int, int, int]
+
+    def sums(self, weights: np.ndarray | None = None) -> np.ndarray:
+        """(H, A, bins): at each cell, the sum of the weights of the questions whose pieces cover it (1 each when
+        `weights` is None): +w where a piece starts, -w where it ends, then a cumulative sum along the axis."""
+        size = int(np.prod(self.shape))
+        w = None if weights is None else np.asarray(weights, dtype=float)[self.owner]
+        histogram = (np.bincount(self.starts, weights=w, minlength=size)
+                     - np.bincount(self.ends, weights=w, minlength=size))
+        return np.cumsum(histogram.reshape(self.shape), axis=1)[:, : self.shape[1] - 1]
 
 
 @dataclass(frozen=True)
