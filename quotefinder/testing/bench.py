@@ -4,6 +4,8 @@
    questions), record it through the stand-in (no latency, no limit; reused on later runs), then time
    `sweep --no-plots` on a 101 x 101 grid and on a 1 x 1 grid, alternating, and report medians, their
    ratio and peak memory. Each sweep is a fresh process: loading the run is part of the time.
+   Then the speed of reading: the floor (reading, checksumming and parsing every response in one process),
+   a first sweep (no replay index) and repeated sweeps (the index there), as ratios to the floor.
 2. Every file, fast enough to rerun without thinking. The demo sweep (`runs/ten`) with every file
    (tables, summary, PNGs, index.html) against the same sweep with `--no-plots`, alternating; then the
    10,000-question run with every file on the default grid, and a recording of the same questions with
@@ -297,6 +299,57 @@ def recording_rate(questions: Path, scenario: Path, work: Path) -> dict[str, flo
     return results
 
 
+FLOOR = ("import pathlib, sys\nfrom quotefinder.record.cache import decode_entry\n"
+         "for path in pathlib.Path(sys.argv[1]).rglob('*.json'):\n    decode_entry(path.read_bytes(), path)\n")
+READING_TARGETS = {"first": 1.5, "repeated": 0.5, "grid": 1.2}  # issue 19: x the floor; 101 x 101 / 1 x 1
+
+
+def reading(run: Path, work: Path, repeats: int) -> dict[str, float]:
+    """Sweeps at the speed of reading, alternating, each a fresh process, medians: the floor (read, checksum and
+    parse every response, in one process, warm), a first sweep (no replay index: removed before each), and
+    repeated sweeps (the index there) of 101 x 101 and of 1 x 1, all `--no-plots`."""
+    index = run / "replay-index"
+    out = ["--no-plots", "--out", str(work / "reading-report"), "--force"]
+    big = [sys.executable, "-m", "quotefinder.sweepcmd", str(run), "--has-answer", "0:1:0.01", "--answer",
+           "0:1:0.01", *out]
+    small = [sys.executable, "-m", "quotefinder.sweepcmd", str(run), "--has-answer", "0.3:0.3:0.1", "--answer",
+             "0.6:0.6:0.1", *out]
+    floor = [sys.executable, "-c", FLOOR, str(run / "responses")]
+    timed(floor)  # warm: every measurement below reads from the page cache
+    timed(small)  # the 1 x 1 coverage's index
+    samples: dict[str, list[float]] = {"floor": [], "first": [], "repeated": [], "small": []}
+    memory = 0.0
+    for _ in range(repeats):
+        samples["floor"].append(timed(floor)[0])
+        shutil.rmtree(index, ignore_errors=True)
+        timed(small)  # its index again, so that only the 101 x 101 one is missing
+        seconds, peak = timed(big)
+        samples["first"].append(seconds)
+        seconds, peak2 = timed(big)
+        samples["repeated"].append(seconds)
+        samples["small"].append(timed(small)[0])
+        memory = max(memory, peak, peak2)
+    found = {name: statistics.median(values) for name, values in samples.items()}
+    found["memory"] = memory
+    return found
+
+
+def reading_rows(found: dict[str, float]) -> list[str]:
+    floor = found["floor"]
+    rows = [f"| read, checksum and parse every response, one process, warm (the floor) | {floor:.2f} s | | |"]
+    for name, words in (("first", "first sweep 101 x 101 (no replay index yet), `--no-plots`"),
+                        ("repeated", "repeated sweep 101 x 101 (the replay index there), `--no-plots`")):
+        ratio = found[name] / floor
+        rows.append(f"| {words} | {found[name]:.2f} s = {ratio:.2f} x the floor | <= {READING_TARGETS[name]:g} x | "
+                    f"{_met(ratio <= READING_TARGETS[name])} |")
+    grid = found["repeated"] / found["small"]
+    rows += [f"| repeated sweep 1 x 1 | {found['small']:.2f} s | | |",
+             f"| repeated 101 x 101 / repeated 1 x 1 | {grid:.2f} | <= {READING_TARGETS['grid']:g} | "
+             f"{_met(grid <= READING_TARGETS['grid'])} |",
+             f"| peak memory of those sweeps | {found['memory']:.0f} MiB | | |"]
+    return rows
+
+
 def _met(ok: bool) -> str:
     return "yes" if ok else "NO"
 
@@ -307,7 +360,7 @@ def _size(size: float) -> str:
 
 def report(args: argparse.Namespace, count_responses: int, recorded: tuple[float, float, float] | None,
            sweeps: dict[str, tuple[float, float]], rate: dict[str, float] | None,
-           pages: dict[str, dict[str, float]] | None = None) -> str:
+           pages: dict[str, dict[str, float]] | None = None, read: dict[str, float] | None = None) -> str:
     big, small = sweeps["101 x 101"], sweeps["1 x 1"]
     ratio = big[0] / small[0]
     lines = [
@@ -326,6 +379,8 @@ def report(args: argparse.Namespace, count_responses: int, recorded: tuple[float
         f"| peak memory of a sweep | {max(big[1], small[1]):.0f} MiB | < {TARGETS['memory_mib']:.0f} MiB | "
         f"{'yes' if max(big[1], small[1]) < TARGETS['memory_mib'] else 'NO'} |",
     ]
+    if read:
+        lines += reading_rows(read)
     if pages:
         demo, scale = pages["demo"], pages["scale"]
         ratio = demo["all"] / demo["tables"]
@@ -393,11 +448,21 @@ def main(argv: list[str] | None = None) -> int:
                              "5, about 20 minutes the first time; 0 skips it)")
     parser.add_argument("--demo", type=Path, default=Path("runs/ten"), help="the demo run (default runs/ten)")
     parser.add_argument("--report", type=Path, help="also write the results table (Markdown) here")
+    parser.add_argument("--only-sweeps", action="store_true",
+                        help="time the `--no-plots` sweeps and the speed of reading only (for a 100,000-question run)")
     args = parser.parse_args(argv)
     questions, scenario, run, recorded = prepare(args.work, args.questions, args.seed)
     responses = RunRecord.require(run).responses
     print(f"timing sweeps of {responses:,} responses ...", flush=True)
     sweeps = sweep_timings(run, args.work, args.repeats)
+    print("timing sweeps against the speed of reading ...", flush=True)
+    read = reading(run, args.work, args.repeats)
+    if args.only_sweeps:
+        table = report(args, responses, recorded, sweeps, None, None, read)
+        print(table)
+        if args.report:
+            args.report.write_text(table)
+        return 0
     many = with_repeats(questions, scenario, args.work, args.page_repeats) if args.page_repeats > 1 else None
     print("timing sweeps that write every file ...", flush=True)
     pages = {"demo": every_file(args.demo, args.work / "demo-report", args.repeats),
@@ -408,7 +473,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.skip_rate:
         print("recording at the rate limit ...", flush=True)
         rate = recording_rate(questions, scenario, args.work)
-    table = report(args, responses, recorded, sweeps, rate, pages)
+    table = report(args, responses, recorded, sweeps, rate, pages, read)
     print(table)
     if args.report:
         args.report.write_text(table)
