@@ -86,9 +86,9 @@ def _mcnemar_lines(systems: Systems, code: Code) -> list[str]:
     for system, difference in systems.others():
         test = difference.mcnemar
         if test is None:
-            which = "neither has" if not best.certified and not system.certified else "one of them has no"
+            which = "neither has a" if not best.certified and not system.certified else "one of them has no"
             lines.append(f"{code(best.name)} against {code(system.name)} at their certified points: no test, "
-                         f"as {which} certified point.".replace("neither has certified", "neither has a certified"))
+                         f"as {which} certified point.")
             continue
         factor = f", times {test.pairs} (Bonferroni over the pairs)" if test.pairs > 1 else ""
         lines.append(f"{code(best.name)} against {code(system.name)} at their certified points: {test.best_only} "
