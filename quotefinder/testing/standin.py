@@ -198,20 +198,23 @@ def _check_decisions(body: dict[str, Any], model: str = contract.MODEL) -> None:
 class FakeApi:
     """The stand-in's answers, without the network: `respond(path, body, key)` -> (status, JSON).
 
-    Thread-safe. `requests` logs (path, body) of every request answered with 200. It follows `pipeline`: it
-    serves that pipeline's model (any other is refused, as the real API refuses a model it does not have) and
-    places compare candidates among the sentences that pipeline's splitter keeps.
+    Thread-safe. `requests` logs (path, body) of every request answered with 200 (with `log`; the command-line
+    server keeps none, so that serving a 100,000-question recording does not hold every body in memory). It
+    follows `pipeline`: it serves that pipeline's model (any other is refused, as the real API refuses a model it
+    does not have) and places compare candidates among the sentences that pipeline's splitter keeps.
     """
 
-    def __init__(self, scenario: Scenario, key: str | None = None, pipeline: QuoteFinderPipeline = RECIPE) -> None:
+    def __init__(self, scenario: Scenario, key: str | None = None, pipeline: QuoteFinderPipeline = RECIPE,
+                 log: bool = True) -> None:
         self.scenario = scenario
         self.key = key
         self.pipeline = pipeline
+        self.log = log  # keep every body in `requests` (the tests read it); off for a long-running server
         self._split: dict[int, frozenset[str]] = {}  # id(page) -> its sentences, for limits other than the recipe's
         self.requests: list[tuple[str, dict[str, Any]]] = []
         self._lock = threading.Lock()
         self._counter = 0
-        self._seen: dict[str, int] = {}
+        self._seen: dict[bytes, int] = {}  # each body's SHA-256 -> how often it was answered: 32 bytes, not the body
 
     def respond(self, path: str, raw: bytes, key: str) -> tuple[int, dict[str, Any]]:
         """Answer one POST the way the real API would, 401 and 400 included."""
@@ -229,7 +232,8 @@ class FakeApi:
         except (ValueError, BadRequest) as error:
             return 400, {"error": {"message": str(error), "type": "invalid_request"}}
         with self._lock:
-            self.requests.append((path, body))
+            if self.log:
+                self.requests.append((path, body))
         return 200, payload
 
     def handler(self, request: httpx.Request) -> httpx.Response:
@@ -326,8 +330,9 @@ class FakeApi:
         questions, state = body["questions"], body["state"]
         text = canonical_json(body).decode()
         with self._lock:
-            occurrence = self._seen.get(text, 0)  # how often this exact request was answered before
-            self._seen[text] = occurrence + 1
+            seen = hashlib.sha256(text.encode()).digest()
+            occurrence = self._seen.get(seen, 0)  # how often this exact request was answered before
+            self._seen[seen] = occurrence + 1
         if "best" in questions and questions["best"]["type"] == "choice":
             answers = self.rank(state, questions["best"]["criteria"], occurrence)
         else:
@@ -391,8 +396,8 @@ class StandIn:
     def __init__(self, scenario: Scenario, *, key: str | None = None, host: str = "127.0.0.1", port: int = 0,
                  faults: Faults = Faults(),
                  fault: Callable[[str, dict[str, Any]], Reply | None] | None = None,
-                 pipeline: QuoteFinderPipeline = RECIPE) -> None:
-        self.api = FakeApi(scenario, key, pipeline)
+                 pipeline: QuoteFinderPipeline = RECIPE, log: bool = True) -> None:
+        self.api = FakeApi(scenario, key, pipeline, log)
         self.faults = faults
         self.fault = fault
         self.bucket = TokenBucket(faults.rate_limit, faults.burst) if faults.rate_limit > 0 else None
@@ -550,7 +555,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         _, pipeline = load_pipeline_file(args.pipeline) if args.pipeline else (None, RECIPE)
         standin = StandIn(load_scenario(args.scenario), key=args.key, host=args.host, port=args.port,
-                          faults=injected, pipeline=pipeline)
+                          faults=injected, pipeline=pipeline, log=False)  # serves 100,000s: keeps no bodies
     except (ScenarioError, InputError, OSError) as error:
         print(f"standin: {error}", file=sys.stderr)
         return 2
