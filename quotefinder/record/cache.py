@@ -71,6 +71,32 @@ def decode_entry(raw: bytes, path: object) -> dict[str, Any]:
     return entry
 
 
+def entry_bytes(request: ApiRequest, received: Received, secret: Secret | None = None) -> bytes:
+    """The bytes a store saves for `request`'s response (`encode_entry` of the whole exchange). `KeyEchoed` when
+    they would hold `secret` in any form, `ContractError` when the response cannot be written as JSON."""
+    entry = {
+        "format": FORMAT,
+        "key": request.key,
+        "endpoint": request.path,
+        "repeat": request.repeat,
+        "request": request.body,
+        "status": received.status,
+        "request_id": received.request_id,
+        "elapsed_s": received.elapsed_s,
+        "received_at": received.received_at,
+        "evidence": received.evidence,
+        "response": received.data,
+    }
+    try:
+        data = encode_entry(entry)
+    except TypeError as error:  # nested deeper than orjson writes: the client refuses such responses first
+        raise ContractError(f"{describe(request)}: the response cannot be saved ({error})") from None
+    if secret is not None and secret.echoed_in(data):  # the client refuses such responses first
+        raise KeyEchoed(f"{describe(request)}: the response holds the API key (PERPLEXITY_API_KEY), so it was "
+                        "not saved")
+    return data
+
+
 _EXCHANGE = ("response", "status", "request_id", "elapsed_s", "received_at", "evidence")
 
 
@@ -145,26 +171,7 @@ class FileStore:
         """Save a successful response; it is on disk, whole, when this returns. `StorageError` when the
         disk refuses (full, read-only): every response saved before stays valid. Nothing is written when the
         entry would hold `secret` in any form (`KeyEchoed`) or cannot be written as JSON (`ContractError`)."""
-        entry = {
-            "format": FORMAT,
-            "key": request.key,
-            "endpoint": request.path,
-            "repeat": request.repeat,
-            "request": request.body,
-            "status": received.status,
-            "request_id": received.request_id,
-            "elapsed_s": received.elapsed_s,
-            "received_at": received.received_at,
-            "evidence": received.evidence,
-            "response": received.data,
-        }
-        try:
-            data = encode_entry(entry)
-        except TypeError as error:  # nested deeper than orjson writes: the client refuses such responses first
-            raise ContractError(f"{describe(request)}: the response cannot be saved ({error})") from None
-        if secret is not None and secret.echoed_in(data):  # the client refuses such responses first
-            raise KeyEchoed(f"{describe(request)}: the response holds the API key (PERPLEXITY_API_KEY), so it was "
-                            "not saved")
+        data = entry_bytes(request, received, secret)
         path = self.path(request)
         try:
             private_dir(path.parent)

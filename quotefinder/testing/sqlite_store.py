@@ -26,11 +26,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..errors import ContractError, CorruptEntry, KeyEchoed, MissingResponse, StorageError
+from ..errors import CorruptEntry, MissingResponse, StorageError
 from ..recipe.contract import ApiRequest
-from ..record.cache import FORMAT as ENTRY_FORMAT
-from ..record.cache import _received, decode_entry, encode_entry
-from ..record.client import Received, describe
+from ..record.cache import _received, decode_entry, entry_bytes
+from ..record.client import Received
 from ..record.secret import Secret
 from ..storage import PRIVATE_FILE, private_dir
 
@@ -51,31 +50,6 @@ END;
 """
 _PUT = ("INSERT INTO responses (key, entry, version) VALUES (?, ?, ?) "
         "ON CONFLICT (key) DO UPDATE SET entry = excluded.entry, version = max(excluded.version, version + 1)")
-
-
-def entry_bytes(request: ApiRequest, received: Received, secret: Secret | None = None) -> bytes:
-    """The bytes a store saves for `request`'s response: the same entry `FileStore.put` writes (and refuses)."""
-    entry = {
-        "format": ENTRY_FORMAT,
-        "key": request.key,
-        "endpoint": request.path,
-        "repeat": request.repeat,
-        "request": request.body,
-        "status": received.status,
-        "request_id": received.request_id,
-        "elapsed_s": received.elapsed_s,
-        "received_at": received.received_at,
-        "evidence": received.evidence,
-        "response": received.data,
-    }
-    try:
-        data = encode_entry(entry)
-    except TypeError as error:
-        raise ContractError(f"{describe(request)}: the response cannot be saved ({error})") from None
-    if secret is not None and secret.echoed_in(data):
-        raise KeyEchoed(f"{describe(request)}: the response holds the API key (PERPLEXITY_API_KEY), so it was "
-                        "not saved")
-    return data
 
 
 class SQLiteStore:
