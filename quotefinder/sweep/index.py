@@ -51,13 +51,14 @@ class Record:
 
 
 def source_digest(under_test: System) -> str:
-    """SHA-256 over the source of the system's package and of the protocol: a curve made by other code is not
-    this code's curve, whatever the version number says."""
+    """SHA-256 over the source of the system's package, of the protocol and of this module: a curve made (or
+    written) by other code is not this code's curve, whatever the version number says."""
     import sys
 
     module = sys.modules[type(under_test).__module__]
     package = Path(module.__file__ or "").parent
-    files = sorted(package.glob("*.py")) + [Path(__file__).parent.parent / "pipelines" / "__init__.py"]
+    files = sorted(package.glob("*.py")) + [Path(__file__).parent.parent / "pipelines" / "__init__.py",
+                                            Path(__file__)]  # and this module: how a curve is written and read
     digest = hashlib.sha256()
     for path in files:
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
