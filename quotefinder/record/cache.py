@@ -109,6 +109,22 @@ def _received(entry: dict[str, Any], path: object) -> Received:
                     elapsed_s=entry["elapsed_s"], received_at=entry["received_at"], evidence=entry["evidence"])
 
 
+def read_entry(raw: bytes, request: ApiRequest, where: object) -> Received:
+    """The exchange a store's saved bytes hold for `request`: checked (`decode_entry`), and its own; `CorruptEntry`
+    naming `where` otherwise. Every store reads its entries through this."""
+    entry = decode_entry(raw, where)
+    if entry.get("key") != request.key:
+        raise CorruptEntry(where, "the entry does not belong to this request")
+    return _received(entry, where)
+
+
+def required(saved: Received | None, request: ApiRequest) -> Received:
+    """`saved`, or `MissingResponse` naming the request when a store holds none: every store's `require`."""
+    if saved is None:
+        raise MissingResponse(request.label or f"a request to {request.path}")
+    return saved
+
+
 class FileStore:
     """Saved responses of one run directory, one file each (the `store.ResponseStore` of format `FORMAT`).
     Lookups are by `ApiRequest.key`."""
@@ -155,17 +171,11 @@ class FileStore:
             return None
         except OSError as error:
             raise CorruptEntry(path, f"cannot be read ({error.strerror or error})") from None
-        entry = decode_entry(raw, path)
-        if entry.get("key") != request.key:
-            raise CorruptEntry(path, "the entry does not belong to this request")
-        return _received(entry, path)
+        return read_entry(raw, request, path)
 
     def require(self, request: ApiRequest) -> Received:
         """The saved response to `request`; `MissingResponse` naming the request when there is none."""
-        saved = self.get(request)
-        if saved is None:
-            raise MissingResponse(request.label or f"a request to {request.path}")
-        return saved
+        return required(self.get(request), request)
 
     def put(self, request: ApiRequest, received: Received, secret: Secret | None = None) -> None:
         """Save a successful response; it is on disk, whole, when this returns. `StorageError` when the

@@ -26,9 +26,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..errors import CorruptEntry, MissingResponse, StorageError
+from ..errors import CorruptEntry, StorageError
 from ..recipe.contract import ApiRequest
-from ..record.cache import _received, decode_entry, entry_bytes
+from ..record.cache import decode_entry, entry_bytes, read_entry, required
 from ..record.client import Received
 from ..record.secret import Secret
 from ..storage import PRIVATE_FILE, private_dir
@@ -129,18 +129,11 @@ class SQLiteStore:
         raw = self.raw(request.key)
         if raw is None:
             return None
-        where = self.where(request)
-        entry = decode_entry(raw, where)
-        if entry.get("key") != request.key:
-            raise CorruptEntry(where, "the entry does not belong to this request")
-        return _received(entry, where)
+        return read_entry(raw, request, self.where(request))
 
     def require(self, request: ApiRequest) -> Received:
         """The saved response to `request`; `MissingResponse` naming the request when there is none."""
-        saved = self.get(request)
-        if saved is None:
-            raise MissingResponse(request.label or f"a request to {request.path}")
-        return saved
+        return required(self.get(request), request)
 
     def put(self, request: ApiRequest, received: Received, secret: Secret | None = None) -> None:
         """Save a successful response, committed (durable) when this returns; refused like `FileStore.put`."""
