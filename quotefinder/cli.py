@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
+import gc
 import math
 import os
 import signal
@@ -167,6 +168,24 @@ def quiet_on_a_closed_stdout(main: Callable[P, int]) -> Callable[P, int]:
 
 def _interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt  # SIGTERM outside a recording loop: stop like Ctrl+C
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Within the block, no cyclic garbage collection (`gc.disable`); as before after it.
+
+    A sweep builds hundreds of thousands of long-lived objects (curves, quotes, questions, the replay index)
+    and makes almost no reference cycles; each time the heap grows by a quarter, CPython's collector walks all
+    of it again, which costs a 10,000-question sweep about a fifth of its time (BENCHMARKS.md) and frees
+    nothing. Reference counting still frees everything that is not a cycle; children forked meanwhile inherit
+    the setting (the replay workers want it; the painters turn it back on: matplotlib makes cycles)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 @contextlib.contextmanager

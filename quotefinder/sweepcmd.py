@@ -263,7 +263,7 @@ def main(argv: list[str] | None = None, ask: Callable[[str], str] | None = None)
                            at=args.at, baseline=args.baseline, significance=args.significance, strict=args.strict,
                            use_index=not args.no_index)
     target = ReportDir(args.out or default_out(*args.runs), force=args.force)
-    with cli.sigterm_as_interrupt():
+    with cli.sigterm_as_interrupt(), cli.collector_paused():
         try:
             if len(args.runs) > 1:
                 return _systems(args, options, target)

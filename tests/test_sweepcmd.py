@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import gc
 import json
 import math
 import os
@@ -547,3 +548,33 @@ def test_ctrl_c_stops_the_sweep_with_one_line_and_the_report_unchanged(ten: Path
             os.kill(pid, signal.SIGKILL)
     assert (sweep.returncode, err.decode()) == (2, f"sweep.py: interrupted; the report in {out} is unchanged\n")
     assert run_files(out) == before
+
+
+def test_a_sweep_pauses_the_collector_while_it_works_and_leaves_it_as_it_found_it(ten: Path, tmp_path: Path,
+                                                                                 monkeypatch) -> None:
+    from quotefinder.sweep import session
+
+    seen: list[bool] = []
+
+    def watched(*args: object, **kwargs: object) -> object:
+        seen.append(gc.isenabled())
+        return analyse(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(session, "analyse", watched)
+    assert gc.isenabled()
+    assert main([str(ten), "--no-plots", "--out", str(tmp_path / "a")]) == 0
+    assert seen == [False] and gc.isenabled()
+
+    def failing(*args: object, **kwargs: object) -> object:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(session, "analyse", failing)
+    assert main([str(ten), "--no-plots", "--out", str(tmp_path / "b")]) == 2  # interrupted: exit 2, one line
+    assert gc.isenabled()
+    gc.disable()
+    try:  # a caller that had paused it finds it paused still
+        monkeypatch.setattr(session, "analyse", watched)
+        assert main([str(ten), "--no-plots", "--out", str(tmp_path / "c")]) == 0
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 import yaml
 from yaml.events import CollectionEndEvent, CollectionStartEvent
@@ -109,6 +110,11 @@ class Question:
             matched = any(pattern.search(quote) for pattern in self.patterns)
             verdict = self._memo[quote] = Outcome.CORRECT if matched else Outcome.WRONG
         return verdict
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickled as its fields (for a sweep's background parse): unpickling compiles the accept patterns
+        through `compiled`'s cache, where pickled `re.Pattern`s would each be compiled again."""
+        return (type(self), (self.id, self.question, self.expect, self.accept, self.line, dict(self.verdicts)))
 
     def as_record(self) -> dict[str, object]:
         return {"id": self.id, "question": self.question, "expect": self.expect, "accept": list(self.accept)}

@@ -12,6 +12,7 @@ report's staging directory). A child ends with the parent however the parent end
 from __future__ import annotations
 
 import contextlib
+import gc
 import multiprocessing
 import os
 import time
@@ -32,6 +33,7 @@ def _serve(parent: int, jobs_in: Connection, answers: Connection, parents: Seque
     """The child: end with `parent`, close the parent's pipe ends it inherited (so that the parent closing them
     is the end of its input), import matplotlib now, draw what arrives, answer '' or what went wrong."""
     die_with_parent(parent)
+    gc.enable()  # the sweep forked it with the collector paused (`cli.collector_paused`); matplotlib makes cycles
     for end in parents:
         end.close()
     job = None

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
@@ -73,22 +74,111 @@ class Replayed:
         return len(self.curves)
 
 
-def judging_questions(run_dir: Path, record: RunRecord, path: Path | None) -> QuestionSet:
-    """The question file to judge with, parsed as it is now: `path`, or the one the run recorded (relative to
-    the run), with the verdicts beside it (`ten.verdicts.yaml` for `ten.yaml`) attached to the questions they
-    judge. Parsed every sweep, even when its SHA-256 is the one run.json recorded: run.json's copy of the
-    questions is the run's, and a hand-edited run.json must not change what counts as correct.
-    """
-    if path is None:
-        recorded = record.questions_file.path if record.questions_file else ""
-        if not recorded:
-            raise RunDirError(f"{run_dir}/{RUN_FILE} names no question file; pass --questions FILE")
-        # recorded relative to the resolved run directory; shown relative to where we are
-        path = Path(os.path.relpath(os.path.normpath(Path(run_dir).resolve() / recorded)))
-        if not path.exists():
-            raise InputError(f"{path}: the question file this run was recorded from is gone; pass --questions FILE")
+def judging_path(run_dir: Path, record: RunRecord, path: Path | None) -> Path:
+    """The question file to judge with: `path`, or the one the run recorded (relative to the run; shown
+    relative to where we are). It is parsed every sweep (`judged_with`), even when its SHA-256 is the one
+    run.json recorded: run.json's copy of the questions is the run's, and a hand-edited run.json must not change
+    what counts as correct."""
+    if path is not None:
+        return path
+    recorded = record.questions_file.path if record.questions_file else ""
+    if not recorded:
+        raise RunDirError(f"{run_dir}/{RUN_FILE} names no question file; pass --questions FILE")
+    found = Path(os.path.relpath(os.path.normpath(Path(run_dir).resolve() / recorded)))
+    if not found.exists():
+        raise InputError(f"{found}: the question file this run was recorded from is gone; pass --questions FILE")
+    return found
+
+
+def judged_with(path: Path) -> QuestionSet:
+    """The question file at `path`, parsed as it is now, with the verdicts beside it (`ten.verdicts.yaml` for
+    `ten.yaml`) attached to the questions they judge."""
     questions = load_questions(path)
     return with_verdicts(questions, load_verdicts(verdicts_path(questions.path)))
+
+
+PARSE_APART_FROM = 256 * 1024  # bytes of question file (about 2,000 questions: 0.05 s to parse, without the
+# collector; the child's start and the pickled answer about half that); smaller files are parsed in this process
+
+
+class QuestionsInBackground:
+    """The judging question file (`judged_with`), parsed in a forked child while this process reads the replay
+    index and checks its entries, when `jobs` allows a second process and the file is large enough to pay for
+    the child; else parsed in this process when `result` is called. The same `QuestionSet` either way (the
+    child's is pickled back field by field, `Question.__reduce__`), and the same error: one the child met is
+    raised here as if the parse had happened here, and a child that died is replaced by a parse here.
+
+    The child is a plain process with a pipe (no pool, so this process has no helper threads when the replay
+    workers fork), killed at once when the block ends without its answer (Ctrl+C, an error): it holds nothing
+    that would be lost."""
+
+    def __init__(self, path: Path, jobs: int) -> None:
+        self.path = path
+        self.child: multiprocessing.process.BaseProcess | None = None
+        self.answer: Connection | None = None
+        try:
+            large = path.stat().st_size >= PARSE_APART_FROM
+        except OSError:
+            large = False  # said by the parse, in this process
+        if jobs > 1 and large and "fork" in multiprocessing.get_all_start_methods():
+            context = multiprocessing.get_context("fork")
+            answer, sender = context.Pipe(duplex=False)
+            child = context.Process(target=_parse_apart, args=(os.getpid(), path, sender), daemon=True,
+                                    name="quotefinder-questions")
+            try:
+                with forking():  # a Ctrl+C held back until the child is ours to stop
+                    child.start()
+                    self.child, self.answer = child, answer
+            finally:
+                sender.close()
+                if self.answer is None:
+                    answer.close()
+
+    def result(self) -> QuestionSet:
+        if self.child is None or self.answer is None:
+            return judged_with(self.path)
+        try:
+            found = self.answer.recv()
+        except (EOFError, OSError):
+            found = None  # the child died (killed, out of memory) before it answered
+        finally:
+            self.close()
+        if found is None:
+            return judged_with(self.path)  # parsed here instead
+        if isinstance(found, BaseException):
+            raise found
+        return found
+
+    def __enter__(self) -> QuestionsInBackground:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the child if it is still parsing (nothing of it is kept), and reap it."""
+        if self.child is not None:
+            if self.child.is_alive():
+                self.child.kill()
+            self.child.join()
+            self.child = None
+        if self.answer is not None:
+            self.answer.close()
+            self.answer = None
+
+
+def _parse_apart(parent: int, path: Path, sender: Connection) -> None:
+    """The child: end with `parent`; send back the parsed question set, or the error that stopped it (as a
+    value, so that the parent raises it without a remote traceback)."""
+    die_with_parent(parent)
+    found: QuestionSet | Exception
+    try:
+        found = judged_with(path)
+    except Exception as error:  # raised by the parent
+        found = error
+    with contextlib.suppress(Exception):  # an answer that cannot be pickled: the parent, getting none, parses
+        sender.send(found)
+    sender.close()
 
 
 Evidence = dict[str, str]  # each kind of evidence replayed ("live", "synthetic") -> the first entry that holds it
@@ -308,28 +398,28 @@ def replay_run(run_dir: Path, coverage: Coverage, questions_path: Path | None = 
     pairs = [(text, r) for text in recorded for r in repeats]
     under_test, config = run_system(record)
     chosen = (under_test.name, config, record.cache_format)
-    index = ReplayIndex.open(run_dir, index_key(under_test, record.config.pipeline_digest, coverage)) \
-        if use_index else None
-    if index is not None:
-        store = open_store(run_dir, record.cache_format)
-        try:
-            indexed = index.usable(pairs, store)
-        finally:
-            store.close()
-    else:
+    with QuestionsInBackground(judging_path(run_dir, record, questions_path), jobs) as parsing:
+        index = ReplayIndex.open(run_dir, index_key(under_test, record.config.pipeline_digest, coverage)) \
+            if use_index else None
         indexed = {}
-    with Background(run_dir, [p for p in pairs if p not in indexed], coverage, chosen, jobs) as background:
-        question_set = judging_questions(run_dir, record, questions_path)  # while the workers replay
-        known = set(recorded)
-        strangers = [q for q in question_set.questions if q.question not in known]
-        if strangers:
-            names = ", ".join(f"{q.id!r} (line {q.line})" for q in strangers[:SHOW])
-            raise InputError(
-                f"{question_set.path}: {len(strangers)} question(s) are not in the run {run_dir}: {names}. "
-                f"Record them with `python eval.py {question_set.path} --run {run_dir}`"
-            )
-        judged = [(q.question, r) for q in question_set.questions for r in repeats]
-        fresh = background.replays([pair for pair in judged if pair not in indexed])
+        if index is not None:
+            store = open_store(run_dir, record.cache_format)
+            try:
+                indexed = index.usable(pairs, store)
+            finally:
+                store.close()
+        with Background(run_dir, [p for p in pairs if p not in indexed], coverage, chosen, jobs) as background:
+            question_set = parsing.result()  # parsed while the index was read, or while the workers replay
+            known = set(recorded)
+            strangers = [q for q in question_set.questions if q.question not in known]
+            if strangers:
+                names = ", ".join(f"{q.id!r} (line {q.line})" for q in strangers[:SHOW])
+                raise InputError(
+                    f"{question_set.path}: {len(strangers)} question(s) are not in the run {run_dir}: {names}. "
+                    f"Record them with `python eval.py {question_set.path} --run {run_dir}`"
+                )
+            judged = [(q.question, r) for q in question_set.questions for r in repeats]
+            fresh = background.replays([pair for pair in judged if pair not in indexed])
     found: dict[Pair, Replay] = {pair: (r.curve, r.entries, dict(r.evidence)) for pair, r in indexed.items()}
     found.update(fresh)
     if index is not None:

@@ -141,14 +141,19 @@ class ScoreModel:
         `counts` says how often each question counts (1; a bootstrap multiplicity; 0 to leave it out).
         """
         scale = counts * (factor if factor is not None else 1.0) * self.weights**power
-        levels = self.levels**power  # (N + 1, Q, H)
-        base = scale @ levels[0]  # (H,): every cell of a row starts there
-        increments = (levels[1:] - levels[:-1]) * scale[None, :, None]
+        below = self._level(0, power)  # (Q, H)
+        base = scale @ below  # (H,): every cell of a row starts there
         size = self.n_h * (self.n_a + 1)
         histogram = np.zeros(size)
-        for bins, weights in zip(self.bins, increments.reshape(len(self.bins), -1), strict=True):
-            histogram += np.bincount(bins, weights=weights, minlength=size)
+        for n, bins in enumerate(self.bins):  # one breakpoint at a time: no (N, Q, H) temporaries
+            above = self._level(n + 1, power)
+            histogram += np.bincount(bins, weights=((above - below) * scale[:, None]).ravel(), minlength=size)
+            below = above
         return base[:, None] + np.cumsum(histogram.reshape(self.n_h, self.n_a + 1), axis=1)[:, : self.n_a]
+
+    def _level(self, n: int, power: int) -> np.ndarray:
+        """Every question's score after the first n breakpoints, to `power` (Q, H)."""
+        return self.levels[n] if power == 1 else self.levels[n] ** power
 
     def scores_at(self, h_index: int, a_index: int) -> np.ndarray:
         """Each question's score s_q at one cell (Q,), averaged over repeats, before weighting."""

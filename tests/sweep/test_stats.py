@@ -100,6 +100,34 @@ def test_the_model_equals_a_slow_replay_for_any_counts_powers_and_weights(seed: 
     assert np.allclose(model.per_question(3, 7), x[:, 3, 7])
 
 
+def whole_array_grid(model: ScoreModel, counts: np.ndarray, power: int = 1, factor=None) -> np.ndarray:
+    """`ScoreModel.grid` as it was first written, over the whole (N + 1, Q, H) array at once: the breakpoint
+    by breakpoint version must agree with it to the last bit (reports are compared byte for byte)."""
+    scale = counts * (factor if factor is not None else 1.0) * model.weights**power
+    levels = model.levels**power
+    base = scale @ levels[0]
+    increments = (levels[1:] - levels[:-1]) * scale[None, :, None]
+    size = model.n_h * (model.n_a + 1)
+    histogram = np.zeros(size)
+    for bins, weights in zip(model.bins, increments.reshape(len(model.bins), -1), strict=True):
+        histogram += np.bincount(bins, weights=weights, minlength=size)
+    return base[:, None] + np.cumsum(histogram.reshape(model.n_h, model.n_a + 1), axis=1)[:, : model.n_a]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_grid_sums_are_bit_for_bit_those_of_the_whole_array_sum(seed: int) -> None:
+    runs = random_repeats(seed)
+    rng = np.random.default_rng(100 + seed)
+    counts = rng.integers(0, 4, len(runs[0])).astype(float)
+    weights = rng.uniform(0.2, 3, len(runs[0]))
+    factor = rng.normal(size=len(runs[0]))
+    model = model_of(runs, 1.7, weights)
+    assert len(model.bins) > 1  # several breakpoints: the order of the additions is what is tested
+    for power in (1, 2):
+        for f in (None, factor):
+            assert np.array_equal(model.grid(counts, power, f), whole_array_grid(model, counts, power, f))
+
+
 def slow_choose(x: np.ndarray, counts: np.ndarray, default=DEFAULT) -> tuple[tuple[int, int], np.ndarray, bool]:
     """The recommendation rule written out: the best cell; the cells scoring like it (the same score, or short
     of it by strictly less than one paired standard error, computed question by question), none scoring below
