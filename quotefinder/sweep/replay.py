@@ -129,6 +129,8 @@ class QuestionsInBackground:
                 with forking():  # a Ctrl+C held back until the child is ours to stop
                     child.start()
                     self.child, self.answer = child, answer
+            except OSError:
+                pass  # no process to be had (fork refused: a process limit, memory): parsed here
             finally:
                 sender.close()
                 if self.answer is None:

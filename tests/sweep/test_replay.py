@@ -157,3 +157,18 @@ def test_ctrl_c_while_the_questions_are_parsed_apart_stops_the_child_at_once(ten
     assert capsys.readouterr().err == f"sweep.py: interrupted; the report in {tmp_path / 'r'} is unchanged\n"
     with pytest.raises(ProcessLookupError):  # killed and reaped
         os.kill(int(started.read_text()), 0)
+
+
+def test_a_question_file_whose_child_cannot_be_started_is_parsed_here(ten: Path, monkeypatch) -> None:
+    import multiprocessing.process
+
+    def refused(self: object) -> None:
+        raise BlockingIOError(11, "Resource temporarily unavailable")  # what fork says at a process limit
+
+    questions = ten.parent.parent / "questions" / "ten.yaml"
+    here = replay.QuestionsInBackground(questions, jobs=1).result()
+    pids = _parsed_in_children(monkeypatch)
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", refused)
+    apart = replay.QuestionsInBackground(questions, jobs=2)
+    assert apart.child is None
+    assert apart.result() == here and pids == [os.getpid()]
