@@ -139,12 +139,14 @@ class QuestionsInBackground:
     def result(self) -> QuestionSet:
         if self.child is None or self.answer is None:
             return judged_with(self.path)
+        grace = 0.0
         try:
             found = self.answer.recv()
-        except (EOFError, OSError):
-            found = None  # the child died (killed, out of memory) before it answered
+            grace = 5.0  # answered: it is ending on its own
+        except Exception:  # EOFError above all
+            found = None  # the child died (killed, out of memory) before it answered, or its answer is unreadable
         finally:
-            self.close()
+            self.close(grace)
         if found is None:
             return judged_with(self.path)  # parsed here instead
         if isinstance(found, BaseException):
@@ -157,9 +159,11 @@ class QuestionsInBackground:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def close(self) -> None:
-        """Stop the child if it is still parsing (nothing of it is kept), and reap it."""
+    def close(self, grace: float = 0.0) -> None:
+        """Stop the child if it is still running after `grace` seconds (nothing of it is kept), and reap it."""
         if self.child is not None:
+            if grace:
+                self.child.join(grace)
             if self.child.is_alive():
                 self.child.kill()
             self.child.join()

@@ -172,3 +172,23 @@ def test_a_question_file_whose_child_cannot_be_started_is_parsed_here(ten: Path,
     apart = replay.QuestionsInBackground(questions, jobs=2)
     assert apart.child is None
     assert apart.result() == here and pids == [os.getpid()]
+
+
+class _Unreadable(Exception):
+    def __init__(self, what: str, *, why: str) -> None:  # keyword-only: pickles, but cannot be unpickled
+        super().__init__(what)
+        self.why = why
+
+
+def _answers_unreadably(parent: int, path: Path, sender) -> None:
+    sender.send(_Unreadable("an answer", why="its class cannot be rebuilt from its args"))
+    sender.close()
+
+
+def test_an_answer_from_the_child_that_cannot_be_read_is_replaced_by_a_parse_here(ten: Path, monkeypatch) -> None:
+    questions = ten.parent.parent / "questions" / "ten.yaml"
+    here = replay.QuestionsInBackground(questions, jobs=1).result()
+    pids = _parsed_in_children(monkeypatch)
+    monkeypatch.setattr(replay, "_parse_apart", _answers_unreadably)
+    assert replay.QuestionsInBackground(questions, jobs=2).result() == here
+    assert pids == [os.getpid()]
