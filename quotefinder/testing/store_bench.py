@@ -368,30 +368,29 @@ def git_growth(kinds: Sequence[str], questions: Path, work: Path, base_url: str,
         git(repo, "add", "-A")
         git(repo, "commit", "--quiet", "-m", "the recorded run")
         sizes = {"initial": repo_size(repo)}
-        store = make_store(kind, repo / "run")
-        recorder, _, _ = asyncio.run(record(store, more, base_url))
-        store.close()
-        added = recorder.tally.sent
-        git(repo, "add", "-A")
-        git(repo, "commit", "--quiet", "-m", "50 more questions")
-        extend = diff_summary(repo)
+        added, extend = _record_and_commit(kind, repo, more, base_url, "50 more questions")
         sizes["after_adding"] = repo_size(repo)
         store = make_store(kind, repo / "run")
         keys = question_keys(store, more, 0, 50)
         store.close()
         forget(kind, repo / "run", keys)
-        store = make_store(kind, repo / "run")
-        recorder, _, _ = asyncio.run(record(store, more, base_url))
-        store.close()
-        rerecorded = recorder.tally.sent
-        git(repo, "add", "-A")
-        git(repo, "commit", "--quiet", "-m", "50 questions recorded again")
-        again = diff_summary(repo)
+        rerecorded, again = _record_and_commit(kind, repo, more, base_url, "50 questions recorded again")
         sizes["after_rerecording"] = repo_size(repo)
         results[kind] = {"added_responses": added, "rerecorded_responses": rerecorded, "extend": extend,
                          "rerecord": again, "sizes": sizes}
         print(f"  git, {kind}: {results[kind]}", flush=True)
     return results
+
+
+def _record_and_commit(kind: str, repo: Path, questions: Path, base_url: str, message: str) -> tuple[int, Any]:
+    """Record `questions` into the repository's run (what its store lacks), commit, and say what the commit
+    changed: the responses sent, and `diff_summary`."""
+    store = make_store(kind, repo / "run")
+    recorder, _, _ = asyncio.run(record(store, questions, base_url))
+    store.close()
+    git(repo, "add", "-A")
+    git(repo, "commit", "--quiet", "-m", message)
+    return recorder.tally.sent, diff_summary(repo)
 
 
 # ---- the report ----------------------------------------------------------------------------------------------
