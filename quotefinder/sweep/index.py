@@ -29,7 +29,7 @@ from typing import Any
 import orjson
 
 from ..pipelines import MISSING, Curve, Piece, Quote, System
-from ..record.store import ResponseStore
+from ..record.store import Entry, ResponseStore
 from ..storage import private_dir, write_private
 
 INDEX_FORMAT = "quotefinder-replay-index/1"
@@ -37,7 +37,6 @@ INDEX_DIR = "replay-index"
 KEEP = 4  # index files (coverages) kept per run: a team sweeps a few grids, again and again
 
 Pair = tuple[str, int]  # a question's text and a repeat index
-Entry = tuple[str, int, int]  # an entry's key, size and modification time (`ResponseStore.entry`)
 
 
 @dataclass(frozen=True)

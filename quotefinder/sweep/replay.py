@@ -35,14 +35,11 @@ from ..recipe import pipeline
 from ..recipe.contract import ApiRequest
 from ..record.rundir import RUN_FILE, RunRecord
 from ..record.store import ResponseStore, open_store
-from .index import Entry, Record, ReplayIndex, index_key
+from .index import Entry, Pair, Record, ReplayIndex, index_key
 from .verdicts import load_verdicts, verdicts_path, with_verdicts
 
 SHOW = 10
 PARALLEL_FROM = 500  # questions; below this, starting processes costs more than it saves
-
-
-Pair = tuple[str, int]  # a question's text and a repeat index
 
 
 @dataclass(frozen=True)
