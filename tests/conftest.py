@@ -206,7 +206,7 @@ def staircase(has_answer: np.ndarray, probability: np.ndarray, quoted: np.ndarra
     shape = bounds.shape[:2]
     codes = np.stack([np.asarray(quoted), np.broadcast_to(np.asarray(unquoted)[:, None], shape)], axis=2)
     mask = np.stack([np.isfinite(bounds[..., 0]), np.zeros(shape, dtype=bool)], axis=2)
-    return Table(has_answer, bounds, codes.astype(np.int64), mask)
+    return Table.of_rows(has_answer, bounds, codes.astype(np.int64), mask)
 
 
 def replayed_of(runs: Sequence[Sequence[Item]], run_dir: Path = Path("run"), evidence: str | None = "synthetic",

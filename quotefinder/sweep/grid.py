@@ -2,10 +2,11 @@
 recommended cell. (The tests hold the fill to each system's own slow `decide`, cell by cell.)
 
 The fill reads curves only (`pipelines.Curve`): along the first axis a question's curve has a few
-segments, each with a few pieces along the second axis. A `Table` places every question's segment at
-each first-axis value of the grid (one searchsorted and a cumulative sum) and every piece's start and
-end on the second axis (`Table.positions`); counts, scores and totals are then histograms of those
-starts and ends and a cumulative sum, in O(questions x H x pieces + H x A) time, never a loop over cells.
+segments, each with a few pieces along the second axis. A `Table` finds the grid rows each segment covers
+(one searchsorted over every edge: a band of rows) and every piece's start and end on the second axis
+(`Table.positions`); each piece is then a rectangle of cells, and counts, scores and totals are histograms
+of those rectangles' corners with a cumulative sum along both axes, in O(questions x segments x pieces +
+H x A) time, never a loop over rows or cells.
 The direction is the curve's: a value equal to an edge or a bound falls below it (`values_below`).
 """
 
@@ -100,30 +101,36 @@ class JudgedCurve:
 
 @dataclass
 class Table:
-    """Every question's pieces along the second axis at each first-axis value of the grid, as arrays: row q,
-    column h, piece j.
+    """Every question's pieces along the second axis at every first-axis value of the grid, as arrays over
+    bands: a band is a run of consecutive grid rows `lo <= h < hi` of one question (`owner`) over which its
+    curve has the same segment, so the same pieces. Bands come in question order, then row order, and cover
+    each question's rows exactly once; a question has a few (its curve's segments), not one per row.
 
-    Piece j covers the second-axis values y with ``bounds[q, h, j-1] < y <= bounds[q, h, j]`` (-inf below the
-    first, +inf above the last; padding pieces are empty: their bound is +inf), `codes[q, h, j]` is its
-    outcome code and `quoted[q, h, j]` whether it quotes. `positions` turns the bounds into grid indices: the
-    one place the comparison with an axis is made; every count, score and total below is a histogram of
-    piece starts and ends over those positions, with a cumulative sum, never a loop over cells.
+    Piece j of band b covers the second-axis values y with ``bounds[b, j-1] < y <= bounds[b, j]`` (-inf below
+    the first, +inf above the last; padding pieces are empty: their bound is +inf), `codes[b, j]` is its
+    outcome code and `quoted[b, j]` whether it quotes. `positions` turns the bounds into grid indices: the one
+    place the comparison with an axis is made. Every count, score and total below is a histogram of the
+    corners of the rectangles (rows of a band x columns of a piece) with a cumulative sum along both axes,
+    never a loop over cells or rows.
     """
 
     has_answer: np.ndarray
-    bounds: np.ndarray  # (Q, H, S - 1) float
-    codes: np.ndarray  # (Q, H, S) int
-    quoted: np.ndarray  # (Q, H, S) bool
+    owner: np.ndarray  # (B,) the question of each band, ascending
+    lo: np.ndarray  # (B,) its first grid row
+    hi: np.ndarray  # (B,) one past its last
+    bounds: np.ndarray  # (B, S - 1) float
+    codes: np.ndarray  # (B, S) int
+    quoted: np.ndarray  # (B, S) bool
+    n_questions: int
     _positions: dict[bytes, np.ndarray] = field(default_factory=dict, repr=False)
 
     @classmethod
     def of(cls, curves: Sequence[JudgedCurve], has_answer: np.ndarray) -> Table:
-        """Built without a loop over cells: the segment of (q, h) is how many of q's edges are below h, counted
-        for all questions at once with one searchsorted and a cumulative sum."""
+        """Segment k of a question covers the grid rows from `cells_through` its edge k - 1 up to its edge k:
+        one searchsorted for every edge of every question; segments that cover no grid row are dropped."""
         n_q, n_h = len(curves), len(has_answer)
         width = max((len(b) for c in curves for b in c.curve.bounds), default=0) + 1
         sizes = np.array([len(c.curve.bounds) for c in curves], dtype=np.int64)
-        starts = np.cumsum(sizes) - sizes  # q's segments, in order
         total = int(sizes.sum())
         seg_bounds = np.full((total, width - 1), np.inf)
         seg_codes = np.full((total, width), -1, dtype=np.int64)
@@ -137,49 +144,84 @@ class Table:
                 seg_quoted[g, : n + 1] = [piece.quoted is not None for piece in pieces]
                 g += 1
         edges = np.array([e for c in curves for e in c.curve.edges], dtype=float)
-        owner = np.repeat(np.arange(n_q), sizes - 1)
-        below = np.zeros((n_q, n_h + 1), dtype=np.int64)
-        np.add.at(below, (owner, cells_through(has_answer, edges)), 1)
-        index = starts[:, None] + np.cumsum(below, axis=1)[:, :n_h]  # (Q, H): the segment of each cell's row
-        return cls(has_answer, seg_bounds[index], seg_codes[index], seg_quoted[index])
+        first = np.cumsum(sizes) - sizes  # each question's first segment
+        last = np.zeros(total, dtype=bool)
+        last[first + sizes - 1] = True
+        hi = np.full(total, n_h, dtype=np.int64)
+        hi[~last] = cells_through(has_answer, edges)  # a segment ends where its edge's row begins
+        lo = np.zeros(total, dtype=np.int64)
+        lo[1:] = hi[:-1]
+        lo[first] = 0
+        keep = hi > lo
+        owner = np.repeat(np.arange(n_q), sizes)
+        return cls(has_answer, owner[keep], lo[keep], hi[keep], seg_bounds[keep], seg_codes[keep], seg_quoted[keep],
+                   n_q)
+
+    @classmethod
+    def of_rows(cls, has_answer: np.ndarray, bounds: np.ndarray, codes: np.ndarray, quoted: np.ndarray) -> Table:
+        """From every question's pieces at every grid row ((Q, H, S - 1), (Q, H, S), (Q, H, S)), consecutive
+        rows with the same pieces merged into one band."""
+        n_q, n_h = codes.shape[:2]
+        flat = (bounds.reshape(n_q * n_h, -1), codes.reshape(n_q * n_h, -1), quoted.reshape(n_q * n_h, -1))
+        new = np.ones((n_q, n_h), dtype=bool)  # where a band starts: the first row, or pieces unlike the row before
+        for array in (bounds, codes, quoted):
+            if array.shape[2]:
+                new[:, 1:] |= (array[:, 1:] != array[:, :-1]).any(axis=2)
+        starts = np.flatnonzero(new)
+        ends = np.append(starts[1:], n_q * n_h)
+        owner, lo = np.divmod(starts, n_h)
+        hi = np.where(ends // n_h == owner, ends % n_h, n_h)  # the next band's start, or the question's last row
+        return cls(has_answer, owner, lo, hi, flat[0][starts], flat[1][starts], flat[2][starts].astype(bool), n_q)
 
     @property
     def shape(self) -> tuple[int, int]:
-        return self.codes.shape[0], self.codes.shape[1]
+        return self.n_questions, len(self.has_answer)
+
+    def row_bands(self) -> np.ndarray:
+        """(Q, H): the band each question's row falls in."""
+        return np.repeat(np.arange(len(self.owner)), self.hi - self.lo).reshape(self.shape)
+
+    def bands_at(self, h_index: int) -> np.ndarray:
+        """(Q,): the band of each question at one grid row."""
+        return np.flatnonzero((self.lo <= h_index) & (self.hi > h_index))
+
+    def bands_of(self, question: int) -> slice:
+        """The bands of one question."""
+        left, right = np.searchsorted(self.owner, [question, question + 1])
+        return slice(int(left), int(right))
 
     def positions(self, answer: np.ndarray) -> np.ndarray:
-        """(Q, H, S + 1): piece j covers the `answer` indices [P_j, P_j+1). `answer` ascending; a value equal to
-        a bound falls in the piece below it (the piece that holds ``probability >= cutoff``). Raises
+        """(B, S + 1): piece j covers the `answer` indices [P_j, P_j+1). `answer` ascending; a value equal to a
+        bound falls in the piece below it (the piece that holds ``probability >= cutoff``). Raises
         `MissingPiece` when a piece the replay does not hold covers a cell."""
         key = answer.tobytes()
         if key not in self._positions:
-            n_q, n_h = self.shape
-            found = np.empty((n_q, n_h, self.codes.shape[2] + 1), dtype=np.int64)
-            found[..., 0] = 0
-            found[..., 1:-1] = cells_through(answer, self.bounds)
-            found[..., -1] = len(answer)
-            if ((self.codes < 0) & (found[..., 1:] > found[..., :-1])).any():
+            found = np.empty((len(self.owner), self.codes.shape[1] + 1), dtype=np.int64)
+            found[:, 0] = 0
+            found[:, 1:-1] = cells_through(answer, self.bounds)
+            found[:, -1] = len(answer)
+            if ((self.codes < 0) & (found[:, 1:] > found[:, :-1])).any():
                 raise MissingPiece("a cell of the grid falls where the replay holds no response")
             self._positions[key] = found
         return self._positions[key]
 
-    def bins(self, answer: np.ndarray, select: np.ndarray, bins: int = 1, code: np.ndarray | None = None
-             ) -> PieceBins:
-        """Where the selected pieces (`select`, (Q, H, S) bool) start and end on the grid, each in bin `code` of
-        `bins` (its outcome code, say): made once, summed with any weights per question (`PieceBins.sums`)."""
-        n_a = len(answer)
-        found = self.positions(answer)
-        lo, hi = found[..., :-1], found[..., 1:]
-        chosen = select & (hi > lo)
-        q, h, _ = np.nonzero(chosen)
-        k = np.zeros(len(q), dtype=np.int64) if code is None else code[chosen]
-        return PieceBins(q, (h * (n_a + 1) + lo[chosen]) * bins + k, (h * (n_a + 1) + hi[chosen]) * bins + k,
-                         (self.shape[1], n_a + 1, bins))
+    def bins(self, answer: np.ndarray, select: np.ndarray, bins: int = 1, code: np.ndarray | None = None,
+             bands: slice = slice(None)) -> PieceBins:
+        """Where the selected pieces (`select`, (B, S) bool, of the `bands` only when given) sit on the grid, each
+        in bin `code` of `bins` (its outcome code, say): made once, summed with any weights per question
+        (`PieceBins.sums`)."""
+        found = self.positions(answer)[bands]
+        left, right = found[:, :-1], found[:, 1:]
+        chosen = select & (right > left)
+        band, _ = np.nonzero(chosen)
+        k = np.zeros(len(band), dtype=np.int64) if code is None else code[chosen]
+        return PieceBins(self.owner[bands][band], self.lo[bands][band], self.hi[bands][band], left[chosen],
+                         right[chosen], k, (len(self.has_answer), len(answer), bins))
 
     def piece_sums(self, answer: np.ndarray, select: np.ndarray, weights: np.ndarray | None = None,
                    bins: int = 1, code: np.ndarray | None = None) -> np.ndarray:
         """sum over the selected pieces covering each cell of their question's weight: (H, A), or (H, A, bins)
-        with each piece counted in bin `code` (its outcome code, say). `select` is (Q, H, S) bool."""
+        with each piece counted in bin `code` (its outcome code, say). `select` is (B, S) bool."""
         summed = self.bins(answer, select, bins, code).sums(weights)
         return summed if bins > 1 or code is not None else summed[..., 0]
 
@@ -193,18 +235,20 @@ class Table:
         select = self.quoted & np.isin(self.codes, list(codes))
         return np.rint(self.piece_sums(answer, select)).astype(np.int64)
 
-    def outcomes(self, answer_cutoff: float) -> np.ndarray:
-        """Outcome codes (Q, H) at one second-axis value."""
-        piece = (self.bounds < answer_cutoff).sum(axis=2)  # bounds ascending: how many are below it
-        return np.take_along_axis(self.codes, piece[..., None], axis=2)[..., 0]
+    def outcomes(self, answer_cutoff: float, h_index: int | None = None) -> np.ndarray:
+        """Outcome codes (Q, H) at one second-axis value; (Q,) at one grid row too, given `h_index`."""
+        band = self.row_bands() if h_index is None else self.bands_at(h_index)
+        piece = (self.bounds[band] < answer_cutoff).sum(axis=-1)  # bounds ascending: how many are below it
+        return np.take_along_axis(self.codes[band], piece[..., None], axis=-1)[..., 0]
 
     def quoted_along(self, h_index: int, answer: np.ndarray) -> np.ndarray:
         """(Q, A) bool: whether each question is quoted at each cell of one grid row."""
-        found = self.positions(answer)[:, h_index]
-        n_q, n_a = found.shape[0], len(answer)
+        band = self.bands_at(h_index)
+        found = self.positions(answer)[band]
+        n_q, n_a = len(band), len(answer)
         steps = np.zeros((n_q, n_a + 1), dtype=np.int64)
         rows = np.arange(n_q)[:, None]
-        quoted = self.quoted[:, h_index]
+        quoted = self.quoted[band]
         np.add.at(steps, (np.broadcast_to(rows, quoted.shape)[quoted], found[:, :-1][quoted]), 1)
         np.add.at(steps, (np.broadcast_to(rows, quoted.shape)[quoted], found[:, 1:][quoted]), -1)
         return np.cumsum(steps, axis=1)[:, :n_a] > 0
@@ -212,22 +256,42 @@ class Table:
 
 @dataclass(frozen=True)
 class PieceBins:
-    """Pieces placed on a grid (`Table.bins`): each one's question, and the flat histogram bins where it starts
-    and ends, in a histogram of `shape` (H, A + 1, bins)."""
+    """Pieces placed on a grid (`Table.bins`), each a rectangle of cells: its question (`owner`), its rows
+    [`lo`, `hi`), its columns [`left`, `right`) and its bin, in a grid of `shape` (H, A, bins)."""
 
     owner: np.ndarray
-    starts: np.ndarray
-    ends: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    layer: np.ndarray
     shape: tuple[int, int, int]
 
     def sums(self, weights: np.ndarray | None = None) -> np.ndarray:
         """(H, A, bins): at each cell, the sum of the weights of the questions whose pieces cover it (1 each when
-        `weights` is None): +w where a piece starts, -w where it ends, then a cumulative sum along the axis."""
-        size = int(np.prod(self.shape))
-        w = None if weights is None else np.asarray(weights, dtype=float)[self.owner]
-        histogram = (np.bincount(self.starts, weights=w, minlength=size)
-                     - np.bincount(self.ends, weights=w, minlength=size))
-        return np.cumsum(histogram.reshape(self.shape), axis=1)[:, : self.shape[1] - 1]
+        `weights` is None): each rectangle adds +w at two opposite corners and -w at the other two, and a
+        cumulative sum along both axes adds up the rectangles over each cell. Integer weights sum exactly."""
+        return rectangle_sums(self.lo, self.hi, self.left, self.right, self.layer, self.shape,
+                              None if weights is None else np.asarray(weights, dtype=float)[self.owner])
+
+
+def rectangle_sums(lo: np.ndarray, hi: np.ndarray, left: np.ndarray, right: np.ndarray, layer: np.ndarray | int,
+                   shape: tuple[int, int, int], weights: np.ndarray | None) -> np.ndarray:
+    """(H, A, layers): the sum, at each cell, of the weights of the rectangles rows [lo, hi) x columns
+    [left, right) that cover it, in their layer (1 each when `weights` is None)."""
+    n_h, n_a, layers = shape
+    size = (n_h + 1) * (n_a + 1) * layers
+
+    def corner(rows: np.ndarray, columns: np.ndarray) -> np.ndarray:
+        return (rows * (n_a + 1) + columns) * layers + layer
+
+    w = np.ones(len(lo)) if weights is None else weights
+    histogram = (np.bincount(corner(lo, left), weights=w, minlength=size)
+                 - np.bincount(corner(lo, right), weights=w, minlength=size)
+                 - np.bincount(corner(hi, left), weights=w, minlength=size)
+                 + np.bincount(corner(hi, right), weights=w, minlength=size))
+    summed = np.cumsum(np.cumsum(histogram.reshape(n_h + 1, n_a + 1, layers), axis=0), axis=1)
+    return summed[:n_h, :n_a]
 
 
 @dataclass(frozen=True)

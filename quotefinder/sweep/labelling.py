@@ -56,19 +56,11 @@ class QuotedCells:
 
     def mask(self, index: int) -> np.ndarray:
         """(H, A) bool: the cells where question `index` is quoted in some repeat."""
-        n_a = len(self.a)
-        steps: np.ndarray | None = None
+        covered = np.zeros((self.tables[0].shape[1], len(self.a)), dtype=bool)
         for table in self.tables:
-            found = table.positions(self.a)[index]  # (H, S + 1)
-            quoted = table.quoted[index]
-            rows = np.broadcast_to(np.arange(found.shape[0])[:, None], quoted.shape)
-            here = np.zeros((found.shape[0], n_a + 1), dtype=np.int64)
-            np.add.at(here, (rows[quoted], found[:, :-1][quoted]), 1)
-            np.add.at(here, (rows[quoted], found[:, 1:][quoted]), -1)
-            covered = np.cumsum(here, axis=1)[:, :n_a] > 0
-            steps = covered if steps is None else steps | covered
-        assert steps is not None
-        return steps
+            bands = table.bands_of(index)
+            covered |= table.bins(self.a, table.quoted[bands], bands=bands).sums()[..., 0] > 0
+        return covered
 
 
 def quoted_cells(tables: Sequence[Table], a: np.ndarray) -> QuotedCells:

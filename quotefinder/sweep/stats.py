@@ -3,12 +3,12 @@ a weighted ratio), a bootstrap over questions, cross-validation, and the gain ov
 questions the choice never saw.
 
 All of it works on a `ScoreModel`: each question's contribution to the objective at every cell, so
-that a resampled, held-out or reweighted set of questions is just a vector of counts. At a fixed grid
-row h, question q's score along the second axis is a step function, the mean over repeats of the value
-of the piece of its curve each cell falls in: it changes only where some repeat's piece starts. Any
-function g of s_q, summed over questions, is then one weighted histogram of those starts and a
-cumulative sum (`ScoreModel.grid`), never a loop over cells. Randomness is seeded, so the same run
-gives the same numbers.
+that a resampled, held-out or reweighted set of questions is just a vector of counts. Over a band of grid
+rows where no repeat of question q changes segment, q's score along the second axis is a step function, the
+mean over repeats of the value of the piece of its curve each cell falls in: it changes only where some
+repeat's piece starts. Any function g of s_q, summed over questions, is then one weighted histogram of the
+corners of those rectangles and a cumulative sum along both axes (`ScoreModel.grid`), never a loop over
+cells or rows. Randomness is seeded, so the same run gives the same numbers.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..questions import OUTCOMES, Outcome
-from .grid import CODE, Table, cell_index, deepest_nearest, top_cell
+from .grid import CODE, Table, cell_index, deepest_nearest, rectangle_sums, top_cell
 from .probability import Z_ONE_SIDED_95, Z_POWER_80, t_sf
 
 Z95 = 1.959963984540054
@@ -104,11 +104,14 @@ class ScoreModel:
     objective's value of each outcome (`outcome_scores`); `weights` are importance weights per question
     (a production mix; 1 for the questions as sampled), so question q contributes x_q = w_q s_q.
 
-    At a grid row h, question q's score along the second axis is a step function: it starts at the mean over
-    repeats of its first pieces' values, and at each piece's start (`Table.positions`) in repeat r it steps by
-    (that piece's value - the previous piece's value) / R. The breakpoints of all repeats are sorted once
-    (they do not depend on the objective: `like` lends another model's); `levels[n]` is the score after the
-    first n of them.
+    The repeats' bands are overlaid (`overlay`): a band here is a run of one question's rows over which no
+    repeat changes segment. Along the second axis a band's score is a step function: it starts at the total
+    over repeats of its first pieces' values, and at each piece's start (`Table.positions`) in repeat r it
+    steps by that piece's value minus the previous piece's. The breakpoints of all repeats are sorted once
+    (they do not depend on the objective: `like` lends another model's); `totals[n]` is each band's total over
+    the repeats after the first n of them, R times its score s. Sums are taken over totals and divided by R
+    (or R^2) once at the end, so with integer values, weights and counts (the default objective, no production
+    mix) every sum is one of integers: exact, whatever the order of the additions.
     """
 
     def __init__(self, tables: Sequence[Table], answer: np.ndarray, values: np.ndarray,
@@ -120,49 +123,67 @@ class ScoreModel:
         self.tables, self.answer = list(tables), answer
         self.weights = np.ones(self.n_questions) if weights is None else np.asarray(weights, dtype=float)
         if like is None:
-            # (N, Q, H): every piece's start after the first, of every repeat; sorted, with where each came from
-            starts = np.concatenate([np.moveaxis(t.positions(answer)[..., 1:-1], 2, 0) for t in tables])
+            self.owner, self.lo, self.hi, self.band_of = overlay(tables)
+            # (N, B): every piece's start after the first, of every repeat; sorted, with where each came from
+            starts = np.concatenate([t.positions(answer)[band][:, 1:-1].T for t, band in zip(tables, self.band_of,
+                                                                                              strict=True)])
             self.order = np.argsort(starts, axis=0, kind="stable")
             self.sorted_starts = np.take_along_axis(starts, self.order, axis=0)
-            h_index = np.arange(self.n_h)[None, None, :]
-            self.bins = (h_index * (self.n_a + 1) + self.sorted_starts).reshape(len(starts), -1)  # (N, Q*H)
         else:
-            self.order, self.sorted_starts, self.bins = like.order, like.sorted_starts, like.bins
-        piece_values = [values[np.maximum(t.codes, 0)] for t in tables]  # (Q, H, S) each; -1 covers no cell
-        first_level = np.mean([v[..., 0] for v in piece_values], axis=0)  # (Q, H)
-        steps = np.concatenate([np.moveaxis(np.diff(v, axis=2), 2, 0) for v in piece_values]) / self.repeats
-        steps = np.take_along_axis(steps, self.order, axis=0)
-        self.levels = first_level[None] + np.concatenate([np.zeros((1, *first_level.shape)),
-                                                          np.cumsum(steps, axis=0)])  # (N + 1, Q, H)
+            self.owner, self.lo, self.hi, self.band_of = like.owner, like.lo, like.hi, like.band_of
+            self.order, self.sorted_starts = like.order, like.sorted_starts
+        piece_values = [values[np.maximum(t.codes, 0)][band] for t, band in zip(tables, self.band_of, strict=True)]
+        first_total = np.sum([v[:, 0] for v in piece_values], axis=0)  # (B,); -1 (a padding piece) covers no cell
+        steps = np.take_along_axis(np.concatenate([np.diff(v, axis=1).T for v in piece_values]), self.order, axis=0)
+        self.totals = first_total[None] + np.concatenate([np.zeros((1, len(first_total))), np.cumsum(steps, axis=0)])
+        n_steps = len(self.totals)
+        # every total is a rectangle of cells: its band's rows x the columns from its breakpoint on
+        self._rows = (np.tile(self.lo, n_steps), np.tile(self.hi, n_steps))
+        self._left = np.concatenate([np.zeros(len(self.lo), dtype=np.int64), self.sorted_starts.ravel()])
 
     def grid(self, counts: np.ndarray, power: int = 1, factor: np.ndarray | None = None) -> np.ndarray:
         """sum_q counts_q * factor_q * x_q(c)^power at every cell c, shape (H, A).
 
         `counts` says how often each question counts (1; a bootstrap multiplicity; 0 to leave it out).
         """
-        scale = counts * (factor if factor is not None else 1.0) * self.weights**power
-        below = self._level(0, power)  # (Q, H)
-        base = scale @ below  # (H,): every cell of a row starts there
-        size = self.n_h * (self.n_a + 1)
-        histogram = np.zeros(size)
-        for n, bins in enumerate(self.bins):  # one breakpoint at a time: no (N, Q, H) temporaries
-            above = self._level(n + 1, power)
-            histogram += np.bincount(bins, weights=((above - below) * scale[:, None]).ravel(), minlength=size)
-            below = above
-        return base[:, None] + np.cumsum(histogram.reshape(self.n_h, self.n_a + 1), axis=1)[:, : self.n_a]
+        return self.sums(counts, power, factor) / self.repeats**power
 
-    def _level(self, n: int, power: int) -> np.ndarray:
-        """Every question's score after the first n breakpoints, to `power` (Q, H)."""
-        return self.levels[n] if power == 1 else self.levels[n] ** power
+    def sums(self, counts: np.ndarray, power: int = 1, factor: np.ndarray | None = None) -> np.ndarray:
+        """`grid` times R^power: sum_q counts_q * factor_q * (w_q T_q(c))^power over the totals T = R s, the
+        form that stays in integers when the values, weights, counts and factors are integers."""
+        scale = (counts * (factor if factor is not None else 1.0) * self.weights**power)[self.owner]  # (B,)
+        totals = self.totals if power == 1 else self.totals**power
+        increments = np.concatenate([totals[:1], np.diff(totals, axis=0)]) * scale  # (N + 1, B)
+        summed = rectangle_sums(*self._rows, self._left, np.full(len(self._left), self.n_a), 0,
+                                (self.n_h, self.n_a, 1), increments.ravel())
+        return summed[..., 0]
+
+    def totals_at(self, h_index: int, a_index: int) -> np.ndarray:
+        """Each question's total over repeats T_q = R s_q at one cell (Q,), before weighting."""
+        band = np.flatnonzero((self.lo <= h_index) & (self.hi > h_index))  # one per question, in order
+        passed = (self.sorted_starts[:, band] <= a_index).sum(axis=0)  # breakpoints at or before the cell
+        return np.take_along_axis(self.totals[:, band], passed[None], axis=0)[0]
 
     def scores_at(self, h_index: int, a_index: int) -> np.ndarray:
         """Each question's score s_q at one cell (Q,), averaged over repeats, before weighting."""
-        passed = (self.sorted_starts[:, :, h_index] <= a_index).sum(axis=0)  # breakpoints at or before the cell
-        return np.take_along_axis(self.levels[:, :, h_index], passed[None], axis=0)[0]
+        return self.totals_at(h_index, a_index) / self.repeats
 
     def per_question(self, h_index: int, a_index: int) -> np.ndarray:
         """Each question's contribution x_q = w_q s_q at one cell (Q,)."""
         return self.weights * self.scores_at(h_index, a_index)
+
+
+def overlay(tables: Sequence[Table]) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[np.ndarray]]:
+    """The bands common to every repeat's table: (owner, lo, hi, and for each table the index of its band
+    that holds each common band). A common band starts wherever some table's band starts."""
+    n_h = tables[0].shape[1]
+    keys = [t.owner * (n_h + 1) + t.lo for t in tables]  # ascending: bands come in question, then row, order
+    common = keys[0] if len(tables) == 1 else np.unique(np.concatenate(keys))
+    owner, lo = np.divmod(common, n_h + 1)
+    hi = np.full(len(common), n_h, dtype=np.int64)
+    same = owner[1:] == owner[:-1]
+    hi[:-1][same] = lo[1:][same]
+    return owner, lo, hi, [np.searchsorted(k, common, side="right") - 1 for k in keys]
 
 
 @dataclass(frozen=True)
@@ -206,14 +227,15 @@ def region_of_best(model: ScoreModel, counts: np.ndarray, best: tuple[int, int],
     sum_d = best_total - scores
     # Sums of n floats carry rounding of about n x eps x their terms: the equalities "the same score" and
     # "exactly one standard error" (one question differs) must not turn on it.
-    slack = TOLERANCE + 1e-12 * max(n, 1.0) * float(np.abs(model.levels).max()) * float(model.weights.max())
+    largest = float(np.abs(model.totals).max()) / model.repeats
+    slack = TOLERANCE + 1e-12 * max(n, 1.0) * largest * float(model.weights.max())
     region = np.abs(sum_d) <= slack
     if n >= 2:
-        at_best = model.per_question(*best)  # x_q(best)
+        # sum_q d_q^2 over totals (R x_q): integers when the scores are, so exact before the one division
+        at_best = model.weights * model.totals_at(*best)  # R x_q(best)
         squares_best = float(counts @ (at_best**2))
-        cross = model.grid(counts, factor=at_best)  # sum counts w s_b w s_c = sum counts x_b x_c
-        squares = model.grid(counts, power=2)
-        sum_d2 = squares_best - 2 * cross + squares
+        cross = model.sums(counts, factor=at_best)  # R^2 sum counts x_b x_c
+        sum_d2 = (squares_best - 2 * cross + model.sums(counts, power=2)) / model.repeats**2
         variance = np.maximum(sum_d2 - sum_d * sum_d / n, 0.0) / (n - 1)
         region |= sum_d < np.sqrt(n * variance) - slack
     if floor is not None:
@@ -419,7 +441,7 @@ def cross_validate(model: ScoreModel, tables: Sequence[Table], expect: Sequence[
         choices.append(pick.cell)
         gains[held_out] = (model.per_question(*pick.cell) - at_default)[held_out]
         for table in tables:
-            codes = table.outcomes(a[pick.a_index])[held_out, pick.h_index]
+            codes = table.outcomes(a[pick.a_index], pick.h_index)[held_out]
             counts += np.bincount(codes, minlength=len(OUTCOMES)) / len(tables)
     tested = folds(expect, 2, seed) == 1
     split = chosen_on((~tested).astype(float))

@@ -109,13 +109,21 @@ def test_the_grid_reads_any_curve_exactly_as_a_slow_lookup_and_so_do_the_scores(
                     slow[r, i, j, code] += 1
                     quoted[r, i, j] += piece.quoted is not None
                     scores[q, i, j] += values[code] / 3
-    for r, table in enumerate(tables):
+    # the same pieces row by row, merged into bands afresh (as the simulations make their tables)
+    remade = [Table.of_rows(grid, *(array[t.row_bands()] for array in (t.bounds, t.codes, t.quoted))) for t in tables]
+    for r, table in enumerate([*tables, *remade]):
+        r %= len(tables)
         assert np.array_equal(table.counts(grid), slow[r])
         assert np.array_equal(table.quotes(grid), quoted[r])
         for j in (0, 7, 20):
             assert np.array_equal(table.outcomes(float(grid[j])),
                                   [[judged.at(float(x), float(grid[j]))[1] for x in grid] for judged in runs[r]])
+        for i in (0, 11, 20):
+            assert np.array_equal(table.quoted_along(i, grid), [[judged.at(float(grid[i]), float(y))[0].quoted
+                                                                  is not None for y in grid] for judged in runs[r]])
     weights = np.array([rng.choice([0.5, 1.0, 2.0]) for _ in questions])
+    assert np.array_equal(ScoreModel(remade, grid, values, weights).grid(np.ones(len(questions))),
+                          ScoreModel(tables, grid, values, weights).grid(np.ones(len(questions))))
     model = ScoreModel(tables, grid, values, weights)
     counts = np.array([rng.choice([0, 1, 2]) for _ in questions], dtype=float)
     x = weights[:, None, None] * scores

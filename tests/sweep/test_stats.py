@@ -100,32 +100,40 @@ def test_the_model_equals_a_slow_replay_for_any_counts_powers_and_weights(seed: 
     assert np.allclose(model.per_question(3, 7), x[:, 3, 7])
 
 
-def whole_array_grid(model: ScoreModel, counts: np.ndarray, power: int = 1, factor=None) -> np.ndarray:
-    """`ScoreModel.grid` as it was first written, over the whole (N + 1, Q, H) array at once: the breakpoint
-    by breakpoint version must agree with it to the last bit (reports are compared byte for byte)."""
-    scale = counts * (factor if factor is not None else 1.0) * model.weights**power
-    levels = model.levels**power
-    base = scale @ levels[0]
-    increments = (levels[1:] - levels[:-1]) * scale[None, :, None]
-    size = model.n_h * (model.n_a + 1)
-    histogram = np.zeros(size)
-    for bins, weights in zip(model.bins, increments.reshape(len(model.bins), -1), strict=True):
-        histogram += np.bincount(bins, weights=weights, minlength=size)
-    return base[:, None] + np.cumsum(histogram.reshape(model.n_h, model.n_a + 1), axis=1)[:, : model.n_a]
+def cell_totals(runs, wrong_cost: int = 2) -> np.ndarray:
+    """T_q(c) for every question and cell (Q, H, A) in integers: the total over repeats of the outcome's value
+    (an integer wrong cost), straight from `decide`."""
+    values = outcome_scores(wrong_cost).astype(np.int64)
+    found = np.zeros((len(runs[0]), len(H), len(A)), dtype=np.int64)
+    for i, hv in enumerate(H):
+        for j, av in enumerate(A):
+            for run in runs:
+                found[:, i, j] += [values[CODE[o]] for _, o in decided(run, hv, av)]
+    return found
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_the_grid_sums_are_bit_for_bit_those_of_the_whole_array_sum(seed: int) -> None:
+def test_with_integer_scores_the_grid_sums_are_exact_whatever_the_order_of_the_additions(seed: int) -> None:
+    """Reports are compared byte for byte, and a tie between two cells must not turn on rounding: with an integer
+    wrong cost, integer weights, counts and factors, every sum is the exact integer (int64 arithmetic on the
+    slow replay's totals), and the mean over R repeats is that integer divided by R^power once."""
     runs = random_repeats(seed)
     rng = np.random.default_rng(100 + seed)
-    counts = rng.integers(0, 4, len(runs[0])).astype(float)
-    weights = rng.uniform(0.2, 3, len(runs[0]))
-    factor = rng.normal(size=len(runs[0]))
-    model = model_of(runs, 1.7, weights)
-    assert len(model.bins) > 1  # several breakpoints: the order of the additions is what is tested
+    q = len(runs[0])
+    counts = rng.integers(0, 4, q)
+    weights = rng.integers(1, 4, q)
+    factor = rng.integers(-3, 4, q)
+    model = model_of(runs, 2.0, weights.astype(float))
+    assert len(model.totals) > 2  # several breakpoints: the order of the additions is what is tested
+    totals = cell_totals(runs)
+    repeats = len(runs)
     for power in (1, 2):
         for f in (None, factor):
-            assert np.array_equal(model.grid(counts, power, f), whole_array_grid(model, counts, power, f))
+            exact = np.einsum("q,qha->ha", counts * (1 if f is None else f) * weights**power, totals**power)
+            assert np.array_equal(model.sums(counts.astype(float), power, None if f is None else f.astype(float)),
+                                  exact.astype(float))
+            assert np.array_equal(model.grid(counts.astype(float), power, None if f is None else f.astype(float)),
+                                  exact / repeats**power)
 
 
 def slow_choose(x: np.ndarray, counts: np.ndarray, default=DEFAULT) -> tuple[tuple[int, int], np.ndarray, bool]:
