@@ -95,6 +95,7 @@ def questions_frame(result: Sweep, comparison: Comparison | None = None) -> pd.D
     along_h = result.tables[0].outcomes(rec.a)
     changes = {row.question.question: row for row in comparison.rows} if comparison else {}
     needing = {item.index for item in result.labels_needed}
+    score_name, columns = result.system.quote_score, result.system.axes[1].title
     rows = []
     for index, (question, curve, codes, at_default, at_recommended) in enumerate(zip(
             result.questions, result.curves, along_h, result.default.first, rec.first, strict=True)):
@@ -108,11 +109,11 @@ def questions_frame(result: Sweep, comparison: Comparison | None = None) -> pd.D
             "default_quote": csv_text(at_default.sentence or ""),
             "recommended_quote": csv_text(at_recommended.sentence or ""),
             "closest_if_no_quote": csv_text(c.text if c and not at_recommended.quote else ""),
-            "answers": c.score if c and c.score_name == result.system.quote_score else "",
+            "answers": c.score if c and c.score_name == score_name else "",
             "source_title": csv_text(c.title if c else ""),
             "source_url": csv_text(c.url if c else ""),
             "source_date": csv_text(c.date if c and c.date else ""),
-            "along_answer_cutoff": _along_answer(curve, rec.h, result.system.axes[1].title),
+            "along_answer_cutoff": _along_answer(curve, rec.h, columns),
             "along_has_answer_cutoff": _spans(h_text, codes),
         }
         row["needs_label"] = "true" if index in needing else "false"

@@ -12,6 +12,7 @@ The direction is the curve's: a value equal to an edge or a bound falls below it
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -129,20 +130,22 @@ class Table:
         """Segment k of a question covers the grid rows from `cells_through` its edge k - 1 up to its edge k:
         one searchsorted for every edge of every question; segments that cover no grid row are dropped."""
         n_q, n_h = len(curves), len(has_answer)
-        width = max((len(b) for c in curves for b in c.curve.bounds), default=0) + 1
+        segments = [segment for c in curves for segment in c.curve.bounds]
         sizes = np.array([len(c.curve.bounds) for c in curves], dtype=np.int64)
-        total = int(sizes.sum())
+        total = len(segments)
+        lengths = np.array([len(b) for b in segments], dtype=np.int64)  # bounds per segment; one piece more
+        width = int(lengths.max(initial=0)) + 1
+        # every segment's bounds, codes and quoted flags, flat in segment order, then set in their rows at once
+        row, column = _places(lengths)
         seg_bounds = np.full((total, width - 1), np.inf)
+        seg_bounds[row, column] = np.fromiter(itertools.chain.from_iterable(segments), float, len(row))
+        row, column = _places(lengths + 1)
         seg_codes = np.full((total, width), -1, dtype=np.int64)
+        seg_codes[row, column] = np.fromiter(itertools.chain.from_iterable(
+            codes for c in curves for codes in c.codes), np.int64, len(row))
         seg_quoted = np.zeros((total, width), dtype=bool)
-        g = 0
-        for judged in curves:
-            for bounds, pieces, codes in zip(judged.curve.bounds, judged.curve.pieces, judged.codes, strict=True):
-                n = len(bounds)
-                seg_bounds[g, :n] = bounds
-                seg_codes[g, : n + 1] = codes
-                seg_quoted[g, : n + 1] = [piece.quoted is not None for piece in pieces]
-                g += 1
+        seg_quoted[row, column] = np.fromiter((piece.quoted is not None for c in curves for segment in c.curve.pieces
+                                               for piece in segment), bool, len(row))
         edges = np.array([e for c in curves for e in c.curve.edges], dtype=float)
         first = np.cumsum(sizes) - sizes  # each question's first segment
         last = np.zeros(total, dtype=bool)
@@ -252,6 +255,12 @@ class Table:
         np.add.at(steps, (np.broadcast_to(rows, quoted.shape)[quoted], found[:, :-1][quoted]), 1)
         np.add.at(steps, (np.broadcast_to(rows, quoted.shape)[quoted], found[:, 1:][quoted]), -1)
         return np.cumsum(steps, axis=1)[:, :n_a] > 0
+
+
+def _places(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(row, column) of every item of rows holding `lengths` items each, row after row."""
+    row = np.repeat(np.arange(len(lengths)), lengths)
+    return row, np.arange(len(row)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
 
 
 @dataclass(frozen=True)

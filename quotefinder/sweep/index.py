@@ -1,7 +1,7 @@
 """The replay index: each question's curves, kept beside the cache so that a repeated sweep reads them instead of
 replaying every response. Derived, never evidence: deleting it changes nothing but time.
 
-    RUN/replay-index/<key>.json
+    RUN/replay-index/<key>.index
 
 One file per sweep coverage (`index_key`: the system, its pipeline's digest, the digest of the system's source
 code, and the values of each recorded axis the sweep replays for), the most recent `KEEP` kept. Each record is one
@@ -13,28 +13,36 @@ reported by path as it always is. The file's first line is the SHA-256 of the re
 never trusted; it, and a file that is not an index of this format, of this system and code, is ignored and
 replaced. A run directory the sweep may not write simply gets no index.
 
-The record's curve is stored as data (numbers and a table of strings), never as pickled objects: an index in a
-run directory someone else made is read as JSON, and cannot run anything.
+After the digest line, a line of JSON (`format`, `key` and the byte lengths of the sections), then the sections:
+the curves and evidence as JSON (numbers and a table of strings, never pickled objects: an index in a run
+directory someone else made is read as data and cannot run anything), and the entries as columns (the keys, one
+per line; the sizes and the modification times as little-endian 64-bit integers; each record's first entry), so
+that they are read without building a Python object per entry, and compared with the store's all at once
+(`entries_unchanged`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import orjson
 
 from ..pipelines import MISSING, Curve, Piece, Quote, System
 from ..record.store import Entry, ResponseStore
 from ..storage import private_dir, write_private
 
-INDEX_FORMAT = "quotefinder-replay-index/1"
+INDEX_FORMAT = "quotefinder-replay-index/2"
 INDEX_DIR = "replay-index"
+SUFFIX = ".index"
 KEEP = 4  # index files (coverages) kept per run: a team sweeps a few grids, again and again
+INTEGERS = np.dtype("<i8")
 
 Pair = tuple[str, int]  # a question's text and a repeat index
 
@@ -42,18 +50,38 @@ Pair = tuple[str, int]  # a question's text and a repeat index
 @dataclass(frozen=True)
 class Record:
     """One (question, repeat) as replayed: its curve, the evidence of its entries (each kind, with the entry
-    that holds it), and the entries it was replayed from."""
+    that holds it), and the entries it was replayed from: as the replay read them, or, read from an index file,
+    the range of that file's entry columns that holds them."""
 
     curve: Curve
     evidence: Mapping[str, str]
-    entries: tuple[Entry, ...]
+    entries: tuple[Entry, ...] | range
+
+
+@dataclass(frozen=True)
+class Entries:
+    """The entry columns of an index file: every record's entries, one after the other."""
+
+    keys: list[str]
+    sizes: np.ndarray
+    mtimes: np.ndarray
+
+    @classmethod
+    def empty(cls) -> Entries:
+        return cls([], np.zeros(0, dtype=INTEGERS), np.zeros(0, dtype=INTEGERS))
+
+
+def entries_unchanged(entries: Entries, store: ResponseStore) -> np.ndarray:
+    """(entries,) bool: each entry still as the index recorded it (`store.entry`: one `stat` each, for files)."""
+    found = [store.entry(key) for key in entries.keys]
+    sizes = np.array([-1 if e is None else e[1] for e in found], dtype=INTEGERS)
+    mtimes = np.array([-1 if e is None else e[2] for e in found], dtype=INTEGERS)
+    return (sizes == entries.sizes) & (mtimes == entries.mtimes)
 
 
 def source_digest(under_test: System) -> str:
     """SHA-256 over the source of the system's package, of the protocol and of this module: a curve made (or
     written) by other code is not this code's curve, whatever the version number says."""
-    import sys
-
     module = sys.modules[type(under_test).__module__]
     package = Path(module.__file__ or "").parent
     files = sorted(package.glob("*.py")) + [Path(__file__).parent.parent / "pipelines" / "__init__.py",
@@ -117,17 +145,53 @@ def _curve_of(data: list[Any], strings: list[str]) -> Curve:
 # ---- the index file -----------------------------------------------------------------------------------------
 
 
+def index_path(run_dir: Path, key: str) -> Path:
+    return Path(run_dir) / INDEX_DIR / f"{key}{SUFFIX}"
+
+
+@dataclass(frozen=True)
+class _Sections:
+    """An index file taken apart: the curves' JSON and the entry columns."""
+
+    curves: bytes
+    entries: Entries
+    starts: np.ndarray  # (records + 1,): record i's entries are [starts[i], starts[i + 1])
+
+
+def _sections(raw: bytes, key: str) -> _Sections | None:
+    """The sections of an index file of `key`, or None when it is torn, edited, or not one this version wrote."""
+    digest, _, body = raw.partition(b"\n")
+    if hashlib.sha256(body).hexdigest().encode() != digest:
+        return None  # torn or edited: never trusted, rebuilt
+    header, _, rest = body.partition(b"\n")
+    head = orjson.loads(header)
+    if not isinstance(head, dict) or head.get("format") != INDEX_FORMAT or head.get("key") != key:
+        return None
+    lengths = [int(head[name]) for name in ("curves", "keys")]
+    count, records = int(head["entries"]), int(head["records"])
+    if sum(lengths) + 8 * (2 * count + records + 1) != len(rest):
+        return None
+    curves, keys = rest[: lengths[0]], rest[lengths[0] : sum(lengths)]
+    columns = np.frombuffer(rest, dtype=INTEGERS, offset=sum(lengths))
+    names = keys.decode("utf-8").split("\n") if count else []
+    if len(names) != count:
+        return None
+    return _Sections(curves, Entries(names, columns[:count], columns[count : 2 * count]),
+                     columns[2 * count :])
+
+
 class ReplayIndex:
     """The records of one index file (`index_key`), read when the sweep starts and written when it changed."""
 
     def __init__(self, run_dir: Path, key: str, records: dict[Pair, Record] | None = None) -> None:
         self.run_dir, self.key = Path(run_dir), key
         self.records: dict[Pair, Record] = records or {}
+        self.entries = Entries.empty()  # the columns that records read from the file point into
         self.changed = False
 
     @property
     def path(self) -> Path:
-        return self.run_dir / INDEX_DIR / f"{self.key}.json"
+        return index_path(self.run_dir, self.key)
 
     @classmethod
     def open(cls, run_dir: Path, key: str) -> ReplayIndex:
@@ -135,27 +199,35 @@ class ReplayIndex:
         version wrote (it is then replaced when the sweep saves)."""
         found = cls(run_dir, key)
         try:
-            raw = found.path.read_bytes()
-            digest, _, body = raw.partition(b"\n")
-            if hashlib.sha256(body).hexdigest().encode() != digest:
-                return found  # torn or edited: never trusted, rebuilt
-            data = orjson.loads(body)
-            if not isinstance(data, dict) or data.get("format") != INDEX_FORMAT or data.get("key") != key:
+            sections = _sections(found.path.read_bytes(), key)
+            if sections is None:
                 return found
-            strings = data["strings"]
-            for text, repeat, curve, evidence, entries in data["records"]:
-                found.records[(strings[text], repeat)] = Record(
-                    _curve_of(curve, strings), dict(evidence), tuple((strings[p], s, m) for p, s, m in entries))
+            data = orjson.loads(sections.curves)
+            strings, starts = data["strings"], sections.starts.tolist()
+            if len(starts) != len(data["records"]) + 1 or starts[-1] != len(sections.entries.keys):
+                return found
+            for n, (text, repeat, curve, evidence) in enumerate(data["records"]):
+                found.records[(strings[text], repeat)] = Record(_curve_of(curve, strings), dict(evidence),
+                                                                range(starts[n], starts[n + 1]))
+            found.entries = sections.entries
         except (OSError, ValueError, KeyError, TypeError, IndexError):
             found.records = {}  # no index, or not one of ours: replay everything
         return found
 
     def usable(self, pairs: Iterable[Pair], store: ResponseStore) -> dict[Pair, Record]:
         """The records of `pairs` whose entries are all as they were when they were indexed (`store.entry`)."""
+        changed = ~entries_unchanged(self.entries, store)
+        changed_before = np.concatenate([[0], np.cumsum(changed)])  # how many changed entries precede each one
         found = {}
         for pair in pairs:
             record = self.records.get(pair)
-            if record is not None and all(store.entry(entry[0]) == entry for entry in record.entries):
+            if record is None:
+                continue
+            span = record.entries
+            if isinstance(span, range):
+                if changed_before[span.stop] == changed_before[span.start]:
+                    found[pair] = record
+            elif all(store.entry(entry[0]) == entry for entry in span):
                 found[pair] = record
         return found
 
@@ -177,14 +249,30 @@ class ReplayIndex:
         if not self.changed:
             return
         strings = _Strings()
-        records = [[strings(text), repeat, _curve_data(r.curve, strings), sorted(r.evidence.items()),
-                    [[strings(p), s, m] for p, s, m in r.entries]]
-                   for (text, repeat), r in sorted(self.records.items())]
-        data = {"format": INDEX_FORMAT, "key": self.key, "strings": strings.table(), "records": records}
+        records, keys, sizes, mtimes, starts = [], [], [], [], [0]
+        old = self.entries
+        for (text, repeat), r in sorted(self.records.items()):
+            records.append([strings(text), repeat, _curve_data(r.curve, strings), sorted(r.evidence.items())])
+            if isinstance(r.entries, range):
+                keys.extend(old.keys[r.entries.start : r.entries.stop])
+                sizes.append(old.sizes[r.entries.start : r.entries.stop])
+                mtimes.append(old.mtimes[r.entries.start : r.entries.stop])
+            else:
+                keys.extend(entry[0] for entry in r.entries)
+                sizes.append(np.array([entry[1] for entry in r.entries], dtype=INTEGERS))
+                mtimes.append(np.array([entry[2] for entry in r.entries], dtype=INTEGERS))
+            starts.append(len(keys))
+        curves = orjson.dumps({"strings": strings.table(), "records": records})
+        names = "\n".join(keys).encode("utf-8")
+        header = orjson.dumps({"format": INDEX_FORMAT, "key": self.key, "curves": len(curves), "keys": len(names),
+                               "entries": len(keys), "records": len(records)})
+        columns = np.concatenate([*sizes, *mtimes, np.array(starts, dtype=INTEGERS)]).astype(INTEGERS)
+        body = b"".join([header, b"\n", curves, names, columns.tobytes()])
         with contextlib.suppress(OSError):
             private_dir(self.path.parent)
-            body = orjson.dumps(data)
             write_private(self.path, hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
-            older = sorted(self.path.parent.glob("*.json"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+            older = sorted(self.path.parent.glob(f"*{SUFFIX}"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
             for stale in older[KEEP:]:
                 stale.unlink()
+            for earlier in self.path.parent.glob("*.json"):  # files of the first format, never read again
+                earlier.unlink()

@@ -423,7 +423,8 @@ def replay_run(run_dir: Path, coverage: Coverage, questions_path: Path | None = 
                 )
             judged = [(q.question, r) for q in question_set.questions for r in repeats]
             fresh = background.replays([pair for pair in judged if pair not in indexed])
-    found: dict[Pair, Replay] = {pair: (r.curve, r.entries, dict(r.evidence)) for pair, r in indexed.items()}
+    found: dict[Pair, Replay] = {pair: (r.curve, (), dict(r.evidence)) for pair, r in indexed.items()}  # (their
+    # entries stay in the index)
     found.update(fresh)
     if index is not None:
         index.update({pair: Record(curve, dict(evidence), entries) for pair, (curve, entries, evidence)

@@ -4,6 +4,7 @@ after indexing is replayed (and a torn one reported by path), and a torn or fore
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 
 from conftest import record
 from quotefinder.sweep import replay
-from quotefinder.sweep.index import INDEX_DIR
+from quotefinder.sweep.index import INDEX_DIR, SUFFIX
 from quotefinder.sweepcmd import main
 from quotefinder.testing import synthetic
 
@@ -101,15 +102,24 @@ def test_an_entry_touched_after_indexing_is_replayed_and_changes_nothing(ten: Pa
     assert_same_reports(tmp_path / "first", tmp_path / "after")
 
 
-@pytest.mark.parametrize("damage", ["edited", "torn", "garbage"])
+def _resealed(raw: bytes, change: bytes) -> bytes:
+    """The index with `change` made to its header line (the entry count), under a checksum made afresh."""
+    _, _, body = raw.partition(b"\n")
+    header, _, rest = body.partition(b"\n")
+    body = header.replace(b'"entries":', change, 1) + b"\n" + rest
+    return hashlib.sha256(body).hexdigest().encode() + b"\n" + body
+
+
+@pytest.mark.parametrize("damage", ["edited", "torn", "garbage", "resealed"])
 def test_a_damaged_index_is_never_trusted(ten: Path, tmp_path: Path, counted, damage: str) -> None:
-    """An index edited by hand (a probability changed, its checksum line left), cut short, or not an index at
-    all: ignored, every pair replayed from the cache, the same results, and a good index written in its place."""
+    """An index edited by hand (a probability changed, its checksum line left), cut short, not an index at
+    all, or with sections that do not fit its header under a fresh checksum: ignored, every pair replayed from the
+    cache, the same results, and a good index written in its place."""
     assert sweep(ten, tmp_path / "first") == 0
-    [index] = (ten / INDEX_DIR).glob("*.json")
+    [index] = (ten / INDEX_DIR).glob(f"*{SUFFIX}")
     raw = index.read_bytes()
     index.write_bytes({"edited": raw.replace(b"0.9", b"0.1", 1), "torn": raw[: len(raw) // 2],
-                       "garbage": b"not an index"}[damage])
+                       "garbage": b"not an index", "resealed": _resealed(raw, b'"entries":1')}[damage])
     assert sweep(ten, tmp_path / "after") == 0
     assert counted == [30, 30]
     assert_same_reports(tmp_path / "first", tmp_path / "after")
@@ -127,3 +137,4 @@ def test_a_run_the_sweep_may_not_write_gets_no_index_and_the_same_report(ten: Pa
     finally:
         ten.chmod(0o700)
     assert_same_reports(tmp_path / "r", tmp_path / "plain")
+
