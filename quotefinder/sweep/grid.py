@@ -171,10 +171,9 @@ class Table:
             if array.shape[2]:
                 new[:, 1:] |= (array[:, 1:] != array[:, :-1]).any(axis=2)
         starts = np.flatnonzero(new)
-        ends = np.append(starts[1:], n_q * n_h)
         owner, lo = np.divmod(starts, n_h)
-        hi = np.where(ends // n_h == owner, ends % n_h, n_h)  # the next band's start, or the question's last row
-        return cls(has_answer, owner, lo, hi, flat[0][starts], flat[1][starts], flat[2][starts].astype(bool), n_q)
+        return cls(has_answer, owner, lo, band_ends(owner, lo, n_h), flat[0][starts], flat[1][starts],
+                   flat[2][starts].astype(bool), n_q)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -186,7 +185,7 @@ class Table:
 
     def bands_at(self, h_index: int) -> np.ndarray:
         """(Q,): the band of each question at one grid row."""
-        return np.flatnonzero((self.lo <= h_index) & (self.hi > h_index))
+        return bands_at(self.lo, self.hi, h_index)
 
     def bands_of(self, question: int) -> slice:
         """The bands of one question."""
@@ -240,9 +239,11 @@ class Table:
 
     def outcomes(self, answer_cutoff: float, h_index: int | None = None) -> np.ndarray:
         """Outcome codes (Q, H) at one second-axis value; (Q,) at one grid row too, given `h_index`."""
-        band = self.row_bands() if h_index is None else self.bands_at(h_index)
-        piece = (self.bounds[band] < answer_cutoff).sum(axis=-1)  # bounds ascending: how many are below it
-        return np.take_along_axis(self.codes[band], piece[..., None], axis=-1)[..., 0]
+        piece = (self.bounds < answer_cutoff).sum(axis=1)  # bounds ascending: how many are below it
+        code = np.take_along_axis(self.codes, piece[:, None], axis=1)[:, 0]  # (B,)
+        if h_index is not None:
+            return code[self.bands_at(h_index)]
+        return np.repeat(code, self.hi - self.lo).reshape(self.shape)
 
     def quoted_along(self, h_index: int, answer: np.ndarray) -> np.ndarray:
         """(Q, A) bool: whether each question is quoted at each cell of one grid row."""
@@ -255,6 +256,20 @@ class Table:
         np.add.at(steps, (np.broadcast_to(rows, quoted.shape)[quoted], found[:, :-1][quoted]), 1)
         np.add.at(steps, (np.broadcast_to(rows, quoted.shape)[quoted], found[:, 1:][quoted]), -1)
         return np.cumsum(steps, axis=1)[:, :n_a] > 0
+
+
+def band_ends(owner: np.ndarray, lo: np.ndarray, n_h: int) -> np.ndarray:
+    """Where each band ends, for bands given by their question and first row (in question, then row, order,
+    each question's from row 0): at the next band's first row, or at the last row (`n_h`) for a question's last."""
+    hi = np.full(len(lo), n_h, dtype=np.int64)
+    same = owner[1:] == owner[:-1]
+    hi[:-1][same] = lo[1:][same]
+    return hi
+
+
+def bands_at(lo: np.ndarray, hi: np.ndarray, h_index: int) -> np.ndarray:
+    """The bands that hold grid row `h_index`: one per question, in question order."""
+    return np.flatnonzero((lo <= h_index) & (hi > h_index))
 
 
 def _places(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -284,10 +299,11 @@ class PieceBins:
                               None if weights is None else np.asarray(weights, dtype=float)[self.owner])
 
 
-def rectangle_sums(lo: np.ndarray, hi: np.ndarray, left: np.ndarray, right: np.ndarray, layer: np.ndarray | int,
-                   shape: tuple[int, int, int], weights: np.ndarray | None) -> np.ndarray:
+def rectangle_sums(lo: np.ndarray, hi: np.ndarray, left: np.ndarray, right: np.ndarray | None,
+                   layer: np.ndarray | int, shape: tuple[int, int, int], weights: np.ndarray | None) -> np.ndarray:
     """(H, A, layers): the sum, at each cell, of the weights of the rectangles rows [lo, hi) x columns
-    [left, right) that cover it, in their layer (1 each when `weights` is None)."""
+    [left, right) that cover it, in their layer (1 each when `weights` is None); `right` None: every rectangle
+    runs to the last column."""
     n_h, n_a, layers = shape
     size = (n_h + 1) * (n_a + 1) * layers
 
@@ -296,9 +312,10 @@ def rectangle_sums(lo: np.ndarray, hi: np.ndarray, left: np.ndarray, right: np.n
 
     w = np.ones(len(lo)) if weights is None else weights
     histogram = (np.bincount(corner(lo, left), weights=w, minlength=size)
-                 - np.bincount(corner(lo, right), weights=w, minlength=size)
-                 - np.bincount(corner(hi, left), weights=w, minlength=size)
-                 + np.bincount(corner(hi, right), weights=w, minlength=size))
+                 - np.bincount(corner(hi, left), weights=w, minlength=size))
+    if right is not None:  # (open on the right, the other two corners fall past the last column)
+        histogram += (np.bincount(corner(hi, right), weights=w, minlength=size)
+                      - np.bincount(corner(lo, right), weights=w, minlength=size))
     summed = np.cumsum(np.cumsum(histogram.reshape(n_h + 1, n_a + 1, layers), axis=0), axis=1)
     return summed[:n_h, :n_a]
 

@@ -16,9 +16,9 @@ replaced. A run directory the sweep may not write simply gets no index.
 After the digest line, a line of JSON (`format`, `key` and the byte lengths of the sections), then the sections:
 the curves and evidence as JSON (numbers and a table of strings, never pickled objects: an index in a run
 directory someone else made is read as data and cannot run anything), and the entries as columns (the keys, one
-per line; the sizes and the modification times as little-endian 64-bit integers; each record's first entry), so
-that they are read without building a Python object per entry, and compared with the store's all at once
-(`entries_unchanged`).
+per line; the sizes and the modification times as little-endian 64-bit integers; where each record's entries
+start, and their total at the end), so that they are read without building a Python object per entry, and
+compared with the store's all at once (`entries_unchanged`).
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ INDEX_DIR = "replay-index"
 SUFFIX = ".index"
 KEEP = 4  # index files (coverages) kept per run: a team sweeps a few grids, again and again
 INTEGERS = np.dtype("<i8")
+KEY_LENGTH = 64  # an entry's key: its request's SHA-256, in hexadecimal
 
 Pair = tuple[str, int]  # a question's text and a repeat index
 
@@ -72,11 +73,13 @@ class Entries:
 
 
 def entries_unchanged(entries: Entries, store: ResponseStore) -> np.ndarray:
-    """(entries,) bool: each entry still as the index recorded it (`store.entry`: one `stat` each, for files)."""
+    """(entries,) bool: each entry still there, and as the index recorded it (`store.entry`: one `stat` each, for
+    files)."""
     found = [store.entry(key) for key in entries.keys]
+    present = np.array([e is not None for e in found], dtype=bool)
     sizes = np.array([-1 if e is None else e[1] for e in found], dtype=INTEGERS)
     mtimes = np.array([-1 if e is None else e[2] for e in found], dtype=INTEGERS)
-    return (sizes == entries.sizes) & (mtimes == entries.mtimes)
+    return present & (sizes == entries.sizes) & (mtimes == entries.mtimes)
 
 
 def source_digest(under_test: System) -> str:
@@ -173,11 +176,16 @@ def _sections(raw: bytes, key: str) -> _Sections | None:
         return None
     curves, keys = rest[: lengths[0]], rest[lengths[0] : sum(lengths)]
     columns = np.frombuffer(rest, dtype=INTEGERS, offset=sum(lengths))
-    names = keys.decode("utf-8").split("\n") if count else []
-    if len(names) != count:
+    starts = columns[2 * count :]
+    if starts[0] != 0 or starts[-1] != count or (np.diff(starts) < 0).any():
+        return None  # every record's entries in order, together all of them
+    if count and len(keys) != (KEY_LENGTH + 1) * count - 1:
         return None
-    return _Sections(curves, Entries(names, columns[:count], columns[count : 2 * count]),
-                     columns[2 * count :])
+    names = keys.decode("ascii").split("\n") if count else []
+    if len(names) != count or any(len(name) != KEY_LENGTH for name in names):
+        return None
+    bytes.fromhex("".join(names))  # hexadecimal request keys, or ValueError: nothing else reaches a path
+    return _Sections(curves, Entries(names, columns[:count], columns[count : 2 * count]), starts)
 
 
 class ReplayIndex:

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..questions import OUTCOMES, Outcome
-from .grid import CODE, Table, cell_index, deepest_nearest, rectangle_sums, top_cell
+from .grid import CODE, Table, band_ends, bands_at, cell_index, deepest_nearest, rectangle_sums, top_cell
 from .probability import Z_ONE_SIDED_95, Z_POWER_80, t_sf
 
 Z95 = 1.959963984540054
@@ -154,13 +154,12 @@ class ScoreModel:
         scale = (counts * (factor if factor is not None else 1.0) * self.weights**power)[self.owner]  # (B,)
         totals = self.totals if power == 1 else self.totals**power
         increments = np.concatenate([totals[:1], np.diff(totals, axis=0)]) * scale  # (N + 1, B)
-        summed = rectangle_sums(*self._rows, self._left, np.full(len(self._left), self.n_a), 0,
-                                (self.n_h, self.n_a, 1), increments.ravel())
+        summed = rectangle_sums(*self._rows, self._left, None, 0, (self.n_h, self.n_a, 1), increments.ravel())
         return summed[..., 0]
 
     def totals_at(self, h_index: int, a_index: int) -> np.ndarray:
         """Each question's total over repeats T_q = R s_q at one cell (Q,), before weighting."""
-        band = np.flatnonzero((self.lo <= h_index) & (self.hi > h_index))  # one per question, in order
+        band = bands_at(self.lo, self.hi, h_index)
         passed = (self.sorted_starts[:, band] <= a_index).sum(axis=0)  # breakpoints at or before the cell
         return np.take_along_axis(self.totals[:, band], passed[None], axis=0)[0]
 
@@ -180,10 +179,7 @@ def overlay(tables: Sequence[Table]) -> tuple[np.ndarray, np.ndarray, np.ndarray
     keys = [t.owner * (n_h + 1) + t.lo for t in tables]  # ascending: bands come in question, then row, order
     common = keys[0] if len(tables) == 1 else np.unique(np.concatenate(keys))
     owner, lo = np.divmod(common, n_h + 1)
-    hi = np.full(len(common), n_h, dtype=np.int64)
-    same = owner[1:] == owner[:-1]
-    hi[:-1][same] = lo[1:][same]
-    return owner, lo, hi, [np.searchsorted(k, common, side="right") - 1 for k in keys]
+    return owner, lo, band_ends(owner, lo, n_h), [np.searchsorted(k, common, side="right") - 1 for k in keys]
 
 
 @dataclass(frozen=True)
@@ -218,9 +214,10 @@ def region_of_best(model: ScoreModel, counts: np.ndarray, best: tuple[int, int],
     strictly less than one paired standard error; with `floor` (the default's score), none scoring below it.
 
     With d_q = x_q(best) - x_q(c) over the N counted questions, the standard error of the difference of
-    the sums is sqrt(N var(d)), var with N - 1 in the denominator; every sum comes from `model.grid`. When a
-    single question differs, by D, the difference is D and so is the standard error, however large D: the
-    comparison is strict, with a rounding slack on the side of leaving the cell out, so such a cell is out.
+    the sums is sqrt(N var(d)), var with N - 1 in the denominator; every sum comes from the model (`ScoreModel.sums`,
+    over totals: exact for integer scores). When a single question differs, by D, the difference is D and so is the
+    standard error, however large D: the comparison is strict, with a rounding slack on the side of leaving the cell
+    out, so such a cell is out.
     """
     n = float(counts.sum())
     best_total = scores[best]

@@ -5,9 +5,11 @@ after indexing is replayed (and a torn one reported by path), and a torn or fore
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from conftest import record
@@ -110,7 +112,19 @@ def _resealed(raw: bytes, change: bytes) -> bytes:
     return hashlib.sha256(body).hexdigest().encode() + b"\n" + body
 
 
-@pytest.mark.parametrize("damage", ["edited", "torn", "garbage", "resealed"])
+def _resealed_starts(raw: bytes, first: int, second: int) -> bytes:
+    """The index with its first two records' starting entries set to `first` and `second` (where each record's
+    entries begin in the entry columns), under a checksum made afresh: sizes that still fit the header."""
+    _, _, body = raw.partition(b"\n")
+    records = json.loads(body.partition(b"\n")[0])["records"]
+    starts = np.frombuffer(body[len(body) - 8 * (records + 1) :], dtype="<i8").copy()
+    starts[:2] = first, second
+    body = body[: len(body) - 8 * (records + 1)] + starts.tobytes()
+    return hashlib.sha256(body).hexdigest().encode() + b"\n" + body
+
+
+@pytest.mark.parametrize("damage", ["edited", "torn", "garbage", "resealed", "out of range", "not from the first",
+                                    "backwards"])
 def test_a_damaged_index_is_never_trusted(ten: Path, tmp_path: Path, counted, damage: str) -> None:
     """An index edited by hand (a probability changed, its checksum line left), cut short, not an index at
     all, or with sections that do not fit its header under a fresh checksum: ignored, every pair replayed from the
@@ -119,7 +133,10 @@ def test_a_damaged_index_is_never_trusted(ten: Path, tmp_path: Path, counted, da
     [index] = (ten / INDEX_DIR).glob(f"*{SUFFIX}")
     raw = index.read_bytes()
     index.write_bytes({"edited": raw.replace(b"0.9", b"0.1", 1), "torn": raw[: len(raw) // 2],
-                       "garbage": b"not an index", "resealed": _resealed(raw, b'"entries":1')}[damage])
+                       "garbage": b"not an index", "resealed": _resealed(raw, b'"entries":1'),
+                       "out of range": _resealed_starts(raw, 0, 10**6),
+                       "not from the first": _resealed_starts(raw, 9, 9), "backwards": _resealed_starts(raw, 0, -1),
+                       }[damage])
     assert sweep(ten, tmp_path / "after") == 0
     assert counted == [30, 30]
     assert_same_reports(tmp_path / "first", tmp_path / "after")
