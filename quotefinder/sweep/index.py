@@ -181,10 +181,11 @@ def _sections(raw: bytes, key: str) -> _Sections | None:
         return None  # every record's entries in order, together all of them
     if count and len(keys) != (KEY_LENGTH + 1) * count - 1:
         return None
+    if keys.translate(None, b"0123456789abcdef\n"):
+        return None  # lower-case hexadecimal request keys, one per line: nothing else reaches a path
     names = keys.decode("ascii").split("\n") if count else []
     if len(names) != count or any(len(name) != KEY_LENGTH for name in names):
         return None
-    bytes.fromhex("".join(names))  # hexadecimal request keys, or ValueError: nothing else reaches a path
     return _Sections(curves, Entries(names, columns[:count], columns[count : 2 * count]), starts)
 
 
