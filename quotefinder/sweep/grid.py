@@ -179,9 +179,9 @@ class Table:
     def shape(self) -> tuple[int, int]:
         return self.n_questions, len(self.has_answer)
 
-    def row_bands(self) -> np.ndarray:
-        """(Q, H): the band each question's row falls in."""
-        return np.repeat(np.arange(len(self.owner)), self.hi - self.lo).reshape(self.shape)
+    def per_row(self, values: np.ndarray) -> np.ndarray:
+        """Band values (B, ...) at every question's every row (Q, H, ...)."""
+        return np.repeat(values, self.hi - self.lo, axis=0).reshape(*self.shape, *values.shape[1:])
 
     def bands_at(self, h_index: int) -> np.ndarray:
         """(Q,): the band of each question at one grid row."""
@@ -241,21 +241,16 @@ class Table:
         """Outcome codes (Q, H) at one second-axis value; (Q,) at one grid row too, given `h_index`."""
         piece = (self.bounds < answer_cutoff).sum(axis=1)  # bounds ascending: how many are below it
         code = np.take_along_axis(self.codes, piece[:, None], axis=1)[:, 0]  # (B,)
-        if h_index is not None:
-            return code[self.bands_at(h_index)]
-        return np.repeat(code, self.hi - self.lo).reshape(self.shape)
+        return self.per_row(code) if h_index is None else code[self.bands_at(h_index)]
 
     def quoted_along(self, h_index: int, answer: np.ndarray) -> np.ndarray:
         """(Q, A) bool: whether each question is quoted at each cell of one grid row."""
-        band = self.bands_at(h_index)
+        band = self.bands_at(h_index)  # one per question, in order: question q's quoted pieces are row q's rectangles
         found = self.positions(answer)[band]
-        n_q, n_a = len(band), len(answer)
-        steps = np.zeros((n_q, n_a + 1), dtype=np.int64)
-        rows = np.arange(n_q)[:, None]
         quoted = self.quoted[band]
-        np.add.at(steps, (np.broadcast_to(rows, quoted.shape)[quoted], found[:, :-1][quoted]), 1)
-        np.add.at(steps, (np.broadcast_to(rows, quoted.shape)[quoted], found[:, 1:][quoted]), -1)
-        return np.cumsum(steps, axis=1)[:, :n_a] > 0
+        question, _ = np.nonzero(quoted)
+        return rectangle_sums(question, question + 1, found[:, :-1][quoted], found[:, 1:][quoted], 0,
+                              (len(band), len(answer), 1), None)[..., 0] > 0
 
 
 def band_ends(owner: np.ndarray, lo: np.ndarray, n_h: int) -> np.ndarray:

@@ -258,24 +258,29 @@ class ReplayIndex:
         if not self.changed:
             return
         strings = _Strings()
-        records, keys, sizes, mtimes, starts = [], [], [], [], [0]
+        records: list[list[Any]] = []
+        keys: list[str] = []
+        sizes: list[int] = []
+        mtimes: list[int] = []
+        starts = [0]
         old = self.entries
         for (text, repeat), r in sorted(self.records.items()):
             records.append([strings(text), repeat, _curve_data(r.curve, strings), sorted(r.evidence.items())])
-            if isinstance(r.entries, range):
-                keys.extend(old.keys[r.entries.start : r.entries.stop])
-                sizes.append(old.sizes[r.entries.start : r.entries.stop])
-                mtimes.append(old.mtimes[r.entries.start : r.entries.stop])
+            if isinstance(r.entries, range):  # read from the file: its columns, as they were
+                keys += old.keys[r.entries.start : r.entries.stop]
+                sizes += old.sizes[r.entries.start : r.entries.stop].tolist()
+                mtimes += old.mtimes[r.entries.start : r.entries.stop].tolist()
             else:
-                keys.extend(entry[0] for entry in r.entries)
-                sizes.append(np.array([entry[1] for entry in r.entries], dtype=INTEGERS))
-                mtimes.append(np.array([entry[2] for entry in r.entries], dtype=INTEGERS))
+                for key, size, mtime in r.entries:
+                    keys.append(key)
+                    sizes.append(size)
+                    mtimes.append(mtime)
             starts.append(len(keys))
         curves = orjson.dumps({"strings": strings.table(), "records": records})
         names = "\n".join(keys).encode("utf-8")
         header = orjson.dumps({"format": INDEX_FORMAT, "key": self.key, "curves": len(curves), "keys": len(names),
                                "entries": len(keys), "records": len(records)})
-        columns = np.concatenate([*sizes, *mtimes, np.array(starts, dtype=INTEGERS)]).astype(INTEGERS)
+        columns = np.array(sizes + mtimes + starts, dtype=INTEGERS)
         body = b"".join([header, b"\n", curves, names, columns.tobytes()])
         with contextlib.suppress(OSError):
             private_dir(self.path.parent)

@@ -110,7 +110,7 @@ def test_the_grid_reads_any_curve_exactly_as_a_slow_lookup_and_so_do_the_scores(
                     quoted[r, i, j] += piece.quoted is not None
                     scores[q, i, j] += values[code] / 3
     # the same pieces row by row, merged into bands afresh (as the simulations make their tables)
-    remade = [Table.of_rows(grid, *(array[t.row_bands()] for array in (t.bounds, t.codes, t.quoted))) for t in tables]
+    remade = [Table.of_rows(grid, *(t.per_row(array) for array in (t.bounds, t.codes, t.quoted))) for t in tables]
     for r, table in enumerate([*tables, *remade]):
         r %= len(tables)
         assert np.array_equal(table.counts(grid), slow[r])
