@@ -95,12 +95,13 @@ def cutoff_range(text: str) -> tuple[float, float]:
     return float(start), float(stop)
 
 
-def named_range(text: str) -> tuple[str, tuple[float, float]]:
-    """'NAME=START:STOP': an axis name and a `cutoff_range` (which axes exist is the command's to check)."""
-    name, equals, span = text.partition("=")
-    if not equals or not name.strip():
-        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=START:STOP, e.g. has_answer=0.2:0.5")
-    return name.strip(), cutoff_range(span)
+def named_values(text: str) -> tuple[str, str]:
+    """'NAME=VALUES': an axis name and its values as written (which axes exist, and what values each takes, is the
+    command's to check once it knows the system)."""
+    name, equals, values = text.partition("=")
+    if not equals or not name.strip() or not values.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=VALUES, e.g. has_answer=0.2:0.5 or tier=instant,deep")
+    return name.strip(), values.strip()
 
 
 def open_unit(what: str) -> Callable[[str], float]:

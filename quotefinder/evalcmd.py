@@ -9,15 +9,16 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import cli
 from .errors import QuoteFinderError
 from .pipelines import system as find_system
 from .pipelines.file import load_pipeline_file
-from .recipe.config import SYSTEM, QuoteFinderPipeline
+from .recipe.config import SYSTEM
 from .recipe.decision import ANSWER_CUTOFF, HAS_ANSWER_CUTOFF
 from .record.client import DEFAULT_BASE_URL
+from .record.rundir import recorded_system
 from .record.secret import Secret
 from .record.session import Recording, RecordOptions
 from .report import decisions
@@ -33,11 +34,21 @@ def axes_help(system: str) -> str:
     recording must cover it (`--range NAME=START:STOP`)."""
     axes = find_system(system).axes
     width = max(len(axis.name) for axis in axes)
-    lines = [f"the cutoff axes of the {system} system (--range NAME=START:STOP):"]
+    lines = [f"the axes of the {system} system (--range NAME=VALUES):"]
     for axis in axes:
-        covered = ("a recording covers the compare requests START to STOP needs (default 0:1)" if axis.recorded
-                   else "any recording covers every value: it takes no --range")
-        lines.append(f"  {axis.name:<{width}}  {axis.title} (default {axis.default:g}): {axis.words}")
+        if not axis.recorded:
+            covered = "any recording covers every value: it takes no --range"
+        elif axis.kind == "cutoff":
+            covered = ("a recording covers the compare requests START to STOP needs (--range NAME=START:STOP, "
+                       "default 0:1)")
+        elif axis.kind == "choice":
+            covered = (f"a recording covers the values listed, e.g. --range {axis.name}={','.join(axis.choices[:2])} "
+                       "(default: the pipeline's own)")
+        else:
+            covered = (f"a recording covers the values START:STOP[:STEP] or A,B,C, e.g. --range {axis.name}="
+                       f"{axis.whole[0] if axis.whole else 1}:{axis.whole[1] if axis.whole else 1} (default: the "
+                       "pipeline's own)")
+        lines.append(f"  {axis.name:<{width}}  {axis.title} (default {axis.shown(axis.default)}): {axis.words}")
         lines.append(f"  {'':<{width}}  {covered}")
     return "\n".join(lines) + "\n"
 
@@ -53,10 +64,12 @@ def build_parser(system: str = SYSTEM) -> argparse.ArgumentParser:
             + axes_help(system)),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=(
-            "environment:\n"
-            "  PERPLEXITY_API_KEY    needed only when something must be fetched (printable ASCII, no spaces);\n"
-            "                        never written or shown, in any form\n"
-            f"  PERPLEXITY_BASE_URL   default {DEFAULT_BASE_URL}; point it at a proxy or the stand-in\n\n"
+            "environment (each system speaks to its API; a key is needed only when something must be fetched,\n"
+            "printable ASCII without spaces, never written or shown in any form):\n"
+            "  PERPLEXITY_API_KEY    the quote finder's key (Search and Decisions APIs)\n"
+            f"  PERPLEXITY_BASE_URL   default {DEFAULT_BASE_URL}; point it at a proxy or the stand-in\n"
+            "  QUOTEANSWER_API_KEY   the quote-answer system's key (sent as a bearer token)\n"
+            "  QUOTEANSWER_BASE_URL  the quote-answer API's address (no default: set it)\n\n"
             "exit status: 0 the run is complete; 2 something kept it from completing (rerun to resume);\n"
             f"{cli.BROKEN_PIPE_HELP}\n\n"
             "examples:\n"
@@ -80,10 +93,11 @@ def build_parser(system: str = SYSTEM) -> argparse.ArgumentParser:
     parser.add_argument("--rate", type=cli.bounded(float, 0, "a finite rate >= 0 (0 means no limit)"), default=10.0,
                         metavar="R",
                         help="requests per second across all questions (default 10, the Decisions API limit; 0: none)")
-    parser.add_argument("--range", type=cli.named_range, action="append", default=[], metavar="NAME=START:STOP",
+    parser.add_argument("--range", type=cli.named_values, action="append", default=[], metavar="NAME=VALUES",
                         dest="ranges",
-                        help="record what a sweep over axis NAME from START to STOP (both included) needs, e.g. "
-                        "--range has_answer=0.2:0.5 (the axes are listed above; repeatable, one per axis)")
+                        help="record what a sweep over these values of axis NAME needs, e.g. --range "
+                        "has_answer=0.2:0.5 (a cutoff from START to STOP, both included), --range passages=1:12, "
+                        "--range tier=instant,deep (the axes are listed above; repeatable, one per axis)")
     parser.add_argument("--has-answer-range", type=cli.cutoff_range, metavar="START:STOP",
                         help="the same as --range has_answer=START:STOP: record the compare request of every "
                         "qualified set that a HAS_ANSWER_CUTOFF from START to STOP (both included) selects, so that "
@@ -117,23 +131,27 @@ def build_parser(system: str = SYSTEM) -> argparse.ArgumentParser:
     return parser
 
 
-def preparsed_pipeline(argv: list[str]) -> tuple[str, QuoteFinderPipeline | None]:
-    """The system and pipeline of a --pipeline FILE among `argv` (the recipe's system and None without one),
-    read before the parser is built, so that --help lists that system's axes. `InputError` for a bad file."""
+def preparsed_pipeline(argv: list[str]) -> tuple[str, Any]:
+    """The system and pipeline of a --pipeline FILE among `argv`; without one, the system the --run DIR was
+    recorded with (and None: the run's own pipeline), else the recipe's. Read before the parser is built, so
+    that --help and --range know that system's axes. `InputError` for a bad file."""
     early = argparse.ArgumentParser(add_help=False)
     early.add_argument("--pipeline", type=Path)
+    early.add_argument("--run", type=Path)
     found, _ = early.parse_known_args(argv)
     if found.pipeline is None:
-        return SYSTEM, None
+        return (found.run is not None and recorded_system(found.run)) or SYSTEM, None
     return load_pipeline_file(found.pipeline)
 
 
-def recording_range(args: argparse.Namespace, parser: argparse.ArgumentParser, system: str) -> tuple[float, float]:
-    """The HAS_ANSWER_CUTOFF range to record, from --range has_answer=... or --has-answer-range (default 0:1).
-    A usage error (exit 2) for an axis the system does not have, one that needs no range, or one given twice."""
+def recording_range(args: argparse.Namespace, parser: argparse.ArgumentParser, system: str
+                    ) -> tuple[tuple[float, float], dict[str, tuple[float, ...]]]:
+    """What to record: the HAS_ANSWER_CUTOFF range, from --range has_answer=... or --has-answer-range (default
+    0:1), and the values of any other axis --range names. A usage error (exit 2) for an axis the system does not
+    have, one that needs no range, one given twice, or values it does not take."""
     axes = {axis.name: axis for axis in find_system(system).axes}
-    spans: dict[str, tuple[float, float]] = {}
-    for name, span in args.ranges:
+    spans: dict[str, Any] = {}
+    for name, text in args.ranges:
         if name not in axes:
             parser.error(f"--range {name}=...: the {system} system has no axis `{name}`; its axes are: "
                          f"{', '.join(axes)}")
@@ -143,12 +161,15 @@ def recording_range(args: argparse.Namespace, parser: argparse.ArgumentParser, s
                          f"{', '.join(n for n, a in axes.items() if a.recorded)})")
         if name in spans:
             parser.error(f"--range {name}=... is given twice; give each axis once")
-        spans[name] = span
+        try:
+            spans[name] = cli.cutoff_range(text) if axes[name].kind == "cutoff" else axes[name].listed(text)
+        except (argparse.ArgumentTypeError, ValueError) as error:
+            parser.error(f"--range {name}={text}: {error}")
     if args.has_answer_range is not None:
         if "has_answer" in spans:
             parser.error("--has-answer-range is --range has_answer=...: give one of them")
         spans["has_answer"] = args.has_answer_range
-    return spans.get("has_answer", (0.0, 1.0))
+    return spans.pop("has_answer", (0.0, 1.0)), spans
 
 
 @cli.quiet_on_a_closed_stdout  # the run is saved before anything is printed: a closed pipe loses nothing
@@ -163,21 +184,23 @@ def main(argv: list[str] | None = None, env: dict[str, str] | None = None,
     try:
         parser = build_parser(system)
         args = parser.parse_args(argv)
-        span = recording_range(args, parser, system)
+        span, ranges = recording_range(args, parser, system)
     except SystemExit as done:  # --help, or a usage error argparse has printed
         return int(done.code or 0)
     env = dict(os.environ) if env is None else env
-    key = env.get("PERPLEXITY_API_KEY", "")
-    secret = Secret(key)  # whatever a server echoes, no form of the key reaches the terminal
+    secret = Secret()  # the key of the run's API, once known: whatever a server echoes, no form of it is shown
     options = RecordOptions(has_answer_range=span, repeats=args.repeats,
                             concurrency=args.concurrency, rate=args.rate, timeout_s=args.timeout,
                             retries=args.retries, backoff_s=args.backoff, max_requests=args.max_requests,
-                            pipeline=pipeline, system=system)
+                            pipeline=pipeline, system=system, ranges=ranges)
     with cli.sigterm_as_interrupt():
         try:
             recording = Recording.open(args.questions, args.run, options, decisions.notice)
+            api = recording.api
+            key = env.get(api.key_variable, "")
+            secret = Secret(key)
             if not recording.pipeline.is_recipe:
-                decisions.notice(f"Pipeline `{recording.pipeline.name}` ({system}, digest "
+                decisions.notice(f"Pipeline `{recording.pipeline.name}` ({recording.system.name}, digest "
                                  f"{recording.pipeline.digest[:12]}), run {recording.run_dir}")
             if args.estimate:
                 decisions.show_estimate(recording, args.rate, args.price_per_1k_requests,
@@ -187,7 +210,7 @@ def main(argv: list[str] | None = None, env: dict[str, str] | None = None,
                 print(secret.redact(f"eval.py: {refusal}"), file=sys.stderr)
                 return EXIT_INCOMPLETE
             with decisions.RecordingBar(recording) as bar:
-                record = recording.run(env.get("PERPLEXITY_BASE_URL") or DEFAULT_BASE_URL, key, transport, bar.done)
+                record = recording.run(env.get(api.base_variable) or api.default_base, key, transport, bar.done)
             decisions.report_decisions(recording, args.verbose)
             decisions.show_recording_end(recording, record)
             return EXIT_OK if record.complete else EXIT_INCOMPLETE

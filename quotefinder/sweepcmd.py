@@ -13,23 +13,20 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import orjson
-
 from . import cli
-from .errors import QuoteFinderError
+from .errors import InputError, QuoteFinderError
 from .pipelines import DEFAULT_SYSTEM, System, axis_spec, system
-from .record.rundir import RUN_FILE
+from .record.rundir import RUN_FILE, RunRecord, recorded_system
 from .report import console
 from .report.directory import MANIFEST, ReportDir, default_out, write_report, write_systems_report
 from .report.painter import Painter
 from .sweep.analysis import Settings
 from .sweep.compare import SIGNIFICANCE
-from .sweep.grid import Axis, cell_index
+from .sweep.grid import Axis, cell_index, parse_axis
 from .sweep.guarantee import DELTA
-from .sweep.session import SweepOptions, run_sweep, run_systems
+from .sweep.session import DEFAULT_GRID, SweepOptions, grid_axes, run_sweep, run_systems
 
 EXIT_OK, EXIT_WORSE, EXIT_ERROR = cli.EXIT_OK, cli.EXIT_WORSE, cli.EXIT_ERROR
-DEFAULT_GRID = "0:1:0.05"
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -50,19 +47,41 @@ def _refusal(args: argparse.Namespace) -> str:
     # A check is about one cell of the grid; the comparison with --baseline alone may be at any point.
     checks = [name for name, value in (("--max-wrong", args.max_wrong), ("--min-correct", args.min_correct),
                                        ("--max-wrong-rate", args.max_wrong_rate)) if value is not None]
-    if args.at is not None and checks and (cell_index(args.has_answer.values, args.at[0]) is None
-                                           or cell_index(args.answer.values, args.at[1]) is None):
-        return (f"--at {args.at[0]:g},{args.at[1]:g} is not a cell of the grid, so {' and '.join(checks)} cannot "
-                "check it; choose a point on the --has-answer and --answer axes")
+    grid = args.has_answer is not None and args.answer is not None  # (else checked once the run names them)
+    if grid and args.at is not None and checks and (cell_index(args.has_answer.values, args.at[0]) is None
+                                                    or cell_index(args.answer.values, args.at[1]) is None):
+        return (f"--at {args.at_text} is not a cell of the grid, so {' and '.join(checks)} cannot check it; choose "
+                "a point on the grid's axes (--grid NAME=...; the quote finder's --has-answer and --answer)")
     return ""
 
 
-def named_axis(text: str) -> tuple[str, Axis]:
-    """'NAME=START:STOP:STEP': an axis name and its grid (which names exist is the run's system's to say)."""
+def named_axis(text: str) -> tuple[str, str]:
+    """'NAME=VALUES': an axis name and its grid as written (which names exist, and what values each takes, is the
+    run's system's to say: `_resolve_grid`)."""
     name, equals, spec = text.partition("=")
     if not equals or not name.strip():
-        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=START:STOP:STEP, e.g. has_answer=0.2:0.5:0.01")
-    return name.strip(), cli.axis(spec)
+        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=START:STOP:STEP, e.g. has_answer=0.2:0.5:0.01 "
+                                         "(or NAME=A,B for an axis of names, e.g. tier=instant,deep)")
+    return name.strip(), spec.strip()
+
+
+def point_of(text: str, under_test: System) -> tuple[float, float]:
+    """'H,A' (`--at`): a point on the system's two axes, each value as the axis writes it (0.3; 5; deep), in the
+    plane's numbers; `ValueError` saying how to write it."""
+    first, second = under_test.axes
+    example = ",".join(spec.shown(spec.default) for spec in under_test.axes)
+    parts = [part.strip() for part in text.split(",")]
+    if len(parts) != 2:
+        raise ValueError(f"{text!r}: write {first.title},{second.title}, e.g. {example}")
+    found = []
+    for spec, part in zip(under_test.axes, parts, strict=True):
+        try:
+            value: object = part if spec.kind == "choice" else int(part) if spec.kind == "count" else float(part)
+            found.append(spec.read(value))
+        except ValueError as error:
+            raise ValueError(f"{text!r}: {spec.title} {part!r} is not a value of that axis ({error}); write "
+                             f"{first.title},{second.title}, e.g. {example}") from None
+    return found[0], found[1]
 
 
 SWITCHES = {"-h", "--help", "--force", "--no-plots", "--no-html", "--allow-incomplete", "--strict", "--review",
@@ -79,11 +98,9 @@ def system_of(argv: Sequence[str]) -> tuple[System, str]:
             value = not value and arg.startswith("-") and arg not in SWITCHES and "=" not in arg
             continue
         if (Path(arg) / RUN_FILE).is_file():
-            try:  # only its system's name: the whole run.json is read (and checked) once, by the sweep
-                named = orjson.loads((Path(arg) / RUN_FILE).read_bytes())["config"].get("system", DEFAULT_SYSTEM)
+            named = recorded_system(arg)  # only its name: the whole run.json is read (and checked) by the sweep
+            if named is not None:
                 return system(named), f"recorded in {arg}"
-            except (OSError, ValueError, KeyError, TypeError, AttributeError):
-                pass
             break
     return system(DEFAULT_SYSTEM), "the default; name a run before --help for its own"
 
@@ -91,10 +108,12 @@ def system_of(argv: Sequence[str]) -> tuple[System, str]:
 def axes_help(under_test: System, where: str) -> str:
     """The --help lines listing a system's axes, each with its default and what it does."""
     lines = [f"the axes of the {under_test.name} system ({where}),",
-             f"each set with --grid NAME=START:STOP:STEP (default {DEFAULT_GRID}):"]
+             f"each set with --grid NAME=START:STOP:STEP (a cutoff's default {DEFAULT_GRID}; an axis of whole numbers",
+             "or names takes a list, --grid NAME=A,B,C, and defaults to the values the run recorded):"]
     for n, spec in enumerate(under_test.axes):
         also = f"; also {spec.flag}" if spec.flag else ""
-        lines += [f"  {spec.name:<14}{spec.title}, default {spec.default:g} ({'rows' if n == 0 else 'columns'}{also})",
+        lines += [f"  {spec.name:<14}{spec.title}, default {spec.shown(spec.default)} "
+                  f"({'rows' if n == 0 else 'columns'}{also})",
                   f"  {'':<14}{spec.words}"]
     return "\n".join(lines) + "\n"
 
@@ -188,7 +207,8 @@ def build_parser(argv: Sequence[str] = (), named: tuple[System, str] | None = No
                       help=f"how often the guarantee may fail (default {DELTA:g}: it holds with probability 90%%)")
     sure.add_argument("--seed", type=cli.count, default=0, help="seed of the bootstrap and the folds (default 0)")
     check = parser.add_argument_group("checks for CI")
-    check.add_argument("--at", type=cli.point, metavar="H,A", help="the pair of cutoffs the checks below are about")
+    check.add_argument("--at", metavar="H,A", help="the point the checks below are about: a value of each axis, "
+                       "e.g. 0.3,0.9 (the quote finder's HAS_ANSWER_CUTOFF,ANSWER_CUTOFF) or 5,deep")
     check.add_argument("--max-wrong", type=cli.count, metavar="N",
                        help="exit 1 if any repeat has more than N wrong quotes")
     check.add_argument("--min-correct", type=cli.count, metavar="N",
@@ -211,19 +231,30 @@ def build_parser(argv: Sequence[str] = (), named: tuple[System, str] | None = No
 
 def _resolve_grid(args: argparse.Namespace, under_test: System) -> str:
     """Fill `args.has_answer` and `args.answer` (the grid's rows and columns) from --grid NAME=... and the older
-    flags, the default grid where neither is given; why not ('') when an axis is unknown or given twice."""
+    flags (the quote finder's), a cutoff's default grid where neither is given (None for another axis: the values
+    the run recorded, `session.grid_axes`); why not ('') when an axis is unknown, given twice, or given values it
+    does not take."""
     axes: list[Axis | None] = [args.has_answer, args.answer]
     given = [spec.flag or f"--grid {spec.name}=..." for spec in under_test.axes]
-    for name, axis in args.grid:
+    for flag, axis in (("--has-answer", args.has_answer), ("--answer", args.answer)):
+        if axis is not None and flag not in given:
+            return f"{flag}: the {under_test.name} system has no such axis; its axes are: " \
+                f"{', '.join(spec.name for spec in under_test.axes)} (--grid NAME=...)"
+    for name, text in args.grid:
         try:
-            index = under_test.axes.index(axis_spec(under_test, name))
+            spec = axis_spec(under_test, name)
+            index = under_test.axes.index(spec)
         except KeyError as unknown:
             return f"--grid {name}=...: {unknown.args[0]}"
         if axes[index] is not None:
             return f"the {name} axis is given twice (--grid {name}=... and {given[index]}): give it once"
-        axes[index] = axis
+        try:
+            axes[index] = parse_axis(text, f"--grid {name}", spec)
+        except InputError as error:
+            return str(error)
         given[index] = f"--grid {name}=..."
-    args.has_answer, args.answer = (axis if axis is not None else cli.axis(DEFAULT_GRID) for axis in axes)
+    args.has_answer, args.answer = (axis if axis is not None or spec.kind != "cutoff" else cli.axis(DEFAULT_GRID)
+                                    for axis, spec in zip(axes, under_test.axes, strict=True))
     return ""
 
 
@@ -241,6 +272,12 @@ def main(argv: list[str] | None = None, ask: Callable[[str], str] | None = None)
         args.run = args.runs[0]
         if refusal := _resolve_grid(args, named[0]):
             parser.error(refusal)
+        args.at_text = args.at
+        if args.at is not None:
+            try:
+                args.at = point_of(args.at, named[0])
+            except ValueError as error:
+                parser.error(f"argument --at: {error}")
         if len(args.runs) > 1:
             mixed = [flag for name, flag in SINGLE_RUN_ONLY if getattr(args, name) is not None
                      and getattr(args, name) is not False]
@@ -258,7 +295,18 @@ def main(argv: list[str] | None = None, ask: Callable[[str], str] | None = None)
             parser.error(refusal)
     except SystemExit as done:  # --help, or a usage error argparse has printed
         return int(done.code or 0)
-    options = SweepOptions(run=args.run, has_answer=args.has_answer, answer=args.answer, settings=_settings(args),
+    chosen = (args.has_answer, args.answer)  # None: an axis of whole numbers or names, at the values each run recorded
+    if args.has_answer is None or args.answer is None:  # (the first run's, for the checks of --at)
+        try:
+            args.has_answer, args.answer = grid_axes(RunRecord.require(args.run), (args.has_answer, args.answer))
+        except QuoteFinderError as error:
+            cli.report_error("sweep.py", error)
+            return EXIT_ERROR
+        if refusal := _refusal(args):
+            parser.print_usage(sys.stderr)
+            print(f"sweep.py: error: {refusal}", file=sys.stderr)
+            return EXIT_ERROR
+    options = SweepOptions(run=args.run, has_answer=chosen[0], answer=chosen[1], settings=_settings(args),
                            questions=args.questions, allow_incomplete=args.allow_incomplete, jobs=args.jobs,
                            at=args.at, baseline=args.baseline, significance=args.significance, strict=args.strict,
                            use_index=not args.no_index)

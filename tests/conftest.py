@@ -129,6 +129,17 @@ def record(run_dir: Path, questions: Path, server: StandIn, *options: str) -> in
                 env=env_for(server))
 
 
+def record_quote_answer(run_dir: Path, questions: Path, server: StandIn, *options: str) -> int:
+    """Record `questions` with the quote-answer system from the stand-in (its own key and base URL variables)."""
+    from quotefinder.evalcmd import main
+
+    run_dir.parent.mkdir(parents=True, exist_ok=True)
+    pipeline = run_dir.parent / f"{run_dir.name}-pipeline.yaml"
+    pipeline.write_text("system: quote-answer\n", encoding="utf-8")
+    return main([str(questions), "--run", str(run_dir), "--pipeline", str(pipeline), "--rate", "0", "--retries", "0",
+                 *options], env={"QUOTEANSWER_API_KEY": KEY, "QUOTEANSWER_BASE_URL": server.base_url})
+
+
 def expected_requests(scenario_path: Path) -> tuple[int, int, int]:
     """(searches, rank requests, compare requests) the pipeline must send, computed from the scenario alone.
 

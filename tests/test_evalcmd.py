@@ -289,6 +289,8 @@ def test_an_estimate_sends_nothing_and_bounds_what_recording_sends(tmp_path, sta
     assert "at most 110 requests (10 question repeat(s)" in out  # 10 questions x (1 + 5 + 5)
     assert "the recipe's published figures" in out and "time at --rate 10: about" in out
     assert "requests at 5 per 1,000: about 0.55, at most 0.55" in out
+    assert "expected about 110 requests and 67,800 input tokens" in out  # 10 x (5 + 5) Decisions requests x 678
+    assert "input tokens at 2 per million: about 0.14" in out
     assert main([str(TEN_QUESTIONS), "--run", str(run_dir), *FAST], env=env) == 0
     searches, ranks, compares = expected_requests(TEN_SCENARIO)
     assert len(server.requests) == searches + ranks + compares <= 110
@@ -460,7 +462,7 @@ def test_range_has_answer_is_exactly_has_answer_range(tmp_path, standin_for) -> 
                                     "answer"),
     (["--range", "has_answer=0:1", "--range", "has_answer=0:0.5"], "given twice"),
     (["--range", "has_answer=0:1", "--has-answer-range", "0:1"], "give one of them"),
-    (["--range", "has_answer"], "is not NAME=START:STOP"),
+    (["--range", "has_answer"], "is not NAME=VALUES"),
     (["--range", "has_answer=0.5:0.2"], "need 0 <= START <= STOP <= 1"),
 ])
 def test_a_bad_range_exits_2_naming_the_axes(tmp_path, args, message, capsys) -> None:
@@ -471,17 +473,18 @@ def test_a_bad_range_exits_2_naming_the_axes(tmp_path, args, message, capsys) ->
 def test_help_lists_the_axes_of_the_system_and_the_pipeline_option(tmp_path, capsys) -> None:
     assert main(["--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
-    assert "the cutoff axes of the quote-finder system (--range NAME=START:STOP)" in text
+    assert "the axes of the quote-finder system (--range NAME=VALUES)" in text
     assert "has_answer HAS_ANSWER_CUTOFF (default 0.3): compare results whose has_answer >= it" in text
     assert "answer ANSWER_CUTOFF (default 0.6): quote when the top compare probability >= it" in text
     assert "runs/<questions file stem>-<pipeline name>" in text and "--pipeline FILE" in text
     variant = ROOT / "pipelines" / "terse-criteria.yaml"
     assert main(["--pipeline", str(variant), "--help"]) == 0
-    assert "the cutoff axes of the quote-finder system" in capsys.readouterr().out
+    assert "the axes of the quote-finder system" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ("system: rag-reader\n", "x.yaml, line 1: unknown system `rag-reader`; the systems are: quote-finder"),
+    ("system: rag-reader\n", "x.yaml, line 1: unknown system `rag-reader`; the systems are: quote-finder, "
+                              "quote-answer"),
     ("name: x\nmodle: m\n", "x.yaml, line 2: unknown key `modle` (did you mean `model`?)"),
 ])
 def test_a_bad_pipeline_file_exits_2_naming_its_line_even_with_help(tmp_path, text, message, capsys) -> None:

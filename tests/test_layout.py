@@ -15,7 +15,7 @@ PACKAGE = ROOT / "quotefinder"
 LAYERS = [
     ("shared", {"quotefinder", "quotefinder.errors", "quotefinder.textsafe", "quotefinder.storage",
                 "quotefinder.questions"}),
-    ("recipe", {"quotefinder.recipe", "quotefinder.pipelines"}),
+    ("recipe", {"quotefinder.recipe", "quotefinder.pipelines", "quotefinder.quoteanswer"}),  # the systems
     ("record", {"quotefinder.record"}),
     ("sweep", {"quotefinder.sweep"}),
     ("report", {"quotefinder.report"}),

@@ -376,7 +376,7 @@ def test_the_checks_refuse_a_point_off_the_grid_and_the_comparison_does_not(ten:
     assert main([str(ten), *out, "--at", "0.33,0.9", "--max-wrong", "0", "--min-correct", "6"]) == 2
     err = capsys.readouterr().err
     assert ("--at 0.33,0.9 is not a cell of the grid, so --max-wrong and --min-correct cannot check it; choose a "
-            "point on the --has-answer and --answer axes") in err
+            "point on the grid's axes (--grid NAME=...; the quote finder's --has-answer and --answer)") in err
     assert not (tmp_path / "r").exists()
     assert main([str(ten), *out, "--at", "0.3,0.95", "--answer", "0:1:0.1", "--max-wrong-rate", "0.45"]) == 2
     assert "--at 0.3,0.95 is not a cell of the grid, so --max-wrong-rate cannot check it" in capsys.readouterr().err

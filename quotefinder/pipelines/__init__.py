@@ -8,6 +8,10 @@ only each question's `Curve`: the decision as a function of both cutoffs, made o
 repeat from its trace. The grid, the statistics, the page and the comparisons read curves, never a
 trace, so a new system is a new plugin and nothing else.
 
+An axis (`AxisSpec`) is a cutoff (a probability in [0, 1]), a whole number (`whole`) or a choice among names
+(`choices`, held in the plane as their positions 0, 1, ...): the quote finder's are cutoffs, the quote-answer
+API's a number of passages and a tier.
+
 A curve is a partition of the plane of cutoffs (x on the first axis, y on the second) into pieces.
 `edges` split x into segments: segment k holds the x with exactly k edges below x (``edge < x``), so a
 value equal to an edge falls in the lower segment. Within segment k, `bounds[k]` split y the same way into
@@ -42,6 +46,84 @@ class AxisSpec:
     flag: str = ""
     removes_quotes: bool = False
     recorded: bool = True  # whether a recording must cover its values (`eval.py --range`)
+    choices: tuple[str, ...] = ()  # a categorical axis: its values in order; the plane holds their positions 0, 1, ...
+    whole: tuple[int, int] | None = None  # an axis of whole numbers: the least and the greatest
+    column: str = ""  # its column in grid.csv (default: its name)
+
+    @property
+    def kind(self) -> str:
+        """'choice' (named values), 'count' (whole numbers) or 'cutoff' (a probability in [0, 1])."""
+        return "choice" if self.choices else "count" if self.whole is not None else "cutoff"
+
+    @property
+    def heading(self) -> str:
+        """Its column in grid.csv, decision.json and the tables."""
+        return self.column or self.name
+
+    def written(self, value: float) -> str | int | float:
+        """A value of this axis as run.json and decision.json hold it: a choice's name, a whole number, a cutoff."""
+        if self.choices:
+            return self.choices[int(value)]
+        return int(value) if self.whole is not None else float(value)
+
+    def read(self, value: Any) -> float:
+        """`written`'s inverse, as the plane holds it; `ValueError` for a value the axis does not have."""
+        if self.choices:
+            if value not in self.choices:
+                raise ValueError(f"{value!r} is not one of {', '.join(self.choices)}")
+            return float(self.choices.index(value))
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"{value!r} is not a number")
+        if self.whole is not None and (value != int(value) or not self.whole[0] <= value <= self.whole[1]):
+            raise ValueError(f"{value!r} is not a whole number from {self.whole[0]} to {self.whole[1]}")
+        if self.whole is None and not 0 <= value <= 1:
+            raise ValueError(f"{value!r} is not a cutoff in [0, 1]")
+        return float(value)
+
+    def listed(self, text: str) -> tuple[float, ...]:
+        """The values an axis of whole numbers or names lists (`--range NAME=...`, `--grid NAME=...`), ascending,
+        each once, as the plane holds them: 'instant,deep'; '1:12', '1:12:2' or '2,4,8'. `ValueError` saying
+        what the axis takes."""
+        if self.choices:
+            names = [part.strip() for part in text.split(",")]
+            unknown = [name for name in names if name not in self.choices]
+            if unknown:
+                raise ValueError(f"{self.name} takes {', '.join(self.choices)} (a list, e.g. "
+                                 f"{','.join(self.choices[:2])}); not {', '.join(map(repr, unknown))}")
+            return tuple(sorted({float(self.choices.index(name)) for name in names}))
+        lo, hi = self.whole or (0, 0)
+        try:
+            if ":" in text:
+                parts = [int(part) for part in text.split(":")]
+                if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2] < 1) or parts[0] > parts[1]:
+                    raise ValueError
+                found = list(range(parts[0], parts[1] + 1, parts[2] if len(parts) == 3 else 1))
+            else:
+                found = [int(part) for part in text.split(",")]
+        except ValueError:
+            raise ValueError(f"{self.name} takes whole numbers START:STOP[:STEP] or a list, e.g. {lo}:{hi} or "
+                             f"{lo},{(lo + hi) // 2},{hi}") from None
+        if not all(lo <= value <= hi for value in found):
+            raise ValueError(f"{self.name} goes from {lo} to {hi}")
+        return tuple(float(v) for v in sorted(set(found)))
+
+    def shown(self, value: float) -> str:
+        """A value of this axis as a person writes it: a choice's name, a whole number, a cutoff's decimal."""
+        if self.choices:
+            return self.choices[int(value)]
+        return f"{int(value)}" if self.whole is not None else f"{value:g}"
+
+
+@dataclass(frozen=True)
+class ApiSpec:
+    """An HTTP API a system sends to: its name in messages, the variables holding its base URL and key (the
+    key never stored or printed, sent only as a bearer token), and its default base URL ('' when it has none:
+    the variable must be set)."""
+
+    name: str
+    base_variable: str
+    key_variable: str
+    default_base: str
 
 
 @dataclass(frozen=True)
@@ -56,6 +138,7 @@ class Quote:
     date: str | None
     score: float | None = None
     score_name: str = ""
+    passages: tuple[str, ...] = ()  # a quote made of several verbatim passages: judged correct when one is
 
     @property
     def source(self) -> str:
@@ -141,7 +224,33 @@ class System(Protocol):
     name: str
     axes: tuple[AxisSpec, AxisSpec]
     default: Any  # its default pipeline (the recipe's, for the quote finder)
+    pipeline_type: Any  # its pipeline's class: `parse` (a pipeline file) and `from_json` (run.json's copy)
     quote_score: str  # the name of the number a quote is chosen on (`Quote.score_name`), shown bare beside it
+    apis: tuple[ApiSpec, ...]  # the APIs its requests go to
+    settings: str  # what its points are, in a report's words: "cutoffs" (the quote finder), "settings"
+
+    def default_point(self, config: Any) -> tuple[float, float]:
+        """The pipeline's own point on both axes: where eval.py shows the decisions, and the sweep's default."""
+        ...
+
+    def check(self, request: Any, data: Any) -> None:
+        """Raise `ContractError` unless `data`, the response to `request`, holds everything the system reads."""
+        ...
+
+    def input_tokens(self, request: Any, data: Any) -> int:
+        """The input tokens a checked response reports (0 when its API reports none)."""
+        ...
+
+    def bound(self, config: Any, batch: Sequence[Any], missing: int, first: bool) -> int:
+        """At most how many requests recording can still send for a question whose request batch `batch` (the
+        first of its flow when `first`) lacks `missing` responses: those, and the worst case of what follows."""
+        ...
+
+    def expected(self, config: Any, coverage: Mapping[str, Sequence[Any]]) -> tuple[float, float, str]:
+        """Before anything is recorded: the requests one question is expected to take, the input tokens each of
+        them after its first is expected to take (the quote finder's Decisions requests; its search reports none),
+        and the words saying where that expectation comes from."""
+        ...
 
     def steps(self, question: str, config: Any, coverage: Mapping[str, Sequence[Any]], repeat: int = 0) -> Steps:
         """The question's request flow: yields request batches, receives responses, returns its trace."""
@@ -157,9 +266,10 @@ class System(Protocol):
 
 
 def _registry() -> dict[str, System]:
-    from ..recipe.system import QUOTE_FINDER  # the plugins import this module: looked up when asked for
+    from ..quoteanswer.system import QUOTE_ANSWER  # the plugins import this module: looked up when asked for
+    from ..recipe.system import QUOTE_FINDER
 
-    return {QUOTE_FINDER.name: QUOTE_FINDER}
+    return {QUOTE_FINDER.name: QUOTE_FINDER, QUOTE_ANSWER.name: QUOTE_ANSWER}
 
 
 def known_systems() -> tuple[str, ...]:

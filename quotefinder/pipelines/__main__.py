@@ -15,8 +15,9 @@ then record with it:
 
   python -m quotefinder.pipelines show > pipelines/mine.yaml
   python eval.py questions/ten.yaml --pipeline pipelines/mine.yaml
+  python -m quotefinder.pipelines show quote-answer > pipelines/quote-answer.yaml
 
-systems: {', '.join(KNOWN_SYSTEMS)} (the default)
+systems: {KNOWN_SYSTEMS[0]} (the default), {', '.join(KNOWN_SYSTEMS[1:])}
 """
 
 

@@ -24,12 +24,12 @@ from yaml.nodes import MappingNode, Node, ScalarNode
 
 from ..errors import InputError, QuoteFinderError
 from ..questions import compose_text
-from ..recipe.config import RECIPE, SCHEMA, SYSTEM, QuoteFinderPipeline
+from ..recipe.config import RECIPE, SCHEMA, SYSTEM
 from . import known_systems
 from . import system as system_named
 
 # Each system's default pipeline (`system:` in a pipeline file, `config.system` in run.json), from the registry.
-DEFAULTS: dict[str, QuoteFinderPipeline] = {name: system_named(name).default for name in known_systems()}
+DEFAULTS: dict[str, Any] = {name: system_named(name).default for name in known_systems()}
 KNOWN_SYSTEMS = tuple(DEFAULTS)
 MAX_FILE_BYTES = 1024 * 1024  # a pipeline file is a few dozen lines
 _Constructor = yaml.constructor.SafeConstructor
@@ -74,7 +74,7 @@ def _lines(node: Node, path: Path, keys: tuple[str, ...], found: dict[tuple[str,
         _lines(value_node, path, here, found)
 
 
-def parse_pipeline_text(text: str, path: Path) -> tuple[str, QuoteFinderPipeline]:
+def parse_pipeline_text(text: str, path: Path) -> tuple[str, Any]:
     """A pipeline file's text as (system, pipeline); `InputError` naming `path` and the line. An empty file is
     the recipe's pipeline."""
     try:
@@ -100,14 +100,15 @@ def parse_pipeline_text(text: str, path: Path) -> tuple[str, QuoteFinderPipeline
         line = lines.get(("system",))
         shown = system if isinstance(system, str) else repr(system)
         raise InputError(f"{path}{f', line {line}' if line else ''}: {unknown_system(shown)}")
-    pipeline = QuoteFinderPipeline.parse(data, path, lines, also=("system",))
-    if "name" not in data and not pipeline.is_recipe:  # a variant is never called "recipe": the file names it
+    pipeline = system_named(system).pipeline_type.parse(data, path, lines, also=("system",))
+    if "name" not in data and pipeline.digest != DEFAULTS[system].digest:  # a variant is never called by its
+        # system's default name ("recipe"): the file names it
         stem = re.sub(r"[^A-Za-z0-9._-]+", "-", path.stem).strip("-._")[:64] or "variant"
         pipeline = dataclasses.replace(pipeline, name=stem)
     return system, pipeline
 
 
-def load_pipeline_file(path: Path | str) -> tuple[str, QuoteFinderPipeline]:
+def load_pipeline_file(path: Path | str) -> tuple[str, Any]:
     """Read a pipeline file: its system (`system:`, default quote-finder) and its pipeline (every key the file
     leaves out is the system's default). `InputError` naming the file and the line for anything wrong."""
     path = Path(path)
@@ -116,7 +117,7 @@ def load_pipeline_file(path: Path | str) -> tuple[str, QuoteFinderPipeline]:
 
 # ---- writing a system's default file -----------------------------------------------------------------------
 
-_COMMENTS = {
+_COMMENTS: dict[tuple[str, ...], str] = {
     ("name",): "change it: shown in every report, and names the default run directory (runs/<questions>-<name>)",
     ("model",): "the Decisions API model",
     ("search",): "the Search API request",
@@ -135,24 +136,36 @@ _COMMENTS = {
     ("sentences", "max_chars"): "longer pieces are dropped",
     ("sentences", "max_sentences"): "at most this many per result (the choice option limit is 255)",
 }
+_QUOTE_ANSWER_COMMENTS: dict[tuple[str, ...], str] = {
+    ("name",): _COMMENTS[("name",)],
+    ("tier",): "the default tier, one of instant, deep, deep_reasoning (an axis: eval.py --range tier=...)",
+    ("passages",): "the default number of quotes, 1 to 12 (an axis: eval.py --range passages=...)",
+    ("limit",): "how many ranked results the answer may quote from, 1 to 50",
+    ("domain",): "only pages from this domain (null: not sent)",
+    ("recency",): "day, week, month or year (null: not sent)",
+    ("category",): "general, news, science, images, videos or it (null: not sent)",
+}
 
 
 def _scalar(value: Any) -> str:
-    """A YAML scalar: numbers as they are, text double-quoted (JSON's escapes are YAML's)."""
+    """A YAML scalar: numbers as they are, null, text double-quoted (JSON's escapes are YAML's)."""
+    if value is None:
+        return "null"
     return str(value) if isinstance(value, int) else json.dumps(value, ensure_ascii=False)
 
 
-def _write(data: Mapping[str, Any], keys: tuple[str, ...], out: list[str]) -> None:
+def _write(data: Mapping[str, Any], keys: tuple[str, ...], out: list[str],
+           comments: Mapping[tuple[str, ...], str]) -> None:
     indent = "  " * len(keys)
     for key, value in data.items():
         here = (*keys, key)
-        comment = _COMMENTS.get(here, "")
+        comment = comments.get(here, "")
         shown = f'"{key}"' if key in ("true", "false") else key  # unquoted, YAML would read a boolean
         if comment:
             out.append(f"{indent}# {comment}")
         if isinstance(value, Mapping):
             out.append(f"{indent}{shown}:")
-            _write(value, here, out)
+            _write(value, here, out, comments)
         else:
             out.append(f"{indent}{shown}: {_scalar(value)}")
 
@@ -161,9 +174,10 @@ def default_file(system: str = SYSTEM) -> str:
     """The system's default pipeline file: every key present with a short comment, ready to copy and edit.
     `KeyError` for an unknown system (see `unknown_system`)."""
     pipeline = DEFAULTS[system]
-    out = [f"# The {system} system's default pipeline (the recipe's). Every key is optional: what you leave",
+    whose = " (the recipe's)" if system == SYSTEM else ""
+    out = [f"# The {system} system's default pipeline{whose}. Every key is optional: what you leave",
            "# out keeps the value below. Record with it: python eval.py QUESTIONS --pipeline THIS_FILE",
            f"# the system under test; the systems are: {', '.join(KNOWN_SYSTEMS)}",
            f"system: {system}"]
-    _write(pipeline.as_json(), (), out)
+    _write(pipeline.as_json(), (), out, _COMMENTS if system == SYSTEM else _QUOTE_ANSWER_COMMENTS)
     return "\n".join(out) + "\n"

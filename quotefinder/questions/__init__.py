@@ -111,6 +111,26 @@ class Question:
             verdict = self._memo[quote] = Outcome.CORRECT if matched else Outcome.WRONG
         return verdict
 
+    def judge_quote(self, quote: Any) -> Outcome:
+        """The outcome of a `pipelines.Quote` (None: the no-answer line): one of several passages
+        (`Quote.passages`) is judged on them (`judge_passages`), any other on its text (`judge`)."""
+        if quote is not None and quote.passages:
+            return self.judge_passages(quote.text, quote.passages)
+        return self.judge(quote.text if quote is not None else None)
+
+    def judge_passages(self, whole: str, passages: Sequence[str]) -> Outcome:
+        """The outcome of quoting an answer made of several verbatim `passages` (`whole`: the answer as shown).
+        A human verdict on the whole answer decides; otherwise it is correct when one passage is (by its own
+        verdict or a pattern), unjudged when a passage nobody has judged remains, and wrong when every passage
+        is wrong. A no-answer or unlabelled question judges it as `judge` would."""
+        if self.expect != "answer" or whole in self.verdicts:
+            return self.judge(whole)
+        outcomes = {self.judge(text) for text in passages}
+        for outcome in (Outcome.CORRECT, Outcome.UNJUDGED):
+            if outcome in outcomes:
+                return outcome
+        return Outcome.WRONG
+
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         """Pickled as its fields (for a sweep's background parse): unpickling compiles the accept patterns
         through `compiled`'s cache, where pickled `re.Pattern`s would each be compiled again."""

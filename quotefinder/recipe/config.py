@@ -145,23 +145,14 @@ class QuoteFinderPipeline:
         naming `path` and the line, for an unknown key (with a did-you-mean), a value of the wrong type, or
         values that contradict each other.
         """
-        lines = lines or {}
-
-        def fail(keys: tuple[str, ...], problem: str) -> InputError:
-            line = next((lines[keys[:n]] for n in range(len(keys), 0, -1) if keys[:n] in lines), None)
-            return InputError(f"{path}{f', line {line}' if line else ''}: {problem}")
-
-        return _build(data, fail, strict=False, also=also)
+        return _build(data, in_file(path, lines), strict=False, also=also)
 
     @classmethod
     def from_json(cls, data: Any) -> QuoteFinderPipeline:
         """The pipeline run.json recorded (`as_json()`), read strictly: every key present, none unknown, every
         value checked. `InputError` saying which key is wrong; the caller names the file."""
 
-        def fail(keys: tuple[str, ...], problem: str) -> InputError:
-            return InputError(f"`config.pipeline`: {problem}")
-
-        return _build(data, fail, strict=True)
+        return _build(data, in_run, strict=True)
 
 
 RECIPE = QuoteFinderPipeline()
@@ -222,7 +213,7 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:60] + "..."
 
 
-def _value(kind: str, value: Any, keys: tuple[str, ...], fail: Fail) -> Any:
+def check_value(kind: str, value: Any, keys: tuple[str, ...], fail: Fail) -> Any:
     """`value` checked to be of `kind` (a key of `_WORDS`)."""
     if kind in ("name", "text", "template"):
         ok = isinstance(value, str) and bool(value.strip()) and is_unicode(value)
@@ -241,9 +232,30 @@ def _value(kind: str, value: Any, keys: tuple[str, ...], fail: Fail) -> Any:
     return value
 
 
-def _section(data: Any, schema: dict[str, Any], keys: tuple[str, ...], fail: Fail, strict: bool,
-             also: tuple[str, ...], found: dict[tuple[str, ...], Any]) -> None:
-    """Check one mapping against its section of `SCHEMA`, putting each value into `found` by its path."""
+def in_file(path: Path | str, lines: Mapping[tuple[str, ...], int] | None) -> Fail:
+    """How a pipeline file's problem is said: the file, the line of the key (or of the nearest key above it)."""
+    found = lines or {}
+
+    def fail(keys: tuple[str, ...], problem: str) -> InputError:
+        line = next((found[keys[:n]] for n in range(len(keys), 0, -1) if keys[:n] in found), None)
+        return InputError(f"{path}{f', line {line}' if line else ''}: {problem}")
+
+    return fail
+
+
+def in_run(keys: tuple[str, ...], problem: str) -> InputError:
+    """How a problem of run.json's recorded pipeline is said (the caller names the file)."""
+    return InputError(f"`config.pipeline`: {problem}")
+
+
+Value = Callable[[str, Any, tuple[str, ...], Fail], Any]  # (kind, value, its path, fail) -> the value checked
+
+
+def check_section(data: Any, schema: dict[str, Any], keys: tuple[str, ...], fail: Fail, strict: bool,
+                  also: tuple[str, ...], found: dict[tuple[str, ...], Any], value: Value | None = None) -> None:
+    """Check one mapping against its section of a schema (`SCHEMA`, or another system's, whose kinds `value`
+    checks; the default is this one's), putting each value into `found` by its path."""
+    value = value or check_value
     where = f"`{_dotted(keys)}`" if keys else "the pipeline"
     if not isinstance(data, Mapping):
         raise fail(keys, f"{where} must be a mapping of {', '.join(schema)}")
@@ -263,15 +275,15 @@ def _section(data: Any, schema: dict[str, Any], keys: tuple[str, ...], fail: Fai
                                                                  if schema is _CRITERIA else ""))
             continue
         if isinstance(kind, dict):
-            _section(named[key], kind, path, fail, strict, also, found)
+            check_section(named[key], kind, path, fail, strict, also, found, value)
         else:
-            found[path] = _value(kind, named[key], path, fail)
+            found[path] = value(kind, named[key], path, fail)
 
 
 def _build(data: Any, fail: Fail, strict: bool, also: tuple[str, ...] = ()) -> QuoteFinderPipeline:
     """The pipeline `data` describes, checked (see `QuoteFinderPipeline.parse` and `from_json`)."""
     found: dict[tuple[str, ...], Any] = {}
-    _section(data, SCHEMA, (), fail, strict, also, found)
+    check_section(data, SCHEMA, (), fail, strict, also, found)
     values: dict[str, Any] = {}
     for path, field in FIELDS.items():
         criteria = {k[-1]: v for k, v in found.items() if k[:-1] == path}

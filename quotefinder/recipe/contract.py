@@ -162,14 +162,14 @@ def is_rank(request: ApiRequest) -> bool:
 SHOWN_AT_MOST = 80  # characters of a server's value quoted in a contract error (it lands in run.json and on screen)
 
 
-def _shown(value: Any) -> str:
+def shown(value: Any) -> str:
     """A server's value as an error message quotes it: its repr, cut at `SHOWN_AT_MOST` characters (a 100 KB
     `choice` must not become a 100 KB line in run.json and the terminal)."""
     text = repr(value)
     return text if len(text) <= SHOWN_AT_MOST else f"{text[:SHOWN_AT_MOST]}... ({len(text)} characters)"
 
 
-def _field(data: Any, name: str, where: str) -> Any:
+def field_of(data: Any, name: str, where: str) -> Any:
     if not isinstance(data, dict):
         raise ContractError(f"{where} is not a JSON object")
     if name not in data:
@@ -180,23 +180,23 @@ def _field(data: Any, name: str, where: str) -> Any:
 def _probability(value: Any, where: str) -> float:
     """A probability: a finite number in [0, 1]. Booleans are not numbers here."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ContractError(f"{where} is {_shown(value)}, not a probability")
+        raise ContractError(f"{where} is {shown(value)}, not a probability")
     value = float(value)
     if math.isnan(value) or not 0.0 <= value <= 1.0:
-        raise ContractError(f"{where} is {_shown(value)}, outside [0, 1]")
+        raise ContractError(f"{where} is {shown(value)}, outside [0, 1]")
     return value
 
 
 def _input_tokens(data: Any) -> int:
-    tokens = _field(_field(data, "usage", "the response"), "input_tokens", "`usage`")
+    tokens = field_of(field_of(data, "usage", "the response"), "input_tokens", "`usage`")
     if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
-        raise ContractError(f"`usage.input_tokens` is {_shown(tokens)}, not a count")
+        raise ContractError(f"`usage.input_tokens` is {shown(tokens)}, not a count")
     return tokens
 
 
 def read_search(data: Any) -> list[Result]:
     """The results of a search response, in order. `date` may be missing or null."""
-    items = _field(data, "results", "the search response")
+    items = field_of(data, "results", "the search response")
     if not isinstance(items, list):
         raise ContractError("the search response's `results` is not a list")
     results = []
@@ -204,7 +204,7 @@ def read_search(data: Any) -> list[Result]:
         where = f"search result {n}"
         fields = {}
         for name in ("title", "url", "snippet"):
-            value = _field(item, name, where)
+            value = field_of(item, name, where)
             if not isinstance(value, str):
                 raise ContractError(f"{where} has a `{name}` that is not text")
             if not is_unicode(value):
@@ -221,29 +221,29 @@ def read_search(data: Any) -> list[Result]:
 
 def read_rank(request: ApiRequest, data: Any) -> Rank:
     """The chosen sentence, its probability and confidence, and has_answer, from a rank response."""
-    answers = _field(data, "answers", "the rank response")
-    best = _field(answers, "best", "`answers`")
-    choice = _field(best, "choice", "`answers.best`")
+    answers = field_of(data, "answers", "the rank response")
+    best = field_of(answers, "best", "`answers`")
+    choice = field_of(best, "choice", "`answers.best`")
     options = request.body["questions"]["best"]["criteria"]
     if not isinstance(choice, str) or choice not in options:
-        raise ContractError(f"`answers.best.choice` is {_shown(choice)}, not one of the numbered sentences "
+        raise ContractError(f"`answers.best.choice` is {shown(choice)}, not one of the numbered sentences "
                             f"1-{len(options)}")
-    probabilities = _field(best, "probabilities", "`answers.best`")
-    choice_probability = _probability(_field(probabilities, choice, "`answers.best.probabilities`"),
-                                      f"`answers.best.probabilities[{_shown(choice)}]`")
-    confidence = _field(best, "confidence", "`answers.best`")
+    probabilities = field_of(best, "probabilities", "`answers.best`")
+    choice_probability = _probability(field_of(probabilities, choice, "`answers.best.probabilities`"),
+                                      f"`answers.best.probabilities[{shown(choice)}]`")
+    confidence = field_of(best, "confidence", "`answers.best`")
     if isinstance(confidence, bool) or not isinstance(confidence, int | float) or not math.isfinite(confidence):
-        raise ContractError(f"`answers.best.confidence` is {_shown(confidence)}, not a number")
-    has_answer = _probability(_field(_field(answers, "has_answer", "`answers`"), "noul", "`answers.has_answer`"),
+        raise ContractError(f"`answers.best.confidence` is {shown(confidence)}, not a number")
+    has_answer = _probability(field_of(field_of(answers, "has_answer", "`answers`"), "noul", "`answers.has_answer`"),
                               "`answers.has_answer.noul`")
     return Rank(int(choice), choice_probability, float(confidence), has_answer, _input_tokens(data))
 
 
 def read_compare(request: ApiRequest, data: Any) -> tuple[list[float], int]:
     """Each candidate's `answers_n` probability, in candidate order, and the input tokens."""
-    answers = _field(data, "answers", "the compare response")
+    answers = field_of(data, "answers", "the compare response")
     names = list(request.body["questions"])
-    values = [_probability(_field(_field(answers, name, "`answers`"), "noul", f"`answers.{name}`"),
+    values = [_probability(field_of(field_of(answers, name, "`answers`"), "noul", f"`answers.{name}`"),
                            f"`answers.{name}.noul`") for name in names]
     return values, _input_tokens(data)
 

@@ -15,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..pipelines import MISSING, AxisSpec, Curve, Piece, Quote, Steps
-from . import pipeline
-from .config import RECIPE
+from ..pipelines import MISSING, ApiSpec, AxisSpec, Curve, Piece, Quote, Steps
+from . import contract, pipeline
+from .config import RECIPE, QuoteFinderPipeline
+from .contract import ApiRequest
 from .decision import (
     ANSWER_CUTOFF,
     ANSWER_WORDS,
@@ -31,9 +32,12 @@ from .decision import (
 )
 from .pipeline import Coverage, Trace
 
-HAS_ANSWER = AxisSpec("has_answer", "HAS_ANSWER_CUTOFF", HAS_ANSWER_CUTOFF, HAS_ANSWER_WORDS, "--has-answer")
+HAS_ANSWER = AxisSpec("has_answer", "HAS_ANSWER_CUTOFF", HAS_ANSWER_CUTOFF, HAS_ANSWER_WORDS, "--has-answer",
+                      column="has_answer_cutoff")
+PERPLEXITY = ApiSpec("the Perplexity API", "PERPLEXITY_BASE_URL", "PERPLEXITY_API_KEY", "https://api.perplexity.ai")
+TOKENS_PER_DECISION = 678  # the recipe's median input tokens per Decisions request, in its ten-question run
 ANSWER = AxisSpec("answer", "ANSWER_CUTOFF", ANSWER_CUTOFF, ANSWER_WORDS, "--answer", removes_quotes=True,
-                  recorded=False)
+                  recorded=False, column="answer_cutoff")
 
 
 def quote_of(scored: Scored | Candidate) -> Quote:
@@ -63,7 +67,38 @@ class QuoteFinder:
     name = "quote-finder"
     axes = (HAS_ANSWER, ANSWER)
     default = RECIPE
+    pipeline_type = QuoteFinderPipeline
     quote_score = "answers"
+    apis: tuple[ApiSpec, ...] = (PERPLEXITY,)
+    settings = "cutoffs"
+
+    def default_point(self, config: Any) -> tuple[float, float]:
+        return HAS_ANSWER.default, ANSWER.default
+
+    def check(self, request: ApiRequest, data: Any) -> None:
+        contract.check(request, data)
+
+    def input_tokens(self, request: ApiRequest, data: Any) -> int:
+        return contract.input_tokens(request, data)
+
+    def bound(self, config: Any, batch: Sequence[ApiRequest], missing: int, first: bool) -> int:
+        """After a search: a rank per result and a compare per distinct qualified set, at most one per result;
+        after a rank: a compare per ranked result; after a compare: nothing."""
+        if first:
+            return 1 + 2 * (config or RECIPE).max_results
+        return missing + (len(batch) if contract.is_rank(batch[0]) else 0)
+
+    def expected(self, config: Any, coverage: Mapping[str, Sequence[Any]]) -> tuple[float, float, str]:
+        """The recipe's published figures: every search returned max_results results, each with usable
+        sentences, and a median of 678 input tokens per Decisions request (its ten-question run)."""
+        results = (config or RECIPE).max_results
+        span = coverage_of(coverage).span
+        compares = results if span is not None and span[0] < span[1] else 1
+        shown = f"{span[0]:g}:{span[1]:g}" if span is not None else "its default"
+        basis = (f"the recipe's published figures: {results} results per search with usable sentences, "
+                 f"{compares} compare request(s) per question over --has-answer-range {shown}, "
+                 f"{TOKENS_PER_DECISION} input tokens per Decisions request (its median)")
+        return 1 + results + compares, TOKENS_PER_DECISION, basis
 
     def steps(self, question: str, config: Any, coverage: Mapping[str, Sequence[Any]], repeat: int = 0) -> Steps:
         cutoffs = Cutoffs(min_sentences=getattr(config, "min_sentences", Cutoffs().min_sentences))

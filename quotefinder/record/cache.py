@@ -92,8 +92,7 @@ def entry_bytes(request: ApiRequest, received: Received, secret: Secret | None =
     except TypeError as error:  # nested deeper than orjson writes: the client refuses such responses first
         raise ContractError(f"{describe(request)}: the response cannot be saved ({error})") from None
     if secret is not None and secret.echoed_in(data):  # the client refuses such responses first
-        raise KeyEchoed(f"{describe(request)}: the response holds the API key (PERPLEXITY_API_KEY), so it was "
-                        "not saved")
+        raise KeyEchoed(f"{describe(request)}: the response holds the API key it was sent with, so it was not saved")
     return data
 
 

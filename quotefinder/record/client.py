@@ -28,11 +28,13 @@ import httpx
 import orjson
 
 from ..errors import ApiError, AuthError, BudgetSpent, InputError, InsecureEndpoint, KeyEchoed, TransientError
+from ..pipelines import ApiSpec
 from ..recipe import contract
 from ..recipe.contract import ApiRequest
+from ..recipe.system import PERPLEXITY
 from .secret import Secret, key_problem
 
-DEFAULT_BASE_URL = "https://api.perplexity.ai"
+DEFAULT_BASE_URL = PERPLEXITY.default_base
 EVIDENCE_HEADER = "x-quotefinder-evidence"  # set by the stand-in; the real API never sends it
 EVIDENCE = ("live", "synthetic")  # what a response is evidence of: the real API, or the stand-in
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -134,18 +136,21 @@ def _unescaped(content: bytes) -> str:
         return content.decode("utf-8", "replace")
 
 
-def check_base_url(base_url: str) -> httpx.URL:
-    """The base URL if the key may be sent there: https anywhere, plain http only to loopback."""
+def check_base_url(base_url: str, variable: str = "PERPLEXITY_BASE_URL") -> httpx.URL:
+    """The base URL if the key may be sent there: https anywhere, plain http only to loopback. `variable` is
+    where it was set, for the message."""
+    if not base_url:
+        raise InsecureEndpoint(f"{variable} is not set: this API has no default address; export {variable}=https://...")
     url = httpx.URL(base_url)
     if url.scheme not in ("http", "https") or not url.host:
-        raise InsecureEndpoint(f"PERPLEXITY_BASE_URL must be an http(s) URL with a host, got {base_url!r}")
+        raise InsecureEndpoint(f"{variable} must be an http(s) URL with a host, got {base_url!r}")
     if url.scheme == "http" and not is_loopback(url.host):
         raise InsecureEndpoint(
-            f"PERPLEXITY_BASE_URL {base_url!r} is plain http to a host that is not loopback; "
+            f"{variable} {base_url!r} is plain http to a host that is not loopback; "
             "the API key would travel in clear text. Use https."
         )
     if url.userinfo:
-        raise InsecureEndpoint("PERPLEXITY_BASE_URL must not carry a user name or password")
+        raise InsecureEndpoint(f"{variable} must not carry a user name or password")
     return url
 
 
@@ -185,9 +190,11 @@ class ApiClient:
         limiter: RateLimiter | None = None,
         on_retry: Callable[[TransientError], None] | None = None,
         budget: RequestBudget | None = None,
+        api: ApiSpec = PERPLEXITY,
     ) -> None:
-        url = check_base_url(base_url)
-        if problem := key_problem(api_key):
+        self.api = api
+        url = check_base_url(base_url, api.base_variable)
+        if problem := key_problem(api_key, api.key_variable):
             raise InputError(problem)
         self.base_url = str(url).rstrip("/")
         self.host = url.host
@@ -241,7 +248,7 @@ class ApiClient:
         status = response.status_code
         if status in (401, 403):
             raise AuthError(
-                f"{where} returned {status}: the API key in PERPLEXITY_API_KEY was refused. "
+                f"{where} returned {status}: the API key in {self.api.key_variable} was refused. "
                 "Check that it is current and active; nothing more was sent.",
                 status=status,
             )
@@ -271,9 +278,9 @@ class ApiClient:
                            "levels); it was not saved", status=200) from None
         if self.secret.echoed_in(raw) or self.secret.echoed_in(decoded):
             raise KeyEchoed(f"{where}: the response to {describe(request)} echoes the API key it was sent with "
-                            "(PERPLEXITY_API_KEY, in some encoding), so it was neither saved nor used. A server or "
-                            "proxy that sends credentials back should not be given them: check PERPLEXITY_BASE_URL",
-                            status=200)
+                            f"({self.api.key_variable}, in some encoding), so it was neither saved nor used. A server "
+                            "or proxy that sends credentials back should not be given them: check "
+                            f"{self.api.base_variable}", status=200)
 
 
 def describe(request: ApiRequest) -> str:

@@ -10,7 +10,7 @@ pipeline reads it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,12 +24,13 @@ from ..errors import (
     MissingResponse,
     StorageError,
 )
+from ..pipelines import Piece, Steps, System
 from ..questions import Question
-from ..recipe import contract, pipeline
-from ..recipe.config import RECIPE, QuoteFinderPipeline
+from ..recipe.config import RECIPE
 from ..recipe.contract import ApiRequest
-from ..recipe.decision import Cutoffs, Decision, decide
-from ..recipe.pipeline import Coverage, Trace
+from ..recipe.pipeline import record
+from ..recipe.pipeline import replay as drive
+from ..recipe.system import QUOTE_FINDER
 from .cache import CacheCounts, CachingClient
 from .client import Received, Sender
 from .rundir import STOPS, QuestionError, RequestCounts
@@ -41,10 +42,11 @@ FATAL = (AuthError, EvidenceMixError, StorageError)
 
 @dataclass(frozen=True)
 class Summary:
-    """What a recording keeps of a finished question: its decision at the run's default cutoffs and
-    its counts. The trace itself is dropped, so memory does not grow with the responses recorded."""
+    """What a recording keeps of a finished question: its decision at the run's default point (a
+    `pipelines.Piece`) and its counts. The trace itself is dropped, so memory does not grow with the responses
+    recorded."""
 
-    decision: Decision
+    decision: Piece
     result_count: int
     requests: int
     input_tokens: int
@@ -83,25 +85,28 @@ class Tally(CacheCounts):
 
 
 class Recorder:
-    """Records one question set into one run directory's cache."""
+    """Records one question set into one run directory's cache, through a system's own request flow."""
 
-    def __init__(self, cache: ResponseStore, coverage: Coverage, cutoffs: Cutoffs, evidence: str | None,
-                 pipeline: QuoteFinderPipeline = RECIPE) -> None:
-        """`pipeline` is what is sent (its min_sentences, not `cutoffs`', decides which results are ranked)."""
+    def __init__(self, cache: ResponseStore, coverage: Mapping[str, Sequence[Any]], evidence: str | None = None,
+                 pipeline: Any = RECIPE, under_test: System = QUOTE_FINDER,
+                 default: tuple[float, float] | None = None) -> None:
+        """`coverage` maps each recorded axis to the values (and (lo, hi) spans) to record, `pipeline` is what is
+        sent, and `default` the point whose decisions a recording shows (the system's for `pipeline`)."""
         self.cache = cache
         self.coverage = coverage
-        self.cutoffs = cutoffs
         self.pipeline = pipeline
+        self.system = under_test
+        self.default = default if default is not None else under_test.default_point(pipeline)
         self.evidence = evidence  # the run's evidence, once known; responses of the other kind are refused
         self.tally = Tally()
         self.budget_spent = False  # --max-requests stopped the recording
 
-    def _flow(self, item: QuestionRun) -> pipeline.Steps:
-        return pipeline.steps(item.question.question, self.coverage, self.cutoffs, item.repeat, config=self.pipeline)
+    def _flow(self, item: QuestionRun) -> Steps:
+        return self.system.steps(item.question.question, self.pipeline, self.coverage, item.repeat)
 
-    def _summarise(self, trace: Trace) -> Summary:
-        decision = decide(trace.candidates, trace.compares, self.cutoffs.has_answer, self.cutoffs.answer)
-        return Summary(decision, trace.result_count, trace.requests, trace.input_tokens)
+    def _summarise(self, trace: Any) -> Summary:
+        return Summary(self.system.decide(trace, *self.default), trace.result_count, trace.requests,
+                       trace.input_tokens)
 
     def _note_evidence(self, evidence: str) -> None:
         if self.evidence is None:
@@ -127,7 +132,7 @@ class Recorder:
             return saved.data
 
         try:
-            item.summary = self._summarise(pipeline.replay(self._flow(item), lookup))
+            item.summary = self._summarise(drive(self._flow(item), lookup))
             self.tally.from_cache += served  # a question still missing something counts them in pass 2
         except MissingResponse as missing:
             item.missing = str(missing)
@@ -158,15 +163,15 @@ class Recorder:
     def _admit(self, request: ApiRequest, received: Received) -> None:
         """What a new response must pass before it is saved: the run's evidence, and the API contract."""
         self._note_evidence(received.evidence)
-        contract.check(request, received.data)
-        self.tally.tokens += contract.input_tokens(request, received.data)
+        self.system.check(request, received.data)
+        self.tally.tokens += self.system.input_tokens(request, received.data)
 
     def bound(self, item: QuestionRun) -> tuple[int, bool]:
-        """At most how many requests recording `item` can still send, and whether its search is saved: what
-        the cache lacks at the first stage it cannot answer, plus the worst case of the stages after it (after
-        a search: a rank per result and a compare per distinct qualified set, at most one per result; after a
-        rank: a compare per ranked result; after a compare: nothing)."""
+        """At most how many requests recording `item` can still send, and whether any of its first stage (the
+        quote finder's search) is saved: what the cache lacks at the first stage it cannot answer, plus the worst case
+        of the stages after it (the system's `bound`)."""
         flow = self._flow(item)
+        first = True
         try:
             batch = next(flow)
             while True:
@@ -178,10 +183,9 @@ class Recorder:
                         saved.append(None)
                 missing = sum(1 for entry in saved if entry is None)
                 if missing:
-                    if batch[0].path == contract.SEARCH_PATH:
-                        return 1 + 2 * self.pipeline.max_results, False
-                    return missing + (len(batch) if contract.is_rank(batch[0]) else 0), True
+                    return self.system.bound(self.pipeline, batch, missing, first), not first or missing < len(batch)
                 batch = flow.send([entry.data for entry in saved if entry is not None])
+                first = False
         except StopIteration:
             return 0, True
         except ContractError:
@@ -212,7 +216,7 @@ class Recorder:
         async def worker() -> None:
             for item in pending:  # an item cut short by Ctrl+C keeps saying what it is missing
                 try:
-                    trace = await pipeline.record(self._flow(item), fetch)
+                    trace = await record(self._flow(item), fetch)
                     item.summary, item.error, item.missing = self._summarise(trace), None, None
                 except BudgetSpent:
                     # What was in flight finished and is saved; this question keeps saying what it lacks,

@@ -39,8 +39,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from .. import __version__
 from ..errors import InputError, RunDirError, StorageError
+from ..pipelines import axis_spec
+from ..pipelines import system as system_named
 from ..pipelines.file import KNOWN_SYSTEMS
 from ..questions import EXPECTS, Question, QuestionSet
 from ..recipe.config import RECIPE, SYSTEM, QuoteFinderPipeline
@@ -79,7 +83,18 @@ class RunConfig:
     has_answer_range: tuple[float, float] | None = None
     repeats: int = 1
     system: str = SYSTEM
-    pipeline: QuoteFinderPipeline = RECIPE
+    pipeline: Any = RECIPE  # the system's pipeline (`QuoteFinderPipeline` for the quote finder)
+    ranges: tuple[tuple[str, tuple[float, ...]], ...] = ()  # another system's: each recorded axis's values asked for
+
+    @property
+    def is_quote_finder(self) -> bool:
+        return self.system == SYSTEM
+
+    @property
+    def covered(self) -> dict[str, tuple[float, ...]]:
+        """Each recorded axis's values the recordings asked for (not the quote finder's: `has_answer_range`): held
+        for every question when the run is `complete`; a rerun asks for them again, so a run only grows."""
+        return dict(self.ranges)
 
     @property
     def model(self) -> str:
@@ -110,7 +125,16 @@ class RunConfig:
     def as_json(self) -> dict[str, Any]:
         """The config as run.json holds it: the flat keys runs have always had (from the pipeline), then the
         system, the resolved pipeline and its digest."""
-        config: dict[str, Any] = {
+        if not self.is_quote_finder:  # a system of its own: none of the quote finder's keys
+            under_test = system_named(self.system)
+            config: dict[str, Any] = {"base_url_host": self.base_url_host,
+                      "ranges": {name: [axis_spec(under_test, name).written(v) for v in values]
+                                 for name, values in self.ranges}}
+            if self.repeats != 1:
+                config["repeats"] = self.repeats
+            config.update(system=self.system, pipeline=self.pipeline.as_json(), pipeline_digest=self.pipeline_digest)
+            return config
+        config = {  # (typed above)
             "base_url_host": self.base_url_host,
             "model": self.model,
             "max_results": self.max_results,
@@ -127,7 +151,10 @@ class RunConfig:
 
     @property
     def default_point(self) -> tuple[float, float]:
-        return self.has_answer_cutoff, self.answer_cutoff
+        """The run's default point: the quote finder's default cutoffs, another system's pipeline's own."""
+        if self.is_quote_finder:
+            return self.has_answer_cutoff, self.answer_cutoff
+        return system_named(self.system).default_point(self.pipeline)
 
     def joined_range(self, span: tuple[float, float], complete: bool) -> tuple[float, float]:
         """`span` joined with the range this config covers, when the run was complete and the two overlap:
@@ -390,25 +417,7 @@ def _parse(data: dict[str, Any]) -> RunRecord:
     questions_file = None if given is None else QuestionsFile(
         _get(given, "path", "text", "", "questions_file."), _get(given, "sha256", "text", "", "questions_file."))
     config = _get(data, "config", "object", {})
-    span = _get(config, "has_answer_range", "list or null", None, "config.")
-    if span is not None and (len(span) != 2 or any(isinstance(v, bool) or not isinstance(v, int | float)
-                                                   for v in span)):
-        raise _Bad(f"`config.has_answer_range` is {_shown(span)}, not [LO, HI]")
-    if span is not None and not 0 <= span[0] <= span[1] <= 1:
-        raise _Bad(f"`config.has_answer_range` is {_shown(span)}, not 0 <= LO <= HI <= 1")
-    defaults = RunConfig()
-    run_config = RunConfig(
-        base_url_host=_get(config, "base_url_host", "text", defaults.base_url_host, "config."),
-        has_answer_cutoff=_get(config, "has_answer_cutoff", "number", defaults.has_answer_cutoff, "config."),
-        answer_cutoff=_get(config, "answer_cutoff", "number", defaults.answer_cutoff, "config."),
-        has_answer_range=(span[0], span[1]) if span is not None else None,
-        repeats=max(1, _get(config, "repeats", "count", 1, "config.")),
-        system=_system(config),
-        pipeline=_pipeline(config),
-    )
-    for name in ("has_answer_cutoff", "answer_cutoff"):
-        if not 0 <= getattr(run_config, name) <= 1:
-            raise _Bad(f"`config.{name}` is {getattr(run_config, name)!r}, not a cutoff in [0, 1]")
+    run_config = _quote_finder_config(config) if _system(config) == SYSTEM else _other_config(config)
     requests = _get(data, "requests", "object", {})
     return RunRecord(
         questions=tuple(_question(item, n) for n, item in enumerate(_get(data, "questions", "list", []))),
@@ -429,6 +438,55 @@ def _parse(data: dict[str, Any]) -> RunRecord:
         stopped=stopped,
         outdated=not all(name in config for name in ("system", "pipeline", "pipeline_digest")),
     )
+
+
+def _quote_finder_config(config: dict[str, Any]) -> RunConfig:
+    span = _get(config, "has_answer_range", "list or null", None, "config.")
+    if span is not None and (len(span) != 2 or any(isinstance(v, bool) or not isinstance(v, int | float)
+                                                   for v in span)):
+        raise _Bad(f"`config.has_answer_range` is {_shown(span)}, not [LO, HI]")
+    if span is not None and not 0 <= span[0] <= span[1] <= 1:
+        raise _Bad(f"`config.has_answer_range` is {_shown(span)}, not 0 <= LO <= HI <= 1")
+    defaults = RunConfig()
+    run_config = RunConfig(
+        base_url_host=_get(config, "base_url_host", "text", defaults.base_url_host, "config."),
+        has_answer_cutoff=_get(config, "has_answer_cutoff", "number", defaults.has_answer_cutoff, "config."),
+        answer_cutoff=_get(config, "answer_cutoff", "number", defaults.answer_cutoff, "config."),
+        has_answer_range=(span[0], span[1]) if span is not None else None,
+        repeats=max(1, _get(config, "repeats", "count", 1, "config.")),
+        system=_system(config),
+        pipeline=_pipeline(config),
+    )
+    for name in ("has_answer_cutoff", "answer_cutoff"):
+        if not 0 <= getattr(run_config, name) <= 1:
+            raise _Bad(f"`config.{name}` is {getattr(run_config, name)!r}, not a cutoff in [0, 1]")
+    return run_config
+
+
+def _other_config(config: dict[str, Any]) -> RunConfig:
+    """The config of a run of a system other than the quote finder: its pipeline, read strictly (its digest must
+    be the recorded one), and the values of each recorded axis it covers."""
+    name = _system(config)
+    under_test = system_named(name)
+    if "pipeline" not in config:
+        raise _Bad("`config.pipeline` is missing")
+    pipeline = _recorded(config, under_test.pipeline_type)
+    given = _get(config, "ranges", "object", {}, "config.")
+    ranges = []
+    for axis, values in sorted(given.items()):
+        try:
+            spec = axis_spec(under_test, axis)
+        except KeyError as unknown:
+            raise _Bad(f"`config.ranges`: {unknown.args[0]}") from None
+        if not isinstance(values, list) or not spec.recorded:
+            raise _Bad(f"`config.ranges.{axis}` is {_shown(values)}, not a list of the values recorded")
+        try:
+            ranges.append((axis, tuple(sorted({spec.read(value) for value in values}))))
+        except ValueError as error:
+            raise _Bad(f"`config.ranges.{axis}`: {error}") from None
+    return RunConfig(base_url_host=_get(config, "base_url_host", "text", "", "config."),
+                     repeats=max(1, _get(config, "repeats", "count", 1, "config.")), system=name, pipeline=pipeline,
+                     ranges=tuple(ranges))
 
 
 def _system(config: dict[str, Any]) -> str:
@@ -459,19 +517,37 @@ def _pipeline(config: dict[str, Any]) -> QuoteFinderPipeline:
             raise _Bad(f"`config` holds a value no pipeline can have ({str(error).removeprefix('`config.pipeline`: ')}"
                        ")") from None
         return pipeline
+    pipeline = _recorded(config, QuoteFinderPipeline)
+    for name, value in flat.items():
+        if value != getattr(pipeline, name):
+            raise _Bad(f"`config.{name}` is {_shown(value)}, but the recorded pipeline's is "
+                       f"{_shown(getattr(pipeline, name))}: run.json was edited")
+    return pipeline
+
+
+def _recorded(config: dict[str, Any], kind: Any) -> Any:
+    """`config.pipeline` read strictly as a pipeline of `kind` (its class: `from_json`), whose digest must be the
+    recorded `pipeline_digest` (else run.json was edited)."""
     try:
-        pipeline = QuoteFinderPipeline.from_json(config["pipeline"])
+        pipeline = kind.from_json(config["pipeline"])
     except InputError as error:
         raise _Bad(str(error)) from None
     digest = _get(config, "pipeline_digest", "text", None, "config.")
     if digest != pipeline.digest:
         raise _Bad(f"`config.pipeline_digest` is {_shown(digest)}, but the recorded pipeline's digest is "
                    f"{pipeline.digest!r}: run.json was edited")
-    for name, value in flat.items():
-        if value != getattr(pipeline, name):
-            raise _Bad(f"`config.{name}` is {_shown(value)}, but the recorded pipeline's is "
-                       f"{_shown(getattr(pipeline, name))}: run.json was edited")
     return pipeline
+
+
+def recorded_system(run_dir: Path | str) -> str | None:
+    """The system a run directory's run.json names (the quote finder when it names none), read without checking
+    the rest (the whole file is read and checked when the run is opened); None without a readable run.json or
+    with a system this version does not know."""
+    try:
+        named = orjson.loads((Path(run_dir) / RUN_FILE).read_bytes())["config"].get("system", SYSTEM)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        return None  # said by the full reading, with the file named
+    return named if named in KNOWN_SYSTEMS else None
 
 
 def _question(item: Any, n: int) -> Question:

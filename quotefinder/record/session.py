@@ -18,18 +18,19 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import httpx
 
 from ..errors import QuoteFinderError, RunDirError, StorageError
+from ..pipelines import ApiSpec, System
+from ..pipelines import system as find_system
 from ..questions import QuestionSet, load_questions
-from ..recipe.config import RECIPE, SYSTEM, QuoteFinderPipeline
-from ..recipe.decision import Cutoffs
-from ..recipe.pipeline import Coverage
+from ..recipe.config import RECIPE, SYSTEM
 from ..storage import remove_temporaries
 from ..textsafe import terminal
 from .client import ApiClient, RateLimiter, RequestBudget, RetryPolicy, TransientError, check_base_url
@@ -53,14 +54,9 @@ class RecordOptions:
     retries: int = 4
     backoff_s: float = 1.0
     max_requests: int | None = None  # stop, as an interrupt would, after sending this many (retries included)
-    pipeline: QuoteFinderPipeline | None = None  # None: the run's own recorded pipeline, or the recipe's (new run)
+    pipeline: Any = None  # None: the run's own recorded pipeline, or the recipe's (new run)
     system: str = SYSTEM  # the system `pipeline` belongs to
-
-
-# The recipe's published figures, for a run that holds no response yet: every search returned max_results
-# (five) results, each with usable sentences, and a median of 678 input tokens per Decisions request (its
-# ten-question run).
-RECIPE_TOKENS_PER_DECISION = 678
+    ranges: Mapping[str, tuple[float, ...]] = field(default_factory=dict)  # another system's axes: values to record
 
 
 @dataclass(frozen=True)
@@ -78,7 +74,19 @@ def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def default_run_dir(questions_path: Path, pipeline: QuoteFinderPipeline | None = None) -> Path:
+def recording_coverage(under_test: System, options: RecordOptions, default: tuple[float, float],
+                       previous: RunRecord | None) -> dict[str, list[Any]]:
+    """What a recording covers on each recorded axis: the quote finder's HAS_ANSWER_CUTOFF range and default, or
+    another system's values given (`options.ranges`), those the run was recording before (so that a rerun
+    resumes them, and a run only ever grows) and its default."""
+    if under_test.name == SYSTEM:
+        return {"has_answer": [options.has_answer_range, default[0]]}
+    held = previous.config.covered if previous is not None else {}
+    return {spec.name: sorted({*options.ranges.get(spec.name, ()), *held.get(spec.name, ()), default[n]})
+            for n, spec in enumerate(under_test.axes) if spec.recorded}
+
+
+def default_run_dir(questions_path: Path, pipeline: Any = None) -> Path:
     """Where a recording goes without --run: runs/<questions file stem>, or, for a pipeline that does not send
     the recipe's requests, runs/<stem>-<pipeline name>, so that a variant never lands in the recipe's run."""
     stem = Path(questions_path).stem
@@ -87,8 +95,7 @@ def default_run_dir(questions_path: Path, pipeline: QuoteFinderPipeline | None =
     return Path("runs") / f"{stem}-{pipeline.name}"
 
 
-def run_pipeline(run_dir: Path, previous: RunRecord | None, system: str, given: QuoteFinderPipeline | None,
-                 questions_path: Path) -> QuoteFinderPipeline:
+def run_pipeline(run_dir: Path, previous: RunRecord | None, system: str, given: Any, questions_path: Path) -> Any:
     """The pipeline to record with: `given` (a --pipeline file's), else the run's own, else the recipe's.
     `RunDirError` when the run was recorded with another system or another pipeline (another digest: other
     requests): its cache holds that pipeline's responses, and one run holds one pipeline."""
@@ -141,10 +148,12 @@ class Recording:
         if previous is not None and (changes := previous.question_changes(questions)):
             notify(f"The question set changed since {run_dir} was recorded: {changes}. "
                    "Identical requests are reused.")
-        cutoffs = pipeline.cutoffs()
-        coverage = Coverage(span=options.has_answer_range, points=(cutoffs.has_answer,))
+        name = options.system if options.pipeline is not None or previous is None else previous.config.system
+        under_test = find_system(name)
+        default = under_test.default_point(pipeline)
         store = open_store(run_dir, previous.cache_format if previous else None)  # the run's own format
-        recorder = Recorder(store, coverage, cutoffs, previous.evidence if previous else None, pipeline)
+        recorder = Recorder(store, recording_coverage(under_test, options, default, previous),
+                            previous.evidence if previous else None, pipeline, under_test, default)
         held = previous.repeats if previous else 1
         repeats = max(options.repeats or held, held)
         if options.repeats and options.repeats < held:
@@ -159,11 +168,16 @@ class Recording:
         return [item for item in self.items if item.missing is not None]
 
     @property
-    def cutoffs(self) -> Cutoffs:
-        return self.recorder.cutoffs
+    def system(self) -> System:
+        return self.recorder.system
 
     @property
-    def pipeline(self) -> QuoteFinderPipeline:
+    def api(self) -> ApiSpec:
+        """The API its requests go to (every system so far speaks to one)."""
+        return self.system.apis[0]
+
+    @property
+    def pipeline(self) -> Any:
         """The pipeline this recording sends (and run.json records)."""
         return self.recorder.pipeline
 
@@ -181,11 +195,11 @@ class Recording:
             if len(pending) > SHOW_MISSING:
                 lines.append(f"  ... and {len(pending) - SHOW_MISSING} more")
             return "\n".join(lines)
+        variable = self.api.key_variable
         if not key:
             return (f"{len(pending)} question(s) need API requests that {self.run_dir} does not hold, and "
-                    "PERPLEXITY_API_KEY is not set. Set it (export PERPLEXITY_API_KEY=...) and rerun; nothing "
-                    "was sent.")
-        return key_problem(key)
+                    f"{variable} is not set. Set it (export {variable}=...) and rerun; nothing was sent.")
+        return key_problem(key, variable)
 
     def run(self, base_url: str, key: str, transport: httpx.AsyncBaseTransport | None = None,
             on_done: Callable[[QuestionRun], None] = lambda item: None) -> RunRecord:
@@ -201,7 +215,7 @@ class Recording:
         with locked(self.run_dir):
             if pending:
                 remove_temporaries(self.run_dir)
-                self.host = check_base_url(base_url).host
+                self.host = check_base_url(base_url, self.api.base_variable).host
                 self.finished = False
                 self.save()  # complete: false on disk before the first request
                 try:
@@ -230,20 +244,13 @@ class Recording:
         pending = self.pending
         bounds = [self.recorder.bound(item) for item in pending]
         done = [item.summary for item in self.items if item.summary is not None]
-        span = self.options.has_answer_range
         if done:
             requests = sum(s.requests for s in done) / len(done)
             decisions = sum(s.requests - 1 for s in done)
             per_decision = sum(s.input_tokens for s in done) / decisions if decisions else 0.0
             basis = f"this run's own {len(done)} recorded question repeat(s)"
         else:
-            results = self.pipeline.max_results  # the recipe's searches all returned max_results (five) results
-            compares = results if span[0] < span[1] else 1
-            requests = 1 + results + compares
-            per_decision = RECIPE_TOKENS_PER_DECISION
-            basis = (f"the recipe's published figures: {results} results per search with usable sentences, "
-                     f"{compares} compare request(s) per question over --has-answer-range {span[0]:g}:{span[1]:g}, "
-                     f"{RECIPE_TOKENS_PER_DECISION} input tokens per Decisions request (its median)")
+            requests, per_decision, basis = self.system.expected(self.pipeline, self.recorder.coverage)
         # A question not started costs what a question costs; one part-recorded, at most its own bound.
         expected = sum(min(bound, requests) if searched else requests for bound, searched in bounds)
         searches = sum(1 for _, searched in bounds if not searched)
@@ -252,7 +259,7 @@ class Recording:
 
     def build_record(self) -> RunRecord:
         """The run.json this invocation leaves."""
-        items, tally, cutoffs = self.items, self.recorder.tally, self.recorder.cutoffs
+        items, tally = self.items, self.recorder.tally
         errors = tuple(dataclasses.replace(failure, error=self.secret.redact(failure.error))
                        for item in items if (failure := item.failure()) is not None)
         before = self.previous.config if self.previous else RunConfig()
@@ -263,15 +270,7 @@ class Recording:
             complete=self.finished and not errors,
             questions_file=QuestionsFile(relative, self.questions.sha256),
             questions=self.questions.questions,
-            config=RunConfig(
-                base_url_host=self.host or before.base_url_host,
-                has_answer_cutoff=cutoffs.has_answer,
-                answer_cutoff=cutoffs.answer,
-                has_answer_range=before.joined_range(self.options.has_answer_range, complete),
-                repeats=max((item.repeat for item in items), default=0) + 1,
-                system=self.options.system if self.options.pipeline is not None else before.system,
-                pipeline=self.pipeline,
-            ),
+            config=self._config(before, complete),
             started_at=self.started,
             finished_at=_now(),
             requests=tally.as_counts(),
@@ -283,6 +282,21 @@ class Recording:
         if self.previous is not None and tally.sent == 0:
             record = record.with_times_of(self.previous)
         return record
+
+    def _config(self, before: RunConfig, complete: bool) -> RunConfig:
+        """run.json's config: the quote finder's default cutoffs and HAS_ANSWER_CUTOFF range, or the values of each
+        of another system's recorded axes this recording covers (`recording_coverage`)."""
+        repeats = max((item.repeat for item in self.items), default=0) + 1
+        host = self.host or before.base_url_host
+        if self.system.name == SYSTEM:
+            has_answer, answer = self.recorder.default
+            return RunConfig(base_url_host=host, has_answer_cutoff=has_answer, answer_cutoff=answer,
+                             has_answer_range=before.joined_range(self.options.has_answer_range, complete),
+                             repeats=repeats, system=SYSTEM, pipeline=self.pipeline)
+        covered = tuple((name, tuple(float(v) for v in values))
+                        for name, values in sorted(self.recorder.coverage.items()))
+        return RunConfig(base_url_host=host, repeats=repeats, system=self.system.name, pipeline=self.pipeline,
+                         ranges=covered)
 
     def save(self) -> RunRecord:
         """Write run.json if anything changed since the last write, counting the responses sent since (its
@@ -301,7 +315,7 @@ class Recording:
         def on_retry(error: TransientError) -> None:
             tally.retries += 1
 
-        async with ApiClient(base_url, key, transport=transport, timeout_s=options.timeout_s,
+        async with ApiClient(base_url, key, api=self.api, transport=transport, timeout_s=options.timeout_s,
                              retry=RetryPolicy(retries=options.retries, base_s=options.backoff_s),
                              limiter=RateLimiter(options.rate), on_retry=on_retry,
                              budget=RequestBudget(options.max_requests)) as client:

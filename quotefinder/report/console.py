@@ -15,7 +15,7 @@ from ..sweep.compare import Comparison
 from ..sweep.systems import Systems
 from ..textsafe import terminal
 from . import versus
-from .wording import decision_lines
+from .wording import decision_lines, point_words
 
 
 def show_sweep(result: Sweep, out_dir: Path, gate: Gate | None, comparison: Comparison | None,
@@ -34,10 +34,13 @@ def show_sweep(result: Sweep, out_dir: Path, gate: Gate | None, comparison: Comp
     for line in decision_lines(result):
         print(f"  {line}", file=out)
     d, r = result.default, result.recommended
-    print(f"\nOutcome    | default ({d.h:g}, {d.a:g}) | recommended ({r.h:g}, {r.a:g})", file=out)
+    default = f"default {point_words(result, (d.h, d.a))}"
+    recommended = f"recommended {point_words(result, (r.h, r.a))}"
+    print(f"\nOutcome    | {default} | {recommended}", file=out)
     for outcome in Outcome:
         if outcome not in UNKNOWN or d.mean(outcome) or r.mean(outcome):
-            print(f"{outcome.label:<10} | {d.mean(outcome):>18g} | {r.mean(outcome):>22g}", file=out)
+            print(f"{outcome.label:<10} | {d.mean(outcome):>{len(default)}g} | {r.mean(outcome):>{len(recommended)}g}",
+                  file=out)
     if comparison is not None:
         print(f"\nAgainst {comparison.baseline.run_dir}: {comparison.tally_words()}", file=out)
         print(f"Worse overall? {comparison.verdict_words()}", file=out)

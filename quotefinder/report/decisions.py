@@ -16,8 +16,9 @@ from typing import TextIO
 from tqdm import tqdm
 
 from ..errors import StorageError
+from ..pipelines import System
 from ..questions import OUTCOMES, UNKNOWN
-from ..recipe.decision import Cutoffs
+from ..recipe.config import SYSTEM
 from ..record.recorder import QuestionRun
 from ..record.rundir import RunRecord
 from ..record.session import Recording
@@ -78,22 +79,29 @@ def show_recording_end(recording: Recording, record: RunRecord) -> None:
 def _outcome(item: QuestionRun) -> str:
     if item.summary is None:
         return NOT_RUN
-    return item.question.judge(item.summary.decision.sentence).label
+    return item.question.judge_quote(item.summary.decision.quoted).label
 
 
 SCREENFUL = 20  # questions whose decisions fit a terminal; past this they go to a file in the run
 DECISIONS_FILE = "decisions.txt"
 
 
-def show_decisions(items: list[QuestionRun], cutoffs: Cutoffs, evidence: str | None,
-                   out: TextIO | None = None) -> list[Counter[str]]:
-    """Print each question's decision at `cutoffs` (the first repeat's in full, the others' outcomes on
-    one line), then the Outcome | Count table; return each repeat's counts by outcome label."""
+def point_words(under_test: System, point: tuple[float, float]) -> str:
+    """A point in words, each axis by its title: 'HAS_ANSWER_CUTOFF 0.3, ANSWER_CUTOFF 0.6', 'passages 5, tier
+    instant'."""
+    return ", ".join(f"{spec.title} {spec.shown(value)}" for spec, value in zip(under_test.axes, point, strict=True))
+
+
+def show_decisions(items: list[QuestionRun], at: str, evidence: str | None,
+                   out: TextIO | None = None, sentences: bool = True) -> list[Counter[str]]:
+    """Print each question's decision at the point `at` says (the first repeat's in full, the others' outcomes on
+    one line), then the Outcome | Count table; return each repeat's counts by outcome label. `sentences`: the
+    system quotes a sentence of its search results (the quote finder), so a no-answer line says so."""
     out = out or sys.stdout
     if evidence == "synthetic":
         print("SYNTHETIC evidence: recorded against the stand-in API, not the real one.\n", file=out)
-    counts = _blocks(items, out)
-    _table(counts, cutoffs, evidence, out)
+    counts = _blocks(items, out, sentences)
+    _table(counts, at, evidence, out)
     return counts
 
 
@@ -105,11 +113,13 @@ def report_decisions(recording: Recording, verbose: bool = False, out: TextIO | 
     out = out or sys.stdout
     items, evidence = recording.items, recording.recorder.evidence
     questions = len({item.question.question for item in items})
+    at = point_words(recording.system, recording.recorder.default)
+    sentences = recording.system.name == SYSTEM
     if verbose or questions <= SCREENFUL:
-        show_decisions(items, recording.cutoffs, evidence, out)
+        show_decisions(items, at, evidence, out, sentences)
         return None
     text = io.StringIO()
-    show_decisions(items, recording.cutoffs, evidence, text)
+    show_decisions(items, at, evidence, text, sentences)
     path = recording.run_dir / DECISIONS_FILE
     data = text.getvalue().encode()
     if not path.exists() or path.read_bytes() != data:
@@ -126,12 +136,12 @@ def report_decisions(recording: Recording, verbose: bool = False, out: TextIO | 
     if len(not_run) > SCREENFUL:
         print(f"... and {len(not_run) - SCREENFUL} more not run", file=out)
     print(f"Each of the {questions} questions' decision: {path} (--verbose prints them here).\n", file=out)
-    counts = _blocks(items, io.StringIO())
-    _table(counts, recording.cutoffs, evidence, out)
+    counts = _blocks(items, io.StringIO(), sentences)
+    _table(counts, at, evidence, out)
     return path
 
 
-def _blocks(items: list[QuestionRun], out: TextIO) -> list[Counter[str]]:
+def _blocks(items: list[QuestionRun], out: TextIO, sentences: bool = True) -> list[Counter[str]]:
     """Each question's block (decision and source; its other repeats' outcomes); each repeat's counts."""
     by_question: dict[str, list[QuestionRun]] = {}
     for item in items:
@@ -147,17 +157,17 @@ def _blocks(items: list[QuestionRun], out: TextIO) -> list[Counter[str]]:
             outcome = _outcome(item)
             counts[item.repeat][outcome] += 1
             outcomes.append(outcome)
-        _show_one(group[0], out)
+        _show_one(group[0], out, sentences)
         if repeats > 1:
             print(f"  repeats: {', '.join(outcomes)}", file=out)
         print(f"  -> {outcomes[0]}\n", file=out)
     return counts
 
 
-def _table(counts: list[Counter[str]], cutoffs: Cutoffs, evidence: str | None, out: TextIO) -> None:
+def _table(counts: list[Counter[str]], at: str, evidence: str | None, out: TextIO) -> None:
     repeats = len(counts)
     label = " (synthetic)" if evidence == "synthetic" else ""
-    print(f"At HAS_ANSWER_CUTOFF {cutoffs.has_answer:g}, ANSWER_CUTOFF {cutoffs.answer:g}{label}"
+    print(f"At {at}{label}"
           f"{f', over {repeats} repeats' if repeats > 1 else ''}:\n", file=out)
     print("Outcome    | Count\n-----------|------", file=out)
     for outcome in [*(o.label for o in OUTCOMES), NOT_RUN]:
@@ -176,8 +186,11 @@ def show_estimate(recording: Recording, rate: float, per_1k_requests: float | No
     estimate = recording.estimate()
     print(f"Recording {recording.questions.path} into {recording.run_dir} would send (--estimate: nothing was "
           "sent):", file=out)
-    print(f"  at most {estimate.at_most:,} requests ({estimate.pending} question repeat(s) not fully recorded; one "
-          "not yet searched needs at most 1 search, 5 rank and 5 compare requests)", file=out)
+    results = getattr(recording.pipeline, "max_results", None)  # the quote finder's: its worst case per question
+    worst = (f"; one not yet searched needs at most 1 search, {results} rank and {results} compare requests"
+             if results is not None else "; one request per configuration each")
+    print(f"  at most {estimate.at_most:,} requests ({estimate.pending} question repeat(s) not fully recorded{worst})",
+          file=out)
     if not estimate.pending:
         return
     print(f"  expected about {estimate.expected:,.0f} requests and {estimate.tokens:,.0f} input tokens "
@@ -203,21 +216,25 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def _show_one(item: QuestionRun, out: TextIO) -> None:
+def _show_one(item: QuestionRun, out: TextIO, sentences: bool = True) -> None:
     """The quote (or the no-answer line and the closest candidate) with its source, or why none."""
     if item.summary is None:
         print(f"  not run: {terminal(item.error or 'missing ' + str(item.missing))}", file=out)
         return
-    decision = item.summary.decision
-    shown = decision.quote or decision.closest
-    if decision.quote is not None:
-        print(f"  Answer (answers {decision.quote.answers:.3f}):", file=out)
+    piece = item.summary.decision
+    shown = piece.display
+    if piece.quoted is not None:
+        score = piece.quoted.score
+        print(f"  Answer ({piece.quoted.score_name} {score:.3f}):" if score is not None else "  Answer:", file=out)
+    elif not sentences:
+        print("  No answer: the API found nothing to quote.", file=out)
     else:
         print(f"  No sentence in the top {item.summary.result_count} results answers this question.", file=out)
-        if shown is not None:
-            basis = "answers" if shown.answers is not None else "has_answer"
-            value = shown.answers if shown.answers is not None else shown.candidate.has_answer
-            print(f"  Closest ({basis} {value:.3f}, below cutoff):", file=out)
-    if shown is not None:
-        c = shown.candidate
-        print(f'  "{terminal(c.sentence)}"\n  {terminal(c.source)}', file=out)
+        if shown is not None and shown.score is not None:
+            print(f"  Closest ({shown.score_name} {shown.score:.3f}, below cutoff):", file=out)
+    if shown is not None and shown.passages:  # an answer of several verbatim passages: one line each
+        for n, text in enumerate(shown.passages, start=1):
+            print(f'  {n}. "{terminal(text)}"', file=out)
+        print(f"  first passage: {terminal(shown.source)}", file=out)
+    elif shown is not None:
+        print(f'  "{terminal(shown.text)}"\n  {terminal(shown.source)}', file=out)

@@ -23,6 +23,39 @@ BETTER = {"correct": "more", "no_answer": "more", "score": "more", "score_change
 
 
 @dataclass(frozen=True)
+class PlotAxis:
+    """One axis of the plane as a plot draws it: the frame's column holding its values (numbers: a categorical
+    axis's positions), its title, the words that say what it does, and, for an axis of whole numbers or names,
+    its ticks (position, as written)."""
+
+    column: str
+    title: str
+    words: str = ""
+    ticks: tuple[tuple[float, str], ...] = ()
+
+    def text(self, value: float) -> str:
+        """A value as written: its tick's label, or the number."""
+        return next((label for at, label in self.ticks if at == value), f"{value:g}")
+
+
+def plot_axes(result: Sweep) -> tuple[PlotAxis, PlotAxis]:
+    """The sweep's two axes as the plots draw them (ticks only where the axis is not a cutoff)."""
+    found = []
+    for spec, axis in zip(result.system.axes, (result.h_axis, result.a_axis), strict=True):
+        ticks = () if spec.kind == "cutoff" else tuple((float(v), axis.text(i)) for i, v in enumerate(axis.values))
+        found.append(PlotAxis(spec.heading, spec.title, spec.words, ticks))
+    return found[0], found[1]
+
+
+def plane(result: Sweep, grid: pd.DataFrame) -> pd.DataFrame:
+    """`grid` (grid.csv's frame) with both axes' columns as numbers, ordered as the axes are (a categorical
+    axis's names become their positions), for drawing."""
+    h, a = result.h_axis.values, result.a_axis.values
+    return grid.assign(**{result.system.axes[0].heading: np.repeat(h, len(a)),
+                          result.system.axes[1].heading: np.tile(a, len(h))})
+
+
+@dataclass(frozen=True)
 class Figure:
     """One PNG: its title and file name for the summary, and the drawing call that makes it."""
 
@@ -44,7 +77,7 @@ def marks(result: Sweep) -> dict[str, tuple[float, float]]:
 
 
 def risk_coverage_frame(result: Sweep) -> pd.DataFrame:
-    """Along ANSWER_CUTOFF at the recommended HAS_ANSWER_CUTOFF, one row per cell: `answer_cutoff`,
+    """Along ANSWER_CUTOFF at the recommended HAS_ANSWER_CUTOFF, one row per cell: `value` (of the second axis),
     `coverage` (quoted questions / questions, weighted to the production mix when there is one), `observed`
     (the wrong-answer rate) and `bound` (its upper bound at the level the certificate's test uses there), all
     three from each question's first repeat, the data the guarantee uses."""
@@ -59,7 +92,7 @@ def risk_coverage_frame(result: Sweep) -> pd.DataFrame:
         answerable, unanswerable = label_masks(result.questions)
         coverage = (mix.share * quoted[answerable].mean(axis=0)
                     + (1 - mix.share) * quoted[unanswerable].mean(axis=0))
-    return pd.DataFrame({"answer_cutoff": result.a_axis.values, "coverage": coverage,
+    return pd.DataFrame({"value": result.a_axis.values, "coverage": coverage,
                          "observed": np.asarray(g.observed[i], dtype=float), "bound": row_bounds(result, i)})
 
 
@@ -91,6 +124,10 @@ def plan(result: Sweep, grid: pd.DataFrame, out_dir: Path, comparison: Compariso
     rec = result.recommended
     marked = marks(result)
     planned: list[Figure] = []
+    rows, columns = plot_axes(result)
+    grid = plane(result, grid)
+    on = {"rows": rows, "columns": columns}
+    first, second = rows.column, columns.column
 
     mean = " (mean over repeats)" if result.repeats > 1 else ""
     for outcome in OUTCOMES:
@@ -99,31 +136,34 @@ def plan(result: Sweep, grid: pd.DataFrame, out_dir: Path, comparison: Compariso
         title = f"{outcome.label.capitalize()} questions per cell{mean}{synthetic}"
         name = f"heatmap-{outcome.label}.png"
         planned.append(Figure(title, name, "heatmap", (grid, outcome.value, out_dir / name, marked, title,
-                                                       f"{outcome.label} questions", BETTER[outcome.value])))
+                                                       f"{outcome.label} questions", BETTER[outcome.value]), on))
     if result.stability is not None:
         title = f"Share of {result.stability.resamples} bootstrap resamples recommending each cell{synthetic}"
         planned.append(Figure(title, "heatmap-bootstrap.png", "heatmap",
                               (grid, "bootstrap_share", out_dir / "heatmap-bootstrap.png", marked, title,
-                               "share of resamples")))
+                               "share of resamples"), on))
     if comparison is not None:
-        frame = grid[["has_answer_cutoff", "answer_cutoff"]].assign(score_change=comparison.score_difference.ravel())
+        frame = grid[[first, second]].assign(score_change=comparison.score_difference.ravel())
         title = f"Score change against {comparison.baseline.run_dir.name} per cell{synthetic}"
         planned.append(Figure(title, "heatmap-score-change.png", "heatmap",
                               (frame, "score_change", out_dir / "heatmap-score-change.png", marked, title,
-                               "score now minus baseline", BETTER["score_change"])))
-    title = f"Outcomes vs ANSWER_CUTOFF at HAS_ANSWER_CUTOFF {rec.h:g}{synthetic}"
-    planned.append(Figure(title, "along-answer-cutoff.png", "counts_along",
-                          (grid[grid["has_answer_cutoff"] == rec.h], "answer_cutoff",
-                           out_dir / "along-answer-cutoff.png", title, rec.a)))
-    title = f"Outcomes vs HAS_ANSWER_CUTOFF at ANSWER_CUTOFF {rec.a:g}{synthetic}"
-    planned.append(Figure(title, "along-has-answer-cutoff.png", "counts_along",
-                          (grid[grid["answer_cutoff"] == rec.a], "has_answer_cutoff",
-                           out_dir / "along-has-answer-cutoff.png", title, rec.h)))
+                               "score now minus baseline", BETTER["score_change"]), on))
+    along = f"along-{second.replace('_', '-')}.png"
+    title = f"Outcomes vs {columns.title} at {rows.title} {rows.text(rec.h)}{synthetic}"
+    planned.append(Figure(title, along, "counts_along", (grid[grid[first] == rec.h], second, out_dir / along, title,
+                                                         rec.a), {"axis": columns}))
+    along = f"along-{first.replace('_', '-')}.png"
+    title = f"Outcomes vs {rows.title} at {columns.title} {columns.text(rec.a)}{synthetic}"
+    planned.append(Figure(title, along, "counts_along", (grid[grid[second] == rec.a], first, out_dir / along, title,
+                                                         rec.h), {"axis": rows}))
     certificate = result.guarantee.certificate
-    title = f"Wrong-answer rate against coverage along ANSWER_CUTOFF at HAS_ANSWER_CUTOFF {rec.h:g}{synthetic}"
+    title = f"Wrong-answer rate against coverage along {columns.title} at {rows.title} {rows.text(rec.h)}{synthetic}"
     planned.append(Figure(title, "risk-coverage.png", "risk_coverage",
                           (risk_coverage_frame(result), out_dir / "risk-coverage.png", title, rec.a,
-                           certificate.alpha if certificate is not None else None, bound_words(result))))
-    title = f"Where each question's outcome flips, at HAS_ANSWER_CUTOFF {rec.h:g}{synthetic}"
-    planned.append(Figure(title, "flips.png", "flips", (flip_frame(result), out_dir / "flips.png", title, rec.a)))
+                           certificate.alpha if certificate is not None else None, bound_words(result)),
+                          {"axis": columns}))
+    if result.system.axes[1].kind == "cutoff":  # a flip is a cutoff's value: the top's compare probability
+        title = f"Where each question's outcome flips, at {rows.title} {rows.text(rec.h)}{synthetic}"
+        planned.append(Figure(title, "flips.png", "flips", (flip_frame(result), out_dir / "flips.png", title,
+                                                            rec.a)))
     return planned

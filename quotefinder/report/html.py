@@ -105,6 +105,7 @@ def page_data(result: Sweep) -> dict[str, Any]:
     certificate = result.guarantee.certificate
     return {
         "h": h.tolist(), "a": a.tolist(),
+        "titles": [spec.title for spec in result.system.axes],
         "hText": [result.h_axis.text(i) for i in range(len(h))],
         "aText": [result.a_axis.text(i) for i in range(len(a))],
         "outcomes": [o.value for o in OUTCOMES], "labels": [o.label for o in OUTCOMES],
@@ -164,7 +165,7 @@ def _mark_words(result: Sweep) -> list[tuple[str, str]]:
                 f"{where(result, decision.best_certified) if decision.best_certified is not None else '(none)'}")
     return [
         ("region", region),
-        ("default", f"ring: the default {wording.point_words((d.h, d.a))}"
+        ("default", f"ring: the default {wording.point_words(result, (d.h, d.a))}"
                     + ("" if on_grid else " (not on this grid, so not drawn)")),
         ("bestCertified", best),
         ("recommended", f"star: the recommended cell {where(result, decision.cell)}, the one to ship{shipped}"),
@@ -216,17 +217,24 @@ def page(result: Sweep) -> str:
     legend = "".join(f"<li data-mark=\"{mark}\"><canvas class=\"mark\" data-mark=\"{mark}\" width=\"26\" "
                      f"height=\"26\"></canvas>{html.escape(words)}</li>" for mark, words in _mark_words(result))
     row = result.h_axis.text(result.decision.cell[0])
-    alpha_words = ("; a cell is certified when its bound and those of the cells to its right are at most ALPHA, the "
-                   "dotted line" if data["risk"]["alpha"] is not None else "")
+    first, second = (html.escape(spec.title) for spec in result.system.axes)
+    rule = ("its bound and those of the cells to its right are" if result.guarantee.ordered else "its own bound is")
+    alpha_words = (f"; a cell is certified when {rule} at most ALPHA, the dotted line"
+                   if data["risk"]["alpha"] is not None else "")
+    fewer = (f" Raising\n{second} moves left: fewer answers, fewer wrong ones." if result.system.axes[1].removes_quotes
+             else "")
+    score = "Compare probability" if result.system.quote_score == "answers" else "Score"
+    star = "The star is the recommended cell; the decision above"
     marker = " (SYNTHETIC evidence)" if record.synthetic else ""
-    return f"""{document_head(policy, f"Cutoff sweep: {name}{marker}", chr(10) + _asset("page.css"))}
+    title = wording.sweep_title(result)
+    return f"""{document_head(policy, f"{title}: {name}{marker}", chr(10) + _asset("page.css"))}
 <body>
-<h1>Cutoff sweep: {html.escape(name)}{marker}</h1>
+<h1>{title}: {html.escape(name)}{marker}</h1>
 {banner}
 {_decision(result)}
 <ul class="facts">{items}</ul>
 <h2>The grid</h2>
-<p class="legend">Rows: HAS_ANSWER_CUTOFF, rising upwards; columns: ANSWER_CUTOFF, rising to the right. Each map has
+<p class="legend">Rows: {first}, rising upwards; columns: {second}, rising to the right. Each map has
 its own colour bar, from its lowest value to its highest: purple to yellow where more is better (correct, no-answer,
 score), pale to dark red where more is worse (wrong, missed, unjudged, unlabelled). Hover a cell for its counts
 (means over repeats); click it to list its questions, then move with the arrow keys.</p>
@@ -234,11 +242,10 @@ score), pale to dark red where more is worse (wrong, missed, unjudged, unlabelle
 <div id="heatmaps"></div>
 <div id="tooltip" role="tooltip" hidden></div>
 <h2>Wrong-answer rate against coverage</h2>
-<p class="legend">Along ANSWER_CUTOFF at the recommended HAS_ANSWER_CUTOFF {html.escape(row)}, one point per
-ANSWER_CUTOFF: the share of questions answered (quoted) against the wrong-answer rate, observed (circles), both
+<p class="legend">Along {second} at the recommended {first} {html.escape(row)}, one point per
+{second}: the share of questions answered (quoted) against the wrong-answer rate, observed (circles), both
 in the data the guarantee uses (each question's first repeat), and its {html.escape(data["risk"]["boundWords"])}
-(triangles: each cell's own bound, at the level the certificate's test uses there{alpha_words}). Raising
-ANSWER_CUTOFF moves left: fewer answers, fewer wrong ones. The star is the recommended cell; the decision above
+(triangles: each cell's own bound, at the level the certificate's test uses there{alpha_words}).{fewer} {star}
 states the bound that holds for it, a cell chosen after looking. Click a point to list its cell's questions.</p>
 <div id="risk-coverage"></div>
 <h2 id="cell-title"></h2>
@@ -250,7 +257,7 @@ states the bound that holds for it, a cell chosen after looking. Click a point t
 <p id="list-count"></p>
 <table>
 <thead><tr><th>Question</th><th>Text</th><th>Outcome</th><th>Quoted sentence, or the closest candidate</th>
-<th>Compare probability</th><th>Source</th></tr></thead>
+<th>{score}</th><th>Source</th></tr></thead>
 <tbody id="questions-body"></tbody>
 </table>
 <button id="more" type="button" hidden>Show more</button>

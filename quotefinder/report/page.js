@@ -9,6 +9,7 @@
   const S = data.strings;
   const H = data.h;
   const A = data.a;
+  const [H_TITLE, A_TITLE] = data.titles;  // the axes' names: HAS_ANSWER_CUTOFF, ANSWER_CUTOFF for the quote finder
   const OUT = data.outcomes;
   const LABEL = data.labels;
   const REPEATS = data.repeats;
@@ -250,11 +251,11 @@
       context.fillText(data.aText[am], margin.left + (am + 0.5) * cell, margin.top + H.length * cell + 12);
     }
     context.textAlign = "center";
-    context.fillText("ANSWER_CUTOFF", margin.left + (A.length * cell) / 2, margin.top + H.length * cell + 27);
+    context.fillText(A_TITLE, margin.left + (A.length * cell) / 2, margin.top + H.length * cell + 27);
     context.save();
     context.translate(14, margin.top + (H.length * cell) / 2);
     context.rotate(-Math.PI / 2);
-    context.fillText("HAS_ANSWER_CUTOFF", 0, 0);
+    context.fillText(H_TITLE, 0, 0);
     context.restore();
   }
 
@@ -284,7 +285,7 @@
 
   function showTooltip(event, i, j) {
     tooltip.replaceChildren();
-    tooltip.appendChild(el("strong", {}, `HAS_ANSWER_CUTOFF ${data.hText[i]}, ANSWER_CUTOFF ${data.aText[j]}`));
+    tooltip.appendChild(el("strong", {}, `${H_TITLE} ${data.hText[i]}, ${A_TITLE} ${data.aText[j]}`));
     for (const [k, value] of shownMeans(i, j)) {
       tooltip.appendChild(el("div", {}, `${LABEL[k]}: ${formatNumber(value)}`));
     }
@@ -410,7 +411,7 @@
         Object.entries({ class: `point ${series}`, "data-j": j, "data-answer-cutoff": data.aText[j],
           "data-coverage": risk.coverage[j], "data-rate": risk[series][j] })
           .forEach(([name, value]) => point.setAttribute(name, String(value)));
-        point.appendChild(svg("title", {}, `ANSWER_CUTOFF ${data.aText[j]}: ${percent(risk.coverage[j])} answered, `
+        point.appendChild(svg("title", {}, `${A_TITLE} ${data.aText[j]}: ${percent(risk.coverage[j])} answered, `
           + `wrong-answer rate ${percent(risk.observed[j])} observed, at most ${percent(risk.bound[j], true)}`));
         point.addEventListener("click", () => select(risk.row, j));
         group.appendChild(point);
@@ -434,7 +435,7 @@
     const key = svg("g", { class: "key", transform: `translate(${size.left + w + 14} ${size.top + 8})` });
     const entries = [["observed", "observed wrong-answer rate"], ["bound", risk.boundWords],
       ...(risk.alpha !== null ? [["alpha", `ALPHA ${risk.alpha} (--max-wrong-rate)`]] : []),
-      ["recommended", `recommended, ANSWER_CUTOFF ${data.aText[r]}`]];
+      ["recommended", `recommended, ${A_TITLE} ${data.aText[r]}`]];
     entries.forEach(([series, words], n) => {
       const row = svg("g", { transform: `translate(0 ${n * 18})` });
       if (series === "alpha") {
@@ -551,7 +552,7 @@
         changed.push(`${S[q.id]}: ${outcomeWords(here)} -> ${outcomeWords(there)}`);
       }
     }
-    const where = di !== 0 ? `HAS_ANSWER_CUTOFF ${data.hText[ni]}` : `ANSWER_CUTOFF ${data.aText[nj]}`;
+    const where = di !== 0 ? `${H_TITLE} ${data.hText[ni]}` : `${A_TITLE} ${data.aText[nj]}`;
     const shownChanges = changed.slice(0, 8).join("; ");
     const more = changed.length > 8 ? `; and ${changed.length - 8} more` : "";
     return `${words} (${where}): ${changed.length === 0 ? "nothing changes" : `${changed.length} question(s) change: ${shownChanges}${more}`}`;
@@ -569,7 +570,7 @@
       filter = "all";
     }
     document.getElementById("cell-title").textContent =
-      `HAS_ANSWER_CUTOFF ${data.hText[i]}, ANSWER_CUTOFF ${data.aText[j]}`;
+      `${H_TITLE} ${data.hText[i]}, ${A_TITLE} ${data.aText[j]}`;
     const summary = shownMeans(i, j).map(([k, n]) => `${LABEL[k]} ${formatNumber(n)}`).join(", ");
     const mean = REPEATS > 1 ? " (means over repeats)" : "";
     const notes = [];

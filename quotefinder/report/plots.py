@@ -34,7 +34,7 @@ from matplotlib.ticker import MaxNLocator  # noqa: E402
 from ..questions import Outcome  # noqa: E402
 from ..recipe.decision import ANSWER_WORDS, HAS_ANSWER_WORDS  # noqa: E402
 from ..storage import SHARED_FILE, write_atomic  # noqa: E402
-from .figures import Figure  # noqa: E402
+from .figures import Figure, PlotAxis  # noqa: E402
 
 STYLE = {  # outcome: (colour, marker, line style, hatch)
     "correct": ("#1b7837", "o", "-", ""),
@@ -75,15 +75,27 @@ def _label(outcome: str) -> str:
     return Outcome(outcome).label
 
 
+QUOTE_FINDER_ROWS = PlotAxis("has_answer_cutoff", "HAS_ANSWER_CUTOFF", HAS_ANSWER_WORDS)
+QUOTE_FINDER_COLUMNS = PlotAxis("answer_cutoff", "ANSWER_CUTOFF", ANSWER_WORDS)
+
+
+def _ticks(ax: Any, axis: PlotAxis, which: str) -> None:
+    """An axis of whole numbers or names gets one tick per value, labelled as written."""
+    if axis.ticks:
+        getattr(ax, f"set_{which}ticks")([at for at, _ in axis.ticks], [label for _, label in axis.ticks])
+
+
 def heatmap(grid: pd.DataFrame, column: str, path: Path, marks: Mapping[str, tuple[float, float]], title: str,
-            legend: str, better: str | None = None) -> None:
-    """`column` over HAS_ANSWER_CUTOFF (rows) x ANSWER_CUTOFF (columns), with marked points (`MARKS`: their
-    names), and the certified region outlined when `grid` has a `certified` column. `better` is "more"
-    when more of `column` is better, "less" when it is worse, None when neither (`COLOURMAPS`).
+            legend: str, better: str | None = None, rows: PlotAxis = QUOTE_FINDER_ROWS,
+            columns: PlotAxis = QUOTE_FINDER_COLUMNS) -> None:
+    """`column` over the first axis (`rows`, e.g. HAS_ANSWER_CUTOFF) x the second (`columns`, ANSWER_CUTOFF),
+    with marked points (`MARKS`: their names), and the certified region outlined when `grid` has a `certified`
+    column. `better` is "more" when more of `column` is better, "less" when it is worse, None when neither
+    (`COLOURMAPS`).
 
     On a small grid every cell also shows its value, when it fits.
     """
-    table = grid.pivot(index="has_answer_cutoff", columns="answer_cutoff", values=column)
+    table = grid.pivot(index=rows.column, columns=columns.column, values=column)
     h, a = table.index.to_numpy(), table.columns.to_numpy()
     values = table.to_numpy(dtype=float)
     whole = bool(np.all(values == np.round(values)))
@@ -104,7 +116,7 @@ def heatmap(grid: pd.DataFrame, column: str, path: Path, marks: Mapping[str, tup
         handles: list[Any] = []
         labels: list[str] = []
         if "certified" in grid:
-            certified = grid.pivot(index="has_answer_cutoff", columns="answer_cutoff", values="certified")
+            certified = grid.pivot(index=rows.column, columns=columns.column, values="certified")
             if _outline(ax, certified.to_numpy() == "true", _edges(a), _edges(h)):
                 handles.append((Line2D([], [], color="white", linewidth=4.5), Line2D([], [], **CERTIFIED_LINE)))
                 labels.append("certified region")
@@ -112,9 +124,11 @@ def heatmap(grid: pd.DataFrame, column: str, path: Path, marks: Mapping[str, tup
             if name in marks:
                 mh, ma = marks[name]
                 handles.append(ax.plot([ma], [mh], linestyle="none", clip_on=False, **style)[0])
-                labels.append(f"{name} ({mh:g}, {ma:g})")
-        ax.set_xlabel(f"ANSWER_CUTOFF ({ANSWER_WORDS})")
-        ax.set_ylabel(f"HAS_ANSWER_CUTOFF ({HAS_ANSWER_WORDS})")
+                labels.append(f"{name} ({rows.text(mh)}, {columns.text(ma)})")
+        ax.set_xlabel(f"{columns.title} ({columns.words})")
+        ax.set_ylabel(f"{rows.title} ({rows.words})")
+        _ticks(ax, columns, "x")
+        _ticks(ax, rows, "y")
         ax.set_title(title)
         ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(0, -0.12), ncol=2, frameon=False,
                   handler_map={tuple: HandlerTuple(ndivide=1)})
@@ -172,8 +186,11 @@ def _edges(centres: np.ndarray) -> np.ndarray:
     return np.concatenate([[centres[0] - (middle[0] - centres[0])], middle, [centres[-1] + (centres[-1] - middle[-1])]])
 
 
-def counts_along(frame: pd.DataFrame, cutoff: str, path: Path, title: str, mark: float | None = None) -> None:
-    """The outcome counts against one cutoff (`cutoff` names the column), the other held fixed."""
+def counts_along(frame: pd.DataFrame, cutoff: str, path: Path, title: str, mark: float | None = None,
+                 axis: PlotAxis | None = None) -> None:
+    """The outcome counts against one axis (`cutoff` names the column; `axis` says how it is written), the other
+    held fixed."""
+    axis = axis or PlotAxis(cutoff, cutoff.upper())
     with plt.rc_context(RC):
         fig, ax = plt.subplots(figsize=(6.4, 4.0))
         for outcome, (colour, marker, line, _) in STYLE.items():
@@ -181,8 +198,10 @@ def counts_along(frame: pd.DataFrame, cutoff: str, path: Path, title: str, mark:
                 ax.plot(frame[cutoff], frame[outcome], color=colour, marker=marker, linestyle=line, markersize=4,
                         label=_label(outcome))
         if mark is not None:
-            ax.axvline(mark, color="black", linewidth=0.8, linestyle=(0, (4, 2)), label=f"recommended {mark:g}")
-        ax.set_xlabel(cutoff.upper())
+            ax.axvline(mark, color="black", linewidth=0.8, linestyle=(0, (4, 2)),
+                       label=f"recommended {axis.text(mark)}")
+        ax.set_xlabel(axis.title)
+        _ticks(ax, axis, "x")
         ax.set_ylabel("questions")
         ax.set_title(title)
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
@@ -234,11 +253,11 @@ RISK_STYLE = {  # curve: (colour, marker, line style); blue and orange tell apar
 
 
 def risk_coverage(frame: pd.DataFrame, path: Path, title: str, mark: float, alpha: float | None,
-                  bound_label: str) -> None:
-    """The wrong-answer rate against the share of questions answered, one point per ANSWER_CUTOFF along a
-    row of the grid: `frame` has `answer_cutoff`, `coverage` (quoted questions / questions), `observed` and
-    `bound` (its upper confidence bound, described by `bound_label`). The point at ANSWER_CUTOFF `mark`
-    is starred; `alpha`, when given, is drawn as a horizontal line."""
+                  bound_label: str, axis: PlotAxis = QUOTE_FINDER_COLUMNS) -> None:
+    """The wrong-answer rate against the share of questions answered, one point per value of the second axis
+    (`axis`, e.g. ANSWER_CUTOFF) along a row of the grid: `frame` has `value` (of that axis), `coverage` (quoted
+    questions / questions), `observed` and `bound` (its upper confidence bound, described by `bound_label`).
+    The point at `mark` is starred; `alpha`, when given, is drawn as a horizontal line."""
     with plt.rc_context(RC):
         fig, ax = plt.subplots(figsize=(6.4, 4.2))
         for column, words in (("observed", "observed wrong-answer rate"), ("bound", bound_label)):
@@ -247,17 +266,18 @@ def risk_coverage(frame: pd.DataFrame, path: Path, title: str, mark: float, alph
                     label=words)
         if alpha is not None:
             ax.axhline(alpha, color="black", linewidth=1.0, linestyle=":", label=f"ALPHA {alpha:g} (--max-wrong-rate)")
-        at = frame[frame["answer_cutoff"] == mark]
+        at = frame[frame["value"] == mark]
         if len(at):
             row = at.iloc[0]
             ax.plot([row["coverage"]] * 2, [row["observed"], row["bound"]], linestyle="none", clip_on=False,
-                    **MARKS["recommended"], label=f"recommended, ANSWER_CUTOFF {mark:g}")
-        groups = frame.groupby("coverage", sort=True)["answer_cutoff"]
-        if groups.ngroups <= 12:  # which ANSWER_CUTOFF values give each coverage, when few enough to read
+                    **MARKS["recommended"], label=f"recommended, {axis.title} {axis.text(mark)}")
+        groups = frame.groupby("coverage", sort=True)["value"]
+        if groups.ngroups <= 12:  # which values give each coverage, when few enough to read
             for coverage, cutoffs in groups:
                 low, high = cutoffs.min(), cutoffs.max()
                 rate = float(frame.loc[cutoffs.index, "observed"].iloc[0])
-                ax.annotate(f"{low:g}" if low == high else f"{low:g}-{high:g}", (float(coverage), rate),
+                words = axis.text(low) if low == high else f"{axis.text(low)}-{axis.text(high)}"
+                ax.annotate(words, (float(coverage), rate),
                             textcoords="offset points", xytext=(4, -10), fontsize=6, color="#444444")
         ax.set_xlim(-0.02, 1.02)
         ax.set_ylim(-0.02, min(1.02, max(float(frame["bound"].max()), alpha or 0.0) * 1.08 + 0.02))

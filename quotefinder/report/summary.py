@@ -25,7 +25,9 @@ from .wording import (
     gain_verdict,
     interval_words,
     pipeline_words,
+    point_words,
     rate_subject,
+    sweep_title,
 )
 
 LIST_AT_MOST = 50  # rows of a per-question list in the summary; questions.csv has them all
@@ -39,10 +41,15 @@ def _md(text: str, table: bool = True) -> str:
 
 
 def _axis_words(axis: Axis) -> str:
+    """'0 to 1 in steps of 0.05', 'instant, deep', '1, 2, 3 and 5': the grid's values of one axis."""
     first, last = axis.text(0), axis.text(len(axis.decimals) - 1)
     if len(axis.decimals) == 1:
         return first
-    step = format((axis.decimals[1] - axis.decimals[0]).normalize(), "f")
+    steps = {axis.decimals[k + 1] - axis.decimals[k] for k in range(len(axis.decimals) - 1)}
+    if axis.labels or len(steps) > 1:
+        texts = [axis.text(k) for k in range(len(axis.decimals))]
+        return f"{', '.join(texts[:-1])} and {texts[-1]}"
+    step = format(steps.pop().normalize(), "f")
     return f"{first} to {last} in steps of {step}"
 
 
@@ -52,13 +59,14 @@ def summary_markdown(result: Sweep, plots: Sequence[tuple[str, str]] = (), gate:
     whether index.html is written beside it. At most `SUMMARY_AT_MOST` bytes, whatever the pages say."""
     replayed, record = result.replayed, result.replayed.record
     evidence = record.evidence_word
+    first, second = result.system.axes
     lines = []
     if replayed.excluded:
         lines.append(f"**Incomplete: {len(replayed.excluded)} question(s) could not be replayed and are left out "
                      "of every count below** (listed at the end).")
         lines.append("")
     marker = " (SYNTHETIC evidence)" if evidence == "synthetic" else ""
-    lines.append(f"# Cutoff sweep: {_md(replayed.run_dir.name, False)}{marker}")
+    lines.append(f"# {sweep_title(result)}: {_md(replayed.run_dir.name, False)}{marker}")
     lines.append("")
     if evidence == "synthetic":
         lines += ["> **Synthetic evidence.** This run was recorded against the stand-in API from invented pages: it "
@@ -81,8 +89,9 @@ def summary_markdown(result: Sweep, plots: Sequence[tuple[str, str]] = (), gate:
         *([f"- Pipeline: {markdown_text(pipeline)}"] if (pipeline := pipeline_words(result)) else []),
         f"- Requests: {record.responses} cached responses, {record.input_tokens} input tokens "
         f"(last recording sent {record.requests.sent})",
-        f"- Grid: HAS_ANSWER_CUTOFF {_axis_words(result.h_axis)} x ANSWER_CUTOFF {_axis_words(result.a_axis)} "
-        f"({result.counts.shape[0] * result.counts.shape[1]} cells); a probability equal to a cutoff passes it",
+        f"- Grid: {first.title} {_axis_words(result.h_axis)} x {second.title} {_axis_words(result.a_axis)} "
+        f"({result.counts.shape[0] * result.counts.shape[1]} cells)"
+        + ("; a probability equal to a cutoff passes it" if first.kind == "cutoff" or second.kind == "cutoff" else ""),
         f"- Recommended by: {_objective_words(result)}; {_eligible(result)} the best of them is "
         f"{_cell(result, result.choice.best)} with score {_score(result.choice.best_score)}, and the region of best "
         f"score is the {int(result.choice.region.sum())} cell(s) whose score is the best's or falls short of it by "
@@ -96,8 +105,8 @@ def summary_markdown(result: Sweep, plots: Sequence[tuple[str, str]] = (), gate:
         lines.append(f"- {replayed.unjudged_in_run} recorded question(s) are not in the question file: not counted")
     if gate:
         lines.append(f"- Gate: {gate}")
-    lines += ["", *_outcome_table(result), "", *_guarantee(result), *_certainty(result), *_costs(result),
-              *_flaky(result)]
+    lines += ["", *_outcome_table(result), "", *_first_passage(result), *_guarantee(result), *_certainty(result),
+              *_costs(result), *_flaky(result)]
     if comparison is not None:
         lines += _comparison(result, comparison)
     lines += [*_changed(result), *_labels(result), *_review(result)]
@@ -165,7 +174,7 @@ def _count(point: Point, outcome: Outcome) -> str:
 
 def _outcome_table(result: Sweep) -> list[str]:
     d, r, cv = result.default, result.recommended, result.cross_validation
-    head = f"| Outcome | Default ({d.h:g}, {d.a:g}) | Recommended ({r.h:g}, {r.a:g}) |"
+    head = f"| Outcome | Default {point_words(result, (d.h, d.a))} | Recommended {point_words(result, (r.h, r.a))} |"
     rule = "|---|---:|---:|"
     if cv is not None:
         head += f" Cross-validated ({cv.k} folds) |"
@@ -184,21 +193,47 @@ def _outcome_table(result: Sweep) -> list[str]:
         scores += f" {_score(held_out)} |"
     lines.append(scores)
     if result.choice.is_default:
-        lines += ["", f"The recommended point is the default ({d.h:g}, {d.a:g}): its score is within one standard "
-                      "error of the best cell's, so this run is no evidence for changing it."]
+        lines += ["", f"The recommended point is the default {point_words(result, (d.h, d.a))}: its score is within "
+                      "one standard error of the best cell's, so this run is no evidence for changing it."]
     ranged = any(p.low_high(o)[0] != p.low_high(o)[1] for p in (d, r) for o in OUTCOMES)
     if ranged:
         lines += ["", f"Counts are means over {result.repeats} repeats, with the lowest and highest in parentheses."]
     if cv is not None:
-        lines += ["", "Cross-validated: for each fold the cutoffs were chosen on the other folds (stratified by "
-                      "label) and the held-out questions judged at them; the counts add up the folds. Cutoffs "
-                      f"chosen per fold: {_fold_choices(result)}."]
+        word = result.system.settings
+        lines += ["", f"Cross-validated: for each fold the {word} were chosen on the other folds (stratified by "
+                      f"label) and the held-out questions judged at them; the counts add up the folds. "
+                      f"{word.capitalize()} chosen per fold: {_fold_choices(result)}."]
     return lines
 
 
 def _fold_choices(result: Sweep) -> str:
     choices = result.cross_validation.choices if result.cross_validation else []
     return ", ".join(_cell(result, cell) for cell in choices)
+
+
+def _first_passage(result: Sweep) -> list[str]:
+    """For answers made of several passages: how often the first passage alone is correct, at the recommended
+    cell."""
+    found = result.first_passage(result.recommended)
+    if found is None:
+        return []
+    alone, correct = found
+    every = f", over {result.repeats} repeats" if result.repeats > 1 else ""
+    return [f"First passage alone: {alone} of the {correct} correct answers at the recommended cell{every} are "
+            "correct from their first passage alone (an answer counts as correct when any of its passages is; the "
+            "rest need a later one).", ""]
+
+
+def _procedure(result: Sweep) -> str:
+    """How the grid procedure tests: each row in a fixed sequence, or, when no axis can only remove quotes, every
+    cell on its own."""
+    g, (first, second) = result.guarantee, result.system.axes
+    if g.ordered:
+        return (f"Learn-then-Test: each of the {g.rows} {first.title} rows tested from its highest {second.title} "
+                "down, stopping at its first failure")
+    return (f"Learn-then-Test without an order: {result.system.name} does not say that raising {second.title} can "
+            f"only remove quotes, so no row has an order to test in and each of the {g.rows} cells is tested on its "
+            "own (Bonferroni)")
 
 
 def _guarantee(result: Sweep) -> list[str]:
@@ -225,8 +260,7 @@ def _guarantee(result: Sweep) -> list[str]:
         return lines
     if certificate is not None:
         lines += [f"Cells certified to keep the wrong-answer rate at most {at_most(certificate.alpha)} with "
-                  f"probability at least {sure} (Learn-then-Test: each of the {g.rows} HAS_ANSWER_CUTOFF rows "
-                  "tested from its highest ANSWER_CUTOFF down, stopping at its first failure, each test at level "
+                  f"probability at least {sure} ({_procedure(result)}, each test at level "
                   f"{g.delta:g}/{g.rows} = {certificate.level:.3g}; {method}).", ""]
         best = result.decision.best_certified
         if best is not None:
@@ -250,21 +284,25 @@ def _guarantee(result: Sweep) -> list[str]:
                          f"wrong quote at all); {at_most(certificate.alpha)} needs {_needed(g.needed)}, none of "
                          "them quoted wrong at the certified cell (more if some are).")
     else:
-        row = result.h_axis.values[g.smallest_row]
         needed: int | None
         if g.mix is None:
             needed = guarantee.questions_needed(EXAMPLE_RATE, g.rows, g.delta)
         else:
             sampled = g.mix.n_answer / max(1, g.mix.n_answer + g.mix.n_none)
             needed = guarantee.mix_questions_needed(EXAMPLE_RATE, g.rows, g.delta, sampled, g.mix.share)
+        first = result.system.axes[0].title
+        families = f"{g.rows} {first} rows" if g.ordered else f"{g.rows} cells"
+        where = (f"in the {first} {result.h_axis.text(g.smallest_row)} row" if g.smallest_column is None
+                 else f"at {_cell(result, (g.smallest_row, g.smallest_column))}")
         lines.append(f"- The smallest wrong-answer rate the grid procedure (`--max-wrong-rate ALPHA`, which shares "
-                     f"the {g.delta:g} among the {g.rows} HAS_ANSWER_CUTOFF rows) certifies at any cell with "
-                     f"probability at least {sure} is {at_most(g.smallest)} (in the HAS_ANSWER_CUTOFF {row:g} "
-                     f"row). With {g.n} questions it cannot certify any cell below {at_most(g.best_case)}, even one "
-                     f"with no wrong quote at all; certifying {at_most(EXAMPLE_RATE)} would take {_needed(needed)}, "
-                     "none of them quoted wrong at the certified cell (more if some are).")
-    lines.append(f"- At the default point ({d.h:g}, {d.a:g}): with probability at least {sure}, the wrong-answer "
-                 f"rate there is at most {at_most(g.default_bound)} (a one-sided upper bound, {one_point}, from "
+                     f"the {g.delta:g} among the {families}) certifies at any cell with probability at least {sure} "
+                     f"is {at_most(g.smallest)} ({where}). With "
+                     f"{g.n} questions it cannot certify any cell below {at_most(g.best_case)}, even one with no wrong "
+                     f"quote at all; certifying {at_most(EXAMPLE_RATE)} would take {_needed(needed)}, none of them "
+                     "quoted wrong at the certified cell (more if some are).")
+    lines.append(f"- At the default point {point_words(result, (d.h, d.a))}: with probability at least {sure}, the "
+                 f"wrong-answer rate there is at most {at_most(g.default_bound)} (a one-sided upper bound, "
+                 f"{one_point}, from "
                  f"{g.default_total} wrong or unjudged quote(s) in the first repeat of {g.n} questions; valid on "
                  "its own because that point was fixed before looking).")
     lines.append(f"- What this rests on: {assumption_words(result)}, and the grid, the rate and {g.delta:g} were "
@@ -315,15 +353,16 @@ def _certainty(result: Sweep) -> list[str]:
     cv = result.cross_validation
     if cv is not None:
         gain = cv.gain
-        head = (f"Gain over the default, cross-validated ({cv.k} folds): each question scored at the cutoffs chosen "
-                "without it, minus its score at the default: ")
+        head = (f"Gain over the default, cross-validated ({cv.k} folds): each question scored at the "
+                f"{result.system.settings} chosen without it, minus its score at the default: ")
         if not cv.per_question.any():
             lines += [head + "0 on every question (every fold's choice scores like the default on the questions it "
                       "left out).", ""]
         else:
             lines += [head + f"{cv.mean:+.3f} per question ({_score(float(cv.per_question.sum()))} in all).", ""]
         tested = int(cv.tested.sum())
-        test = (f"Is the gain real? The cutoffs chosen on one half of the questions (stratified by label), "
+        test = (f"Is the gain real? The {result.system.settings} chosen on one half of the questions (stratified by "
+                "label), "
                 f"{_cell(result, cv.split_choice)}, scored on the other {tested}: ")
         if gain.interval is None or not gain.per_question.any():
             lines += [test + "no question scores differently from the default there, so nothing says the gain is "
@@ -364,16 +403,16 @@ def _verdict_in_words(result: Sweep) -> str:
         return (f"Without cross-validation (`--folds 0`) nothing here says whether {n} questions are enough to "
                 "prefer the recommended point to the default.")
     if verdict == "none":
-        return (f"**With {n} questions choosing the cutoffs this way gains nothing over the default on questions they "
-                "were not chosen on**: the gain seen in sample was fitted to these questions. The evidence for "
-                f"leaving the default is weak.{_needed_words(result)}")
+        return (f"**With {n} questions choosing the {result.system.settings} this way gains nothing over the default "
+                "on questions they were not chosen on**: the gain seen in sample was fitted to these questions. The "
+                f"evidence for leaving the default is weak.{_needed_words(result)}")
     p_value = result.cross_validation.gain.p_value  # type: ignore[union-attr]
     if verdict == "noise":
         return (f"**With {n} questions this run cannot tell the recommended point from the default**: the "
                 f"held-out gain could be noise ({_p(p_value)}).{_needed_words(result)} Treat the recommendation "
-                "as a hypothesis and check it on more questions before changing the cutoffs.")
-    return (f"On {n} questions the gain of choosing the cutoffs this way holds on questions they were not chosen on "
-            f"({_p(p_value)}).{_needed_words(result)}")
+                f"as a hypothesis and check it on more questions before changing the {result.system.settings}.")
+    return (f"On {n} questions the gain of choosing the {result.system.settings} this way holds on questions they "
+            f"were not chosen on ({_p(p_value)}).{_needed_words(result)}")
 
 
 def _costs(result: Sweep) -> list[str]:
@@ -419,7 +458,7 @@ def _comparison(result: Sweep, comparison: Comparison) -> list[str]:
     averaged = (f" (each question's first {m} repeat(s) in each run, taken together: like against like)"
                 if max(result.repeats, base.repeats) > 1 else "")
     lines = [f"## Compared with {_md(str(base.run_dir), False)}", "",
-             f"At ({h:g}, {a:g}), question by question{averaged}: {comparison.tally_words()}.", "",
+             f"At {point_words(result, (h, a))}, question by question{averaged}: {comparison.tally_words()}.", "",
              f"Worse overall? {comparison.verdict_words()}."]
     if comparison.cautions:
         # a caution names questions by id and runs by code version: text from the user's files, made inert
@@ -472,9 +511,11 @@ def _labels(result: Sweep) -> list[str]:
               "cell's wrong-answer rate, however they are labelled. `sweep.py RUN --review` asks for exactly these, "
               "most influential first (quoted in the most cells near the recommended point).", ""]
     floors = result.label_floors
-    lines += ["| If the grid's ANSWER_CUTOFF started at | " + " | ".join(f"{f:g}" for f, _ in floors) + " |",
-              "|---|" + "---:|" * len(floors),
-              "| questions to label | " + " | ".join(str(n) for _, n in floors) + " |", ""]
+    if floors:  # (a cutoff's floors: none for an axis of whole numbers or names)
+        lines += [f"| If the grid's {result.system.axes[1].title} started at | "
+                  + " | ".join(f"{f:g}" for f, _ in floors) + " |",
+                  "|---|" + "---:|" * len(floors),
+                  "| questions to label | " + " | ".join(str(n) for _, n in floors) + " |", ""]
     lines += ["| Question | Needs | Quoted in cells | Near the recommendation |", "|---|---|---:|---:|"]
     for item in needed[:LIST_AT_MOST]:
         needs = "`expect`" if item.missing_expect else f"{len(item.quotes)} verdict(s)"

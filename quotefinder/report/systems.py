@@ -42,6 +42,13 @@ def _named(system: System, code: Code) -> str:
     return f"{code(system.name)} (pipeline {code(system.pipeline)})"
 
 
+def settings_word(systems: Systems) -> str:
+    """What the systems' points are, in one word: "cutoffs" when every one is the quote finder's, else
+    "settings"."""
+    words = {system.settings for system in systems.systems}
+    return words.pop() if len(words) == 1 else "settings"
+
+
 def _at(system: System) -> str:
     return f"{system.titles[0]} {system.point_text[0]}, {system.titles[1]} {system.point_text[1]}"
 
@@ -127,10 +134,10 @@ def ship_lines(systems: Systems, code: Code = _md) -> list[str]:
             why += (" These questions cannot tell it from " + ", ".join(code(s.name) for s in undecided)
                     + ": on this evidence either would do; collect more questions to decide.")
     else:
-        why = " It scores better than every other system on questions its cutoffs were not chosen on."
+        why = f" It scores better than every other system on questions its {best.settings} were not chosen on."
     lines = [f"Ship {_named(best, code)} at {_at(best)}{certified}.{why}"]
-    lines.append(f"Cross-validated score per question (cutoffs chosen by each system's own rule without the "
-                 f"question's fold, the same {systems.k} folds for every system, seed {systems.seed}): "
+    lines.append(f"Cross-validated score per question ({settings_word(systems)} chosen by each system's own rule "
+                 f"without the question's fold, the same {systems.k} folds for every system, seed {systems.seed}): "
                  + "; ".join(f"{code(s.name)} {s.cv_score:.4g}" for s in systems.systems) + ".")
     lines += [_difference_line(systems, system, difference, code) for system, difference in others]
     lines += _mcnemar_lines(systems, code)
@@ -160,15 +167,13 @@ def systems_frame(systems: Systems) -> pd.DataFrame:
     `difference_vs_best` (per question), `standard_error` (per question), `p_vs_best` (two-sided, with the
     Bonferroni factor) and, with a certificate, `mcnemar_p` (empty for the best)."""
     rows = []
+    headings = list(dict.fromkeys(heading for system in systems.systems for heading in system.headings))
     for index, system in enumerate(systems.systems):
         difference = systems.differences[index]
-        row: dict[str, Any] = {
-            "run": csv_text(system.name),
-            "pipeline": csv_text(system.pipeline),
-            "has_answer_cutoff": float(system.point_text[0]),
-            "answer_cutoff": float(system.point_text[1]),
-            "certified": _certified(system.certified),
-        }
+        row: dict[str, Any] = {"run": csv_text(system.name), "pipeline": csv_text(system.pipeline)}
+        point = dict(zip(system.headings, system.written, strict=True))
+        row.update({heading: point.get(heading, "") for heading in headings})  # each run on its own system's axes
+        row["certified"] = _certified(system.certified)
         for outcome in OUTCOMES:
             row[outcome.value] = plain_number(system.counts[outcome])
         row.update({
@@ -196,7 +201,7 @@ def systems_decision(systems: Systems) -> dict[str, Any]:
         listed.append({
             "run": system.name,
             "pipeline": system.pipeline,
-            "point": [float(system.point_text[0]), float(system.point_text[1])],
+            "point": list(system.written),
             "certified": system.certified,
             "score": _number(system.score),
             "cv_score": _number(system.cv_score),
@@ -205,7 +210,7 @@ def systems_decision(systems: Systems) -> dict[str, Any]:
         })
     return {
         "system": {"run": best.name, "pipeline": best.pipeline,
-                   "point": [float(best.point_text[0]), float(best.point_text[1])], "cell": list(best.cell)},
+                   "point": list(best.written), "cell": list(best.cell)},
         "systems": listed,
         "systems_test": ("corrected resampled paired t-test over the folds (Nadeau-Bengio), two-sided"
                          + (f", Bonferroni over {systems.pairs} pairs" if systems.pairs > 1 else "")),

@@ -29,14 +29,21 @@ def plain_numbers(values: np.ndarray) -> pd.Series:
     return pd.Series([plain_number(v) for v in np.ravel(values)], dtype=object)
 
 
+def axis_column(result: Sweep, n: int) -> tuple[str, np.ndarray]:
+    """One axis of the grid as a table holds it: its column's name (`AxisSpec.heading`) and its values as written
+    (cutoffs as numbers, whole numbers as integers, choices by name)."""
+    spec, axis = result.system.axes[n], (result.h_axis, result.a_axis)[n]
+    if spec.kind == "choice":
+        return spec.heading, np.array([axis.text(i) for i in range(len(axis.decimals))], dtype=object)
+    return spec.heading, axis.values.astype(int) if spec.kind == "count" else axis.values
+
+
 def _cells(result: Sweep) -> pd.DataFrame:
-    """The grid's cells, row-major: HAS_ANSWER_CUTOFF, then ANSWER_CUTOFF."""
+    """The grid's cells, row-major: the first axis (HAS_ANSWER_CUTOFF), then the second (ANSWER_CUTOFF)."""
     h_index, a_index = np.meshgrid(np.arange(len(result.h_axis.decimals)), np.arange(len(result.a_axis.decimals)),
                                    indexing="ij")
-    return pd.DataFrame({
-        "has_answer_cutoff": result.h_axis.values[h_index.ravel()],
-        "answer_cutoff": result.a_axis.values[a_index.ravel()],
-    })
+    (rows, h_values), (columns, a_values) = axis_column(result, 0), axis_column(result, 1)
+    return pd.DataFrame({rows: h_values[h_index.ravel()], columns: a_values[a_index.ravel()]})
 
 
 def grid_frame(result: Sweep) -> pd.DataFrame:
@@ -95,7 +102,8 @@ def questions_frame(result: Sweep, comparison: Comparison | None = None) -> pd.D
     along_h = result.tables[0].outcomes(rec.a)
     changes = {row.question.question: row for row in comparison.rows} if comparison else {}
     needing = {item.index for item in result.labels_needed}
-    score_name, columns = result.system.quote_score, result.system.axes[1].title
+    score_name, columns = result.system.quote_score, result.system.axes[1]
+    a_text, a_values = [result.a_axis.text(j) for j in range(len(result.a_axis.decimals))], result.a_axis.values
     rows = []
     for index, (question, curve, codes, at_default, at_recommended) in enumerate(zip(
             result.questions, result.curves, along_h, result.default.first, rec.first, strict=True)):
@@ -109,12 +117,13 @@ def questions_frame(result: Sweep, comparison: Comparison | None = None) -> pd.D
             "default_quote": csv_text(at_default.sentence or ""),
             "recommended_quote": csv_text(at_recommended.sentence or ""),
             "closest_if_no_quote": csv_text(c.text if c and not at_recommended.quote else ""),
-            "answers": c.score if c and c.score_name == score_name else "",
+            **({"answers": c.score if c and c.score_name == score_name else ""} if score_name else {}),
             "source_title": csv_text(c.title if c else ""),
             "source_url": csv_text(c.url if c else ""),
             "source_date": csv_text(c.date if c and c.date else ""),
-            "along_answer_cutoff": _along_answer(curve, rec.h, columns),
-            "along_has_answer_cutoff": _spans(h_text, codes),
+            f"along_{columns.heading}": (_along_answer(curve, rec.h, columns.title) if columns.kind == "cutoff" else
+                                         _spans(a_text, np.array([curve.at(rec.h, a)[1] for a in a_values]))),
+            f"along_{result.system.axes[0].heading}": _spans(h_text, codes),
         }
         row["needs_label"] = "true" if index in needing else "false"
         if result.repeats > 1:

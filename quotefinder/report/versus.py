@@ -18,7 +18,7 @@ from ..sweep.analysis import Sweep
 from ..sweep.systems import Systems
 from ..textsafe import markdown_code, markdown_text, visible
 from .html import document_head
-from .systems import ship_lines, which_to_ship_lines
+from .systems import settings_word, ship_lines, which_to_ship_lines
 from .wording import decision_lines, pipeline_words
 
 # viridis at nine stops, as the sweep's own page and PNGs colour "more is better" (page.js PALETTES.more)
@@ -142,7 +142,7 @@ def markdown(sweeps: Sequence[Sweep], systems: Systems, page: bool) -> str:
         lines += ["> **Synthetic evidence.** These runs were recorded against the stand-in API from invented pages: "
                   "they show what the harness reports, not how the real systems perform.", ""]
     lines += which_to_ship_lines(systems)
-    lines += ["## Each system at its own recommended cutoffs", ""]
+    lines += [f"## Each system at its own recommended {settings_word(systems)}", ""]
     for result, system in zip(sweeps, systems.systems, strict=True):
         pipeline = pipeline_words(result) or f"system {result.replayed.record.config.system}, the recipe's pipeline"
         lines += [f"### {markdown_code(system.name)}", "", f"- {markdown_text(pipeline[0].upper() + pipeline[1:])}",

@@ -26,11 +26,24 @@ def cell_words(result: Sweep, cell: tuple[int, int]) -> str:
 
 
 def _axes(result: Sweep, cell: tuple[int, int]) -> str:
-    return f"that is HAS_ANSWER_CUTOFF {result.h_axis.text(cell[0])} and ANSWER_CUTOFF {result.a_axis.text(cell[1])}"
+    first, second = result.system.axes
+    return f"that is {first.title} {result.h_axis.text(cell[0])} and {second.title} {result.a_axis.text(cell[1])}"
 
 
-def point_words(point: tuple[float, float]) -> str:
-    return f"({point[0]:g}, {point[1]:g})"
+def point_words(result: Sweep, point: tuple[float, float]) -> str:
+    """'(0.3, 0.6)', '(5, instant)': a point of the plane, each value as its axis writes it."""
+    first, second = result.system.axes
+    return f"({first.shown(point[0])}, {second.shown(point[1])})"
+
+
+def written(result: Sweep, point: tuple[float, float]) -> list[Any]:
+    """A point as decision.json writes it: [0.3, 0.6], [5, "instant"]."""
+    return [spec.written(value) for spec, value in zip(result.system.axes, point, strict=True)]
+
+
+def sweep_title(result: Sweep) -> str:
+    """The report's title word: a sweep of the quote finder's cutoffs, or of another system's settings."""
+    return "Cutoff sweep" if result.system.settings == "cutoffs" else "Sweep of settings"
 
 
 def rate_subject(result: Sweep) -> str:
@@ -119,7 +132,7 @@ def gain_verdict(result: Sweep) -> str:
 
 def _against_default(result: Sweep) -> str:
     d = result.default
-    default = point_words((d.h, d.a))
+    default = point_words(result, (d.h, d.a))
     verdict = gain_verdict(result)
     if verdict == "default":
         return (f"It is the default {default}: no eligible cell beat it by more than one paired standard error, so "
@@ -130,14 +143,15 @@ def _against_default(result: Sweep) -> str:
     if verdict == "untested":
         return words + "; without cross-validation nothing says whether that gain would hold on new questions."
     if verdict == "none":
-        return words + ("; but cross-validated, choosing the cutoffs this way gained nothing on questions they were "
-                        "not chosen on, so the evidence for leaving the default is weak: check on more questions.")
+        return words + (f"; but cross-validated, choosing the {result.system.settings} this way gained nothing on "
+                        "questions they were not chosen on, so the evidence for leaving the default is weak: check on "
+                        "more questions.")
     p_value = result.cross_validation.gain.p_value  # type: ignore[union-attr]
     if verdict == "noise":
         return words + (f"; tested on held-out questions, the gain could be noise (p = {p_value:.2g}): treat "
                         "the move as a hypothesis to check on more questions.")
-    return words + f"; the gain holds on questions the cutoffs were not chosen on (held-out half, p = " \
-                   f"{p_value:.2g})."
+    return words + (f"; the gain holds on questions the {result.system.settings} were not chosen on (held-out half, "
+                    f"p = {p_value:.2g}).")
 
 
 def decision_lines(result: Sweep) -> list[str]:
@@ -192,8 +206,9 @@ def decision_record(result: Sweep) -> dict[str, Any]:
     certificate = g.certificate
     r = result.recommended
 
-    def cell(c: tuple[int, int] | None) -> list[float] | None:
-        return None if c is None else [float(result.h_axis.text(c[0])), float(result.a_axis.text(c[1]))]
+    def cell(c: tuple[int, int] | None) -> list[Any] | None:
+        return None if c is None else written(result, (float(result.h_axis.values[c[0]]),
+                                                       float(result.a_axis.values[c[1]])))
 
     if decision.bound is None:
         means = f"no bound can be claimed: {g.unavailable}"
@@ -206,8 +221,9 @@ def decision_record(result: Sweep) -> dict[str, Any]:
                  f"a wrong (or unjudged) quote at the recommended cell (Bonferroni over the grid's {g.cells} cells, "
                  f"valid for a cell chosen after looking), if {assumption_words(result)}")
     return {
+        "axes": [spec.heading for spec in result.system.axes],  # what each point below lists, in order
         "recommended": cell(decision.cell),
-        "default": [result.default.h, result.default.a],
+        "default": written(result, (result.default.h, result.default.a)),
         "certified": decision.certified,
         "best_certified": cell(decision.best_certified),
         "best_score_cell": cell(decision.best),
@@ -233,6 +249,9 @@ def pipeline_words(result: Sweep) -> str | None:
     pipeline = config.pipeline
     if pipeline.is_recipe:
         return None
+    if not config.is_quote_finder:
+        return f"system {config.system}, pipeline {pipeline.name} (digest {config.pipeline_digest[:12]}; every value " \
+            "in run.json)"
     return (f"system {config.system}, pipeline {pipeline.name} (model {pipeline.model}, {pipeline.max_results} "
             f"search results; digest {config.pipeline_digest[:12]}; every value in run.json)")
 

@@ -145,7 +145,7 @@ class Guarantee:
     delta: float
     n: int
     repeats: int  # the run's repeats (the guarantee uses the first)
-    rows: int
+    rows: int  # the families delta is shared among: the grid's rows, or its cells when not `ordered`
     totals: np.ndarray  # (H, A): wrong or unjudged quotes in the first repeat, over the questions
     default_total: int  # the same at the default point
     default_bound: float  # 1 - delta upper bound on the wrong-answer rate at the default point (fixed in advance)
@@ -157,6 +157,8 @@ class Guarantee:
     mix: guarantee.Mix | None = None  # with --answerable-share: the guarantee is for that mix
     unavailable: str | None = None  # why nothing can be bounded (a mix with unlabelled questions): the bounds
     # above are then not claims, and the reports print this instead
+    ordered: bool = True  # each row tested in a fixed sequence; False: every cell on its own (no axis removes quotes)
+    smallest_column: int | None = None  # without an order: the column of the cell certifiable at `smallest`
 
     @property
     def cells(self) -> int:
@@ -310,6 +312,18 @@ class Sweep:
                 found.append(Flaky(question, self.recommended.outcomes(index), len(quotes)))
         return found
 
+    def first_passage(self, point: Point) -> tuple[int, int] | None:
+        """For quotes made of several passages (`Quote.passages`): of the correct ones at `point`, in every repeat,
+        how many are correct from their first passage alone, and how many correct ones there are; None when no
+        quote at the point has passages."""
+        found = [(question, j.quote.passages, j.outcome) for run in point.judged
+                 for question, j in zip(self.questions, run, strict=True) if j.quote is not None and j.quote.passages]
+        if not found:
+            return None
+        correct = [(question, passages) for question, passages, outcome in found if outcome is Outcome.CORRECT]
+        alone = sum(1 for question, passages in correct if question.judge(passages[0]) is Outcome.CORRECT)
+        return alone, len(correct)
+
     def rates(self, point: Point) -> list[Rate]:
         """Correct among answerable, wrong among quotes (unjudged and unlabelled quotes as a range), no-answer
         among unanswerable: every repeat, each question's repeats averaged, weighted to the production mix."""
@@ -342,6 +356,7 @@ class Sweep:
         """Check the bounds at one point in every repeat (the worst one decides), and, when cells were
         certified, that the point is one of them."""
         runs = Point.of("gate", *at, self.judged).counts()
+        shown = ",".join(spec.shown(value) for spec, value in zip(self.system.axes, at, strict=True))
         wrong = int(runs[:, CODE[Outcome.WRONG]].max())
         correct = int(runs[:, CODE[Outcome.CORRECT]].min())
         checks = []
@@ -353,14 +368,14 @@ class Sweep:
         if certificate is not None:
             cell = (cell_index(self.h_axis.values, at[0]), cell_index(self.a_axis.values, at[1]))
             if cell[0] is None or cell[1] is None:
-                raise InputError(f"--at {at[0]:g},{at[1]:g} is not a cell of the grid, so it cannot be certified; "
-                                 "choose a point on the --has-answer and --answer axes")
+                raise InputError(f"--at {shown} is not a cell of the grid, so it cannot be certified; choose a point "
+                                 "on the grid's axes")
             checks.append((bool(certificate.certified[cell]), f"wrong-answer rate <= {certificate.alpha:g} certified "
                            f"with probability >= {1 - certificate.delta:g}"))
         holds = all(ok for ok, _ in checks)
         words = ", ".join(f"{text} {'holds' if ok else 'BROKEN'}" for ok, text in checks) or "no bounds given"
         worst = " (the worst of the repeats)" if len(runs) > 1 and (max_wrong, min_correct) != (None, None) else ""
-        return Gate(at, holds, f"{'PASS' if holds else 'FAIL'} at ({at[0]:g}, {at[1]:g}){worst}: {words}")
+        return Gate(at, holds, f"{'PASS' if holds else 'FAIL'} at ({shown.replace(',', ', ')}){worst}: {words}")
 
 
 def label_masks(questions: list[Question]) -> tuple[np.ndarray, np.ndarray]:
@@ -404,9 +419,11 @@ class Rule:
     certified cells (score alone when none is)."""
 
     def __init__(self, model: ScoreModel, tables: list[Table], h: np.ndarray, a: np.ndarray,
-                 default: tuple[float, float], settings: Settings, questions: list[Question]) -> None:
+                 default: tuple[float, float], settings: Settings, questions: list[Question], ordered: bool = True
+                 ) -> None:
         self.model, self.h, self.a, self.default = model, h, a, default
         self.alpha, self.delta, self.share = settings.max_wrong_rate, settings.delta, settings.answerable_share
+        self.ordered = ordered
         first = tables[0]
         self.lossy = first.bins(a, first.quoted & np.isin(first.codes, [CODE[o] for o in LOSSY]))  # placed once
         self.answerable, self.unanswerable = label_masks(questions)
@@ -427,13 +444,14 @@ class Rule:
         if self.alpha is None:
             return None
         if self.share is None:
-            return guarantee.certify(self.totals(counts), int(round(counts.sum())), 1, self.alpha, self.delta).certified
+            return guarantee.certify(self.totals(counts), int(round(counts.sum())), 1, self.alpha, self.delta,
+                                     self.ordered).certified
         if self.unlabelled:
             return None
         mix = self.mix(counts)
         if not mix.n_answer or not mix.n_none:
             return None
-        return guarantee.certify_mix(mix, self.alpha, self.delta).certified
+        return guarantee.certify_mix(mix, self.alpha, self.delta, self.ordered).certified
 
     def __call__(self, counts: np.ndarray) -> Choice:
         allowed = self.certified(counts)
@@ -449,36 +467,39 @@ def assess(rule: Rule, repeats: int, default: Point, settings: Settings, questio
     n, delta = rule.model.n_questions, settings.delta
     everyone = np.ones(n)
     totals = rule.totals(everyone)
-    rows = totals.shape[0]
+    ordered = rule.ordered
+    rows = totals.shape[0] if ordered else totals.size  # the families delta is shared among
     share = settings.answerable_share
     if share is None:
-        smallest, row = guarantee.smallest_certifiable(totals, n, 1, delta)
+        smallest, row = guarantee.smallest_certifiable(totals, n, 1, delta, ordered)
         found = Guarantee(delta, n, repeats, rows, totals, _default_total(default),
                           guarantee.upper_bound(_default_total(default), n, 1, delta), smallest, row,
-                          guarantee.best_case_alpha(n, rows, delta))
+                          guarantee.best_case_alpha(n, rows, delta), ordered=ordered,
+                          smallest_column=None if ordered else int(np.argmin(totals[row])))
         if settings.max_wrong_rate is None:
             return found
-        certificate = guarantee.certify(totals, n, 1, settings.max_wrong_rate, delta)
+        certificate = guarantee.certify(totals, n, 1, settings.max_wrong_rate, delta, ordered)
         needed = guarantee.questions_needed(settings.max_wrong_rate, rows, delta)
         return dataclasses.replace(found, certificate=certificate, needed=needed)
     unlabelled = sum(1 for q in questions if q.expect is None)
     mix = rule.mix(everyone)
     answerable, unanswerable = rule.answerable, rule.unanswerable
     level = delta / rows
-    last = mix.bounds(level)[:, -1]
-    row = int(np.argmin(last))
+    last = guarantee.families(mix.bounds(level), ordered)[:, -1]
+    first = int(np.argmin(last))
+    row, column = (first, None) if ordered else divmod(first, totals.shape[1])
     default_bound = (share * guarantee.upper_bound(_default_total(default, answerable), mix.n_answer, 1, delta / 2)
                      + (1 - share) * guarantee.upper_bound(_default_total(default, unanswerable), mix.n_none, 1,
                                                            delta / 2))
-    found = Guarantee(delta, n, repeats, rows, totals, _default_total(default), default_bound, float(last[row]), row,
-                      mix.best_case(level), mix=mix)
+    found = Guarantee(delta, n, repeats, rows, totals, _default_total(default), default_bound, float(last[first]),
+                      row, mix.best_case(level), mix=mix, ordered=ordered, smallest_column=column)
     if unlabelled:
         found = dataclasses.replace(found, unavailable=(
             f"{unlabelled} question(s) have no `expect` label: a guarantee for a production mix needs every question "
             "in its class (label them, e.g. with `sweep.py RUN --review`)"))
     if settings.max_wrong_rate is None:
         return found
-    certificate = guarantee.certify_mix(mix, settings.max_wrong_rate, delta)
+    certificate = guarantee.certify_mix(mix, settings.max_wrong_rate, delta, ordered)
     if unlabelled:
         certificate = dataclasses.replace(certificate, certified=np.zeros_like(certificate.certified))
     sampled = mix.n_answer / max(1, n - unlabelled)
@@ -529,11 +550,7 @@ def analyse(replayed: Replayed, h_axis: Axis, a_axis: Axis, settings: Settings |
     if not replayed.questions:
         raise InputError(f"{replayed.run_dir}: no question is left to sweep")
     under_test = system(replayed.record.config.system)
-    columns = under_test.axes[1]
-    if settings.max_wrong_rate is not None and not columns.removes_quotes:
-        raise InputError(f"--max-wrong-rate: the guarantee tests each row from its highest {columns.title} down, "
-                         f"which holds only where raising {columns.title} can only remove quotes; {under_test.name} "
-                         "does not say so of it, so no cell of this grid can be certified this way")
+    ordered = under_test.axes[1].removes_quotes  # else no order to test in: every cell on its own (Bonferroni)
     h, a = h_axis.values, a_axis.values
     judged = [[JudgedCurve.of(question, curve) for question, curve in zip(replayed.questions, run, strict=True)]
               for run in replayed.curves]
@@ -544,7 +561,7 @@ def analyse(replayed: Replayed, h_axis: Axis, a_axis: Axis, settings: Settings |
     model = ScoreModel(tables, a, outcome_scores(settings.wrong_cost), weights)
     everyone = np.ones(model.n_questions)
     default_point = Point.of("default", float(default[0]), float(default[1]), judged)
-    rule = Rule(model, tables, h, a, default, settings, replayed.questions)  # the bootstrap and folds re-run it
+    rule = Rule(model, tables, h, a, default, settings, replayed.questions, ordered)  # the bootstrap, folds re-run it
     assessed = assess(rule, len(tables), default_point, settings, replayed.questions)
     decision = recommend(model, h, a, default, assessed)
     choice = decision.choice
@@ -560,7 +577,8 @@ def analyse(replayed: Replayed, h_axis: Axis, a_axis: Axis, settings: Settings |
     mixed = settings.answerable_share is not None  # the labels set the weights: every unlabelled question matters
     result = Sweep(replayed, h_axis, a_axis, settings, per_repeat, judged, tables, model, decision, default_point,
                    recommended, assessed, costs, needs_label(judged, h, a, choice.cell, passed, mixed),
-                   labels_by_floor(judged, h, a, choice.cell, passed, mixed))
+                   labels_by_floor(judged, h, a, choice.cell, passed, mixed) if under_test.axes[1].kind == "cutoff"
+                   else [])
     result.rule = rule
     count = resamples_for(model, len(tables), settings.resamples)
     if count > 0:

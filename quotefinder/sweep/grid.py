@@ -20,7 +20,7 @@ from decimal import Decimal, InvalidOperation
 import numpy as np
 
 from ..errors import InputError
-from ..pipelines import Curve, Piece, Quote, cells_through, values_below
+from ..pipelines import AxisSpec, Curve, Piece, Quote, cells_through, values_below
 from ..questions import OUTCOMES, Outcome, Question
 
 CODE = {outcome: code for code, outcome in enumerate(OUTCOMES)}
@@ -29,27 +29,36 @@ MAX_AXIS_VALUES = 1001
 
 @dataclass(frozen=True)
 class Axis:
-    """Cutoff values in ascending order, each the float nearest an exact decimal on the grid."""
+    """An axis's grid values in ascending order, each the float nearest an exact decimal: cutoffs, whole numbers,
+    or a categorical axis's positions 0, 1, ... (`labels` then holds their names)."""
 
     spec: str
     decimals: tuple[Decimal, ...]
+    labels: tuple[str, ...] = ()
 
     @property
     def values(self) -> np.ndarray:
         return np.array([float(d) for d in self.decimals])
 
     def text(self, index: int) -> str:
-        """The decimal as written, e.g. '0.35' (never '0.35000000000000003')."""
+        """The value as written: a decimal such as '0.35' (never '0.35000000000000003'), a whole number, or the
+        name of a choice."""
+        if self.labels:
+            return self.labels[index]
         return format(self.decimals[index].normalize(), "f")
 
 
-def parse_axis(spec: str, option: str = "") -> Axis:
-    """'START:STOP:STEP', both ends included, in exact decimal steps inside [0, 1].
+def parse_axis(spec: str, option: str = "", kind: AxisSpec | None = None) -> Axis:
+    """A grid axis: for a cutoff (the default), 'START:STOP:STEP', both ends included, in exact decimal steps
+    inside [0, 1]; for an axis of whole numbers (`kind.whole`), 'START:STOP' or 'START:STOP:STEP' (step 1 by
+    default) or a list 'A,B,C'; for a categorical one (`kind.choices`), a list of its choices, 'instant,deep'.
 
     Raises `InputError` (naming `option` when given) for a step <= 0, a step that does not land on STOP,
-    or values outside [0, 1].
+    or values outside the axis.
     """
     where = f"{option} {spec!r}" if option else repr(spec)
+    if kind is not None and kind.kind != "cutoff":
+        return _listed_axis(spec, where, kind)
     parts = [part.strip() for part in spec.split(":")]
     try:
         start, stop, step = (Decimal(part) for part in parts) if len(parts) == 3 else (None, None, None)
@@ -69,6 +78,16 @@ def parse_axis(spec: str, option: str = "") -> Axis:
     return Axis(spec, tuple(start + step * k for k in range(int(count) + 1)))
 
 
+def _listed_axis(spec: str, where: str, kind: AxisSpec) -> Axis:
+    """A whole-number or categorical axis (see `parse_axis`, `AxisSpec.listed`)."""
+    try:
+        values = kind.listed(spec)
+    except ValueError as error:
+        raise InputError(f"{where}: {error}") from None
+    return Axis(spec, tuple(Decimal(int(v)) for v in values), tuple(kind.shown(v) for v in values) if kind.choices
+                else ())
+
+
 class MissingPiece(AssertionError):
     """A grid cell fell where the replay holds no response: the replay's coverage and the grid disagree (a bug)."""
 
@@ -84,7 +103,7 @@ class JudgedCurve:
 
     @classmethod
     def of(cls, question: Question, curve: Curve) -> JudgedCurve:
-        codes = tuple(tuple(-1 if piece.missing else CODE[question.judge(piece.text)] for piece in segment)
+        codes = tuple(tuple(-1 if piece.missing else CODE[question.judge_quote(piece.quoted)] for piece in segment)
                       for segment in curve.pieces)
         return cls(question, curve, codes)
 
@@ -339,7 +358,7 @@ def at_point(curves: Sequence[JudgedCurve], h: float, a: float) -> list[Judged]:
         piece, _ = curve.at(h, a)
         if piece.missing:
             raise MissingPiece(f"{curve.question.id}: the replay holds no response at {h:g}, {a:g}")
-        judged.append(Judged(piece, curve.question.judge(piece.text)))
+        judged.append(Judged(piece, curve.question.judge_quote(piece.quoted)))
     return judged
 
 

@@ -20,6 +20,12 @@ two classes' wrong-answer rates; a cell's test rejects when S U_answer + (1 - S)
 Clopper-Pearson upper bound at half the test's level, so the test keeps its level whatever the sample's
 own mix (any valid tests may be chained in a fixed sequence).
 
+A fixed sequence keeps its level in any order fixed in advance, but it certifies well only where the loss
+cannot rise along it (a failure stops the row). A system that does not say of its second axis that raising
+it can only remove quotes (the quote-answer API's configurations, say) has no such order: then every cell is
+a family of its own, tested once at level delta / (number of cells) (Bonferroni over the cells, which needs
+no order; `ordered` False). One configuration is one test at level delta.
+
 The one assumption: the questions (within each class, with a mix) are a random sample of the questions
 the pipeline will serve.
 """
@@ -47,11 +53,17 @@ class Certificate:
     pvalues: np.ndarray | None  # (H, A); None with a production mix (tested on bounds instead)
     certified: np.ndarray  # (H, A) bool
     share: float | None = None  # the production mix's answerable share, when the test is for that mix
+    ordered: bool = True  # each row in a fixed sequence (False: every cell tested on its own)
+
+    @property
+    def families(self) -> int:
+        """How many families delta is shared among: the rows, or, without an order, the cells."""
+        return self.certified.shape[0] if self.ordered else self.certified.size
 
     @property
     def level(self) -> float:
-        """Each test's level: delta shared among the HAS_ANSWER_CUTOFF rows."""
-        return self.delta / self.certified.shape[0]
+        """Each test's level: delta shared among the families (`families`)."""
+        return self.delta / self.families
 
     @property
     def any(self) -> bool:
@@ -79,6 +91,12 @@ def pvalues(totals: np.ndarray, n: int, repeats: int, alpha: float) -> np.ndarra
     return np.minimum(hoeffding, bentkus)
 
 
+def families(values: np.ndarray, ordered: bool = True) -> np.ndarray:
+    """A grid's cells (H, A) as the procedure's families: its rows, each tested from its last column down
+    (`ordered`), or, without an order, every cell a family of one (H x A, 1)."""
+    return values if ordered else values.reshape(-1, 1)
+
+
 def fixed_sequence(p: np.ndarray, level: float) -> np.ndarray:
     """Each row tested from its last column (highest ANSWER_CUTOFF) towards the first, at `level`,
     stopping at the first p-value above it: the cells rejected before the stop (a running product of
@@ -86,14 +104,16 @@ def fixed_sequence(p: np.ndarray, level: float) -> np.ndarray:
     return np.cumprod((p <= level)[:, ::-1], axis=1)[:, ::-1].astype(bool)
 
 
-def certify(totals: np.ndarray, n: int, repeats: int, alpha: float, delta: float = DELTA) -> Certificate:
+def certify(totals: np.ndarray, n: int, repeats: int, alpha: float, delta: float = DELTA, ordered: bool = True
+            ) -> Certificate:
     """Certify the grid's cells at `alpha` with confidence 1 - `delta` (see the module docstring).
 
     `totals[h, a]` is the sum over questions and repeats of the 0/1 loss (an integer: the question's loss
     times `repeats`), for n questions.
     """
-    p = pvalues(totals, n, repeats, alpha)
-    return Certificate(alpha, delta, n, repeats, p, fixed_sequence(p, delta / totals.shape[0]))
+    p = families(pvalues(totals, n, repeats, alpha), ordered)
+    certified = fixed_sequence(p, delta / p.shape[0]).reshape(totals.shape)
+    return Certificate(alpha, delta, n, repeats, p.reshape(totals.shape), certified, ordered=ordered)
 
 
 def upper_bound(total: int, n: int, repeats: int, delta: float = DELTA) -> float:
@@ -102,16 +122,19 @@ def upper_bound(total: int, n: int, repeats: int, delta: float = DELTA) -> float
     return smallest_passing(lambda alpha: risk_pvalue(total, repeats, n, alpha), delta)
 
 
-def smallest_certifiable(totals: np.ndarray, n: int, repeats: int, delta: float = DELTA) -> tuple[float, int]:
+def smallest_certifiable(totals: np.ndarray, n: int, repeats: int, delta: float = DELTA, ordered: bool = True
+                         ) -> tuple[float, int]:
     """The smallest alpha at which the grid procedure certifies some cell, and the row it does so in.
 
-    A row certifies something exactly when its first test (the highest ANSWER_CUTOFF) rejects, and p-values
-    fall as alpha grows, so this is the least over rows of the alpha at which that first cell rejects.
+    A family certifies something exactly when its first test (a row's highest second-axis value; a cell alone
+    without an order) rejects, and p-values fall as alpha grows, so this is the least over families of the
+    alpha at which that first cell rejects.
     """
-    level = delta / totals.shape[0]
-    per_row = [upper_bound(int(total), n, repeats, level) for total in totals[:, -1]]
-    row = int(np.argmin(per_row))
-    return per_row[row], row
+    first = families(totals, ordered)[:, -1]
+    level = delta / len(first)
+    per_family = [upper_bound(int(total), n, repeats, level) for total in first]
+    found = int(np.argmin(per_family))
+    return per_family[found], found if ordered else found // totals.shape[1]
 
 
 def best_case_alpha(n: int, rows: int, delta: float = DELTA) -> float:
@@ -182,11 +205,13 @@ class Mix:
                      + (1 - self.share) * upper_bounds(zero, self.n_none, level / 2)[0])
 
 
-def certify_mix(mix: Mix, alpha: float, delta: float = DELTA) -> Certificate:
+def certify_mix(mix: Mix, alpha: float, delta: float = DELTA, ordered: bool = True) -> Certificate:
     """Certify the grid's cells at `alpha` for a production mix (see the module docstring)."""
-    rows = mix.answer_totals.shape[0]
-    certified = fixed_sequence(mix.bounds(delta / rows), alpha)  # a cell's test rejects when its bound <= alpha
-    return Certificate(alpha, delta, mix.n_answer + mix.n_none, 1, None, certified, mix.share)
+    shape = mix.answer_totals.shape
+    tests = shape[0] if ordered else mix.answer_totals.size
+    bounds = families(mix.bounds(delta / tests), ordered)  # a cell's test rejects when its bound <= alpha
+    certified = fixed_sequence(bounds, alpha).reshape(shape)
+    return Certificate(alpha, delta, mix.n_answer + mix.n_none, 1, None, certified, mix.share, ordered)
 
 
 def mix_questions_needed(alpha: float, rows: int, delta: float, answer_share_of_sample: float, share: float,

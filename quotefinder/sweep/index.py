@@ -120,8 +120,9 @@ class _Strings:
 def _quote(quote: Quote | None, strings: _Strings) -> list[Any] | None:
     if quote is None:
         return None
-    return [strings(quote.text), strings(quote.title), strings(quote.url), strings(quote.date), quote.score,
+    data = [strings(quote.text), strings(quote.title), strings(quote.url), strings(quote.date), quote.score,
             strings(quote.score_name)]
+    return data + [[strings(text) for text in quote.passages]] if quote.passages else data
 
 
 def _curve_data(curve: Curve, strings: _Strings) -> list[Any]:
@@ -133,9 +134,9 @@ def _curve_data(curve: Curve, strings: _Strings) -> list[Any]:
 def _quote_of(data: list[Any] | None, strings: list[str]) -> Quote | None:
     if data is None:
         return None
-    text, title, url, date, score, name = data
+    text, title, url, date, score, name, *passages = data
     return Quote(strings[text], strings[title], strings[url], strings[date] if date >= 0 else None, score,
-                 strings[name])
+                 strings[name], tuple(strings[n] for n in passages[0]) if passages else ())
 
 
 def _curve_of(data: list[Any], strings: list[str]) -> Curve:

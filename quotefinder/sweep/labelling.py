@@ -82,6 +82,18 @@ def _quotes(judged: Sequence[Sequence[JudgedCurve]], index: int, h: np.ndarray, 
     return list(found.values())
 
 
+def _to_review(question: Question, quotes: Sequence[Quote]) -> list[Quote]:
+    """What a person is asked about: each quote, and an answer of several passages passage by passage (its
+    passages nobody has judged yet, each a text of its own: `Question.judge_passages` reads their verdicts)."""
+    found: dict[str, Quote] = {}
+    for quote in quotes:
+        parts = [Quote(text, quote.title, quote.url, quote.date) for text in quote.passages
+                 if question.expect is None or question.judge(text) is Outcome.UNJUDGED]
+        for part in parts if quote.passages else [quote]:
+            found.setdefault(part.text, part)
+    return list(found.values())
+
+
 def needs_label(judged: Sequence[Sequence[JudgedCurve]], h: np.ndarray, a: np.ndarray, recommended: tuple[int, int],
                 cells: QuotedCells, mixed: bool = False, start: int = 0) -> list[NeedsLabel]:
     """The questions that need a person, most influential first (quoted in the most cells near the
@@ -105,8 +117,8 @@ def needs_label(judged: Sequence[Sequence[JudgedCurve]], h: np.ndarray, a: np.nd
             if mixed and question.expect is None:
                 found.append(NeedsLabel(question, index, True, (), 0, 0))
             continue
-        quotes = [quote for quote in _quotes(judged, index, h, a_kept)
-                  if question.expect is None or question.judge(quote.text) is Outcome.UNJUDGED]
+        quotes = _to_review(question, [quote for quote in _quotes(judged, index, h, a_kept)
+                                       if question.expect is None or question.judge_quote(quote) is Outcome.UNJUDGED])
         if question.expect is None or quotes:
             near = int(mask[rows, columns].sum())
             found.append(NeedsLabel(question, index, question.expect is None, tuple(quotes), count, near))

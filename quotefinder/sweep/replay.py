@@ -368,11 +368,14 @@ class Background:
 
 
 def range_flag(under_test: System, name: str, values: Sequence[float]) -> str:
-    """The `eval.py` option that records `values` of an axis: `--range NAME=LO:HI`, or the older flag that
-    names it (the quote finder's `--has-answer-range LO:HI`)."""
-    span = f"{min(values):g}:{max(values):g}"
-    flag = axis_spec(under_test, name).flag
-    return f"{flag}-range {span}" if flag else f"--range {name}={span}"
+    """The `eval.py` option that records `values` of an axis: `--range NAME=LO:HI` (a categorical axis's values
+    by name: `--range tier=instant,deep`), or the older flag that names it (the quote finder's
+    `--has-answer-range LO:HI`)."""
+    spec = axis_spec(under_test, name)
+    if spec.choices:
+        return f"--range {name}={','.join(spec.shown(v) for v in sorted(set(values)))}"
+    span = f"{spec.shown(min(values))}:{spec.shown(max(values))}"
+    return f"{spec.flag}-range {span}" if spec.flag else f"--range {name}={span}"
 
 
 def replay_run(run_dir: Path, coverage: Coverage, questions_path: Path | None = None,

@@ -18,7 +18,7 @@ from ..errors import InputError
 from ..record.rundir import RunRecord
 from .analysis import FOLDS, Settings, Sweep, analyse
 from .compare import SIGNIFICANCE, Comparison, compare, require_comparable
-from .grid import Axis
+from .grid import Axis, parse_axis
 from .labelling import rejudge, review
 from .replay import Coverage, Replayed, replay_run, run_system
 from .systems import Systems, compare_systems
@@ -31,8 +31,8 @@ class SweepOptions:
     the run's default cutoffs)."""
 
     run: Path
-    has_answer: Axis
-    answer: Axis
+    has_answer: Axis | None  # the first axis's grid; None: its default (`grid_axes`)
+    answer: Axis | None  # the second's
     settings: Settings = Settings()
     questions: Path | None = None
     allow_incomplete: bool = False
@@ -44,12 +44,29 @@ class SweepOptions:
     use_index: bool = True  # read and write the run's replay index (`sweep.index`): the same results, faster
 
 
+DEFAULT_GRID = "0:1:0.05"  # a cutoff's grid when none is given
+
+
+def grid_axes(record: RunRecord, given: tuple[Axis | None, Axis | None]) -> tuple[Axis, Axis]:
+    """Each axis's grid: as given, else its default: `DEFAULT_GRID` for a cutoff, and for an axis of whole numbers
+    or names the values of it the run recorded (its default point's, for a run that lists none)."""
+    found = []
+    for n, (spec, axis) in enumerate(zip(run_system(record)[0].axes, given, strict=True)):
+        if axis is None and spec.kind == "cutoff":
+            axis = parse_axis(DEFAULT_GRID)
+        elif axis is None:
+            values = record.config.covered.get(spec.name) or (record.config.default_point[n],)
+            axis = parse_axis(",".join(spec.shown(v) for v in values), f"the {spec.name} values recorded", spec)
+        found.append(axis)
+    return found[0], found[1]
+
+
 def needed(record: RunRecord, options: SweepOptions, default: tuple[float, float], point: tuple[float, float]
            ) -> Coverage:
     """The values of each recorded axis the sweep needs responses for: the grid's, the default's and the
     checked point's."""
     under_test, _ = run_system(record)
-    axes = (options.has_answer, options.answer)
+    axes = grid_axes(record, (options.has_answer, options.answer))  # (filled by `run_sweep`)
     return {spec.name: tuple(sorted({*axis.values.tolist(), default[n], point[n]}))
             for n, (spec, axis) in enumerate(zip(under_test.axes, axes, strict=True)) if spec.recorded}
 
@@ -58,6 +75,8 @@ def run_sweep(options: SweepOptions, review_quotes: bool = False, ask: Callable[
               say: Callable[[str], None] = print) -> tuple[Sweep, Comparison | None]:
     """Replay, analyse, review (if asked) and compare; see the module docstring."""
     record = RunRecord.require(options.run)
+    h_axis, a_axis = grid_axes(record, (options.has_answer, options.answer))
+    options = dataclasses.replace(options, has_answer=h_axis, answer=a_axis)
     default = record.config.default_point
     point = options.at or default
     coverage = needed(record, options, (float(default[0]), float(default[1])), point)
@@ -68,7 +87,7 @@ def run_sweep(options: SweepOptions, review_quotes: bool = False, ask: Callable[
         raise InputError(f"--folds {folds}: only {len(replayed.questions)} question(s) to divide")
 
     def analysed(judged: Replayed) -> Sweep:
-        return analyse(judged, options.has_answer, options.answer, options.settings)
+        return analyse(judged, h_axis, a_axis, options.settings)
 
     result = analysed(replayed)
     if review_quotes:
@@ -86,7 +105,7 @@ def run_sweep(options: SweepOptions, review_quotes: bool = False, ask: Callable[
         base = replay_run(options.baseline, coverage, replayed.question_set.path, options.allow_incomplete,
                           options.jobs, use_index=options.use_index)
         quick = dataclasses.replace(options.settings, resamples=0, folds=0, max_wrong_rate=None)
-        comparison = compare(result, analyse(base, options.has_answer, options.answer, quick), point,
+        comparison = compare(result, analyse(base, h_axis, a_axis, quick), point,
                              options.significance, options.strict)
     return result, comparison
 
@@ -94,15 +113,18 @@ def run_sweep(options: SweepOptions, review_quotes: bool = False, ask: Callable[
 def run_systems(runs: Sequence[Path], options: SweepOptions, say: Callable[[str], None] = print
                 ) -> tuple[list[Sweep], Systems]:
     """Sweep each run (each its own system or pipeline, on one question set) with the same options, each tuned
-    by its own rule, then compare them on cross-validated scores (`systems.compare_systems`)."""
-    for run in runs:  # every run readable before any is swept
-        RunRecord.require(run)
+    by its own rule, then compare them on cross-validated scores (`systems.compare_systems`). The grid given is
+    the first run's system's: a run of another system is swept over its own default grid (`grid_axes`)."""
+    systems = [RunRecord.require(run).config.system for run in runs]  # every run readable before any is swept
     sweeps: list[Sweep] = []
-    for run in runs:
+    for run, name in zip(runs, systems, strict=True):
         say(f"Sweeping {run} ...")
         # judged with the first run's question file and verdicts (as --baseline is): only the systems differ
         questions = options.questions or (sweeps[0].replayed.question_set.path if sweeps else None)
-        sweeps.append(run_sweep(dataclasses.replace(options, run=run, questions=questions))[0])
+        chosen = dataclasses.replace(options, run=run, questions=questions)
+        if name != systems[0]:
+            chosen = dataclasses.replace(chosen, has_answer=None, answer=None)
+        sweeps.append(run_sweep(chosen)[0])
     folds = options.settings.folds if options.settings.folds not in (None, 0) else FOLDS
     return sweeps, compare_systems(sweeps, [str(run) for run in runs], folds, options.settings.seed,
                                    significance=options.significance)

@@ -56,6 +56,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -88,6 +89,9 @@ class System:
     outcomes: tuple[Outcome, ...]  # (Q,): each question's outcome at the recommended cell, first repeat
     certified_correct: int | None = None  # correct at the certified point, first repeat; None when none is certified
     titles: tuple[str, str] = ("HAS_ANSWER_CUTOFF", "ANSWER_CUTOFF")  # its system's axes, as its reports name them
+    headings: tuple[str, str] = ("has_answer_cutoff", "answer_cutoff")  # ... as its tables name them
+    written: tuple[Any, ...] = ()  # `point` as run.json and decision.json write it (a choice by its name)
+    settings: str = "cutoffs"  # what its points are (`pipelines.System.settings`)
 
     @property
     def cv_score(self) -> float:
@@ -354,7 +358,10 @@ def _system(sweep: Sweep, name: str, pipeline: str, order: np.ndarray, fold_of: 
         point_text=(sweep.h_axis.text(cell[0]), sweep.a_axis.text(cell[1])), certified=decision.certified,
         counts={outcome: recommended.mean(outcome) for outcome in OUTCOMES},
         score=float(sweep.model.per_question(*cell).sum()), cv=cv, fold_cells=tuple(cells), outcomes=tuple(first),
-        certified_correct=correct, titles=(sweep.system.axes[0].title, sweep.system.axes[1].title))
+        certified_correct=correct, titles=(sweep.system.axes[0].title, sweep.system.axes[1].title),
+        headings=(sweep.system.axes[0].heading, sweep.system.axes[1].heading),
+        written=tuple(spec.written(value) for spec, value in zip(sweep.system.axes, decision.point, strict=True)),
+        settings=sweep.system.settings)
 
 
 def compare_systems(sweeps: Sequence[Sweep], names: Sequence[str], folds: int = FOLDS, seed: int = 0, *,

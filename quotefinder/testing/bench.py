@@ -40,8 +40,6 @@ from pathlib import Path
 from .. import __version__
 from ..questions import load_questions
 from ..recipe.contract import ApiRequest
-from ..recipe.decision import Cutoffs
-from ..recipe.pipeline import Coverage
 from ..record.cache import ResponseCache, decode_entry
 from ..record.client import ApiClient, RateLimiter, Received, RetryPolicy
 from ..record.recorder import QuestionRun, Recorder
@@ -261,7 +259,7 @@ class OneAtATime:
 
 async def sequential(questions: Path, run: Path, base_url: str) -> tuple[int, float]:
     """Record `questions` one request at a time; (requests, seconds)."""
-    recorder = Recorder(ResponseCache(run), Coverage((0.0, 1.0), (0.3,)), Cutoffs(), None)
+    recorder = Recorder(ResponseCache(run), {"has_answer": [(0.0, 1.0), 0.3]})
     items = [QuestionRun(q) for q in load_questions(questions).questions]
     async with ApiClient(base_url, "bench", retry=RetryPolicy(retries=8), limiter=RateLimiter(0)) as client:
         started = time.perf_counter()

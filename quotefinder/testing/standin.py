@@ -3,12 +3,12 @@
     python -m quotefinder.testing.standin scenarios/ten.yaml --port 8765
     PERPLEXITY_BASE_URL=http://127.0.0.1:8765 PERPLEXITY_API_KEY=any python eval.py questions/ten.yaml
 
-It serves `POST /search` and `POST /v1/decisions` from a scenario file of invented pages and
-probabilities, checks request bodies the way the real API does (a model other than the pipeline's, an
-unknown field, a choice over more than 255 options: 400; `--pipeline FILE` serves a variant's model),
-wants a bearer key (401 without one, or with another key than `--key`), and marks every response
-with `x-quotefinder-evidence: synthetic`, which is how a recording knows its evidence is synthetic
-whatever host served it.
+It serves `POST /search` and `POST /v1/decisions` (and, for the quote-answer system, `POST /api/answer`:
+see `FakeApi.answer`) from a scenario file of invented pages and probabilities, checks request bodies
+the way the real API does (a model other than the pipeline's, an unknown field, a choice over more
+than 255 options: 400; `--pipeline FILE` serves a variant's model), wants a bearer key (401 without one,
+or with another key than `--key`), and marks every response with `x-quotefinder-evidence: synthetic`,
+which is how a recording knows its evidence is synthetic whatever host served it.
 
 Scenario format (YAML or JSON):
 
@@ -53,6 +53,7 @@ import yaml
 
 from ..errors import InputError
 from ..pipelines.file import load_pipeline_file
+from ..quoteanswer import contract as answering
 from ..recipe import contract, sentences
 from ..recipe.config import RECIPE, QuoteFinderPipeline
 from ..recipe.contract import canonical_json
@@ -60,6 +61,8 @@ from ..recipe.contract import canonical_json
 SYNTHETIC_HEADERS = {"x-quotefinder-evidence": "synthetic"}
 SEARCH_FIELDS = {"query", "max_results", "max_tokens_per_page"}
 DECISIONS_FIELDS = {"model", "state", "questions"}
+ANSWER_FLOOR = 0.45  # the quote-answer stand-in's least passage score worth quoting
+ANSWER_FIELDS = {"query", "q", "tier", "limit", "passages", "format", "domain", "recency", "category"}
 MAX_OPTIONS = 255
 
 
@@ -227,6 +230,8 @@ class FakeApi:
                 payload = self.search(body)
             elif path == contract.DECISIONS_PATH:
                 payload = self.decisions(body)
+            elif path == answering.ANSWER_PATH:
+                payload = self.answer(body)
             else:
                 return 404, {"error": {"message": f"no route {path}"}}
         except (ValueError, BadRequest) as error:
@@ -324,6 +329,68 @@ class FakeApi:
         if found is None:
             found = self._split[id(page)] = frozenset(pipeline.split(page.snippet))
         return found
+
+    def _occurrence(self, body: dict[str, Any]) -> int:
+        """How often this exact request was answered before (counted now)."""
+        with self._lock:
+            seen = hashlib.sha256(canonical_json(body)).digest()
+            occurrence = self._seen.get(seen, 0)
+            self._seen[seen] = occurrence + 1
+        return occurrence
+
+    def answer(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The quote-answer API: the question's pages in search order, as many as the tier reads (instant 3, deep 5,
+        deep_reasoning all; at most `limit`, only `domain`'s when set). Every sentence of a read page is a passage:
+        the page's `choice` sentence scored its `answers`, the others half its `has_answer`, each weighted down by
+        the page's rank (1 / (1 + rank / 4)) and moved by `repeat_jitter` when the request is asked again. Passages
+        scoring below `ANSWER_FLOOR` are never quoted; of the rest, the best `passages`, at most two per page unless
+        nothing else is left, each with its `[n]`; the pages quoted become the sources, numbered in the order the
+        answer first cites them. Nothing to quote: an empty answer with a message."""
+        _require(set(body) <= ANSWER_FIELDS, f"unknown fields: {sorted(set(body) - ANSWER_FIELDS)}")
+        query = body.get("query", body.get("q"))
+        if not isinstance(query, str) or not query.strip():
+            raise BadRequest("query must be non-empty text")
+        _require(len(query) <= answering.MAX_QUERY, f"query is longer than {answering.MAX_QUERY} characters")
+        tier, limit, wanted = body.get("tier", "instant"), body.get("limit", 10), body.get("passages", 5)
+        _require(tier in answering.TIERS, f"unknown tier {tier!r}")
+        for name, value in (("limit", limit), ("passages", wanted)):
+            _require(isinstance(value, int) and not isinstance(value, bool) and value >= 1,
+                     f"{name} must be a whole number >= 1")
+        _require(body.get("format", "json") == "json", "this stand-in answers format json only")
+        domain = body.get("domain")
+        pages = [page for page in self.scenario.questions.get(query, [])
+                 if domain is None or httpx.URL(page.url).host.endswith(str(domain))]
+        pages = pages[: min(limit, answering.MAX_LIMIT, {"instant": 3, "deep": 5}.get(tier, len(pages)))]
+        occurrence = self._occurrence(body)
+        scored = []
+        for rank, page in enumerate(pages):
+            split = sentences.split(page.snippet)
+            chosen = (page.choice - 1 if isinstance(page.choice, int)
+                      else next((n for n, text in enumerate(split) if page.choice in text), 0))
+            for n, text in enumerate(split):
+                base = page.answers if n == chosen else page.has_answer / 2
+                moved = base / (1 + rank / 4) + self._again(query + page.url, n, occurrence)
+                scored.append((round(moved, 6), rank, n, text))
+        usable = sorted((item for item in scored if item[0] >= ANSWER_FLOOR),
+                        key=lambda item: (-item[0], item[1], item[2]))
+        picked: list[tuple[float, int, int, str]] = []
+        for item in usable:  # at most two per page, then the cap lifts if the answer is still short
+            if len(picked) < min(wanted, answering.MAX_PASSAGES) and sum(1 for p in picked if p[1] == item[1]) < 2:
+                picked.append(item)
+        for item in usable:
+            if len(picked) < min(wanted, answering.MAX_PASSAGES) and item not in picked:
+                picked.append(item)
+        numbers: dict[int, int] = {}
+        for _, rank, _, _ in picked:
+            numbers.setdefault(rank, len(numbers) + 1)
+        sources = [{"n": n, "title": pages[rank].title, "url": pages[rank].url} for rank, n in numbers.items()]
+        answer = "\n\n".join(f"{text} [{numbers[rank]}]" for _, rank, _, text in picked)
+        return {"id": self.next_id(), "answer": answer, "sources": sources,
+                "passages": [{"source": numbers[rank], "text": text} for _, rank, _, text in picked],
+                "considered": len(scored), "pages_read": [page.url for page in pages],
+                "usage": {"answers": 1, "search_requests": 1, "pages_read": len(pages)},
+                "message": "" if picked else "Nothing read answers this question: widen the filters or use a "
+                "deeper tier."}
 
     def decisions(self, body: dict[str, Any]) -> dict[str, Any]:
         _check_decisions(body, self.pipeline.model)

@@ -43,8 +43,6 @@ from unittest import mock
 from ..errors import CorruptEntry
 from ..questions import load_questions
 from ..recipe.contract import ApiRequest
-from ..recipe.decision import Cutoffs
-from ..recipe.pipeline import Coverage
 from ..record.cache import FileStore, decode_entry
 from ..record.client import ApiClient, RateLimiter, Received, RetryPolicy
 from ..record.recorder import QuestionRun, Recorder
@@ -87,7 +85,7 @@ async def record(store: ResponseStore, questions: Path, base_url: str,
                  on_start: Callable[[], None] = lambda: None) -> tuple[Recorder, list[QuestionRun], float]:
     """Record `questions` into `store` as eval.py does (pass 1 from the store alone, pass 2 the missing ones
     through the stand-in); the recorder, the items and the wall seconds."""
-    recorder = Recorder(store, Coverage((0.0, 1.0), (0.3,)), Cutoffs(), None)
+    recorder = Recorder(store, {"has_answer": [(0.0, 1.0), 0.3]})
     started = time.perf_counter()
     items = [recorder.replay(QuestionRun(q)) for q in load_questions(questions).questions]
     pending = [item for item in items if item.missing is not None]
@@ -325,7 +323,7 @@ class Watching:
 
 def question_keys(store: ResponseStore, questions: Path, first: int, count: int) -> set[str]:
     watching = Watching(store)
-    recorder = Recorder(watching, Coverage((0.0, 1.0), (0.3,)), Cutoffs(), None)
+    recorder = Recorder(watching, {"has_answer": [(0.0, 1.0), 0.3]})
     for question in load_questions(questions).questions[first : first + count]:
         recorder.replay(QuestionRun(question))
     return watching.seen

@@ -19,7 +19,17 @@ from pathlib import Path
 
 import pytest
 
-from conftest import KEY, ROOT, TEN_QUESTIONS, TEN_SCENARIO, env_for, expected_requests, record, write_questions
+from conftest import (
+    KEY,
+    ROOT,
+    TEN_QUESTIONS,
+    TEN_SCENARIO,
+    env_for,
+    expected_requests,
+    record,
+    run_files,
+    write_questions,
+)
 from hostile import ODD_KEY, key_forms
 from quotefinder.evalcmd import main
 from quotefinder.recipe import contract
@@ -460,3 +470,25 @@ def test_a_response_nested_too_deeply_to_save_is_an_error_of_its_question(tmp_pa
     assert list(errors) == [bones["id"]] and "/search" in errors[bones["id"]] and "nested" in errors[bones["id"]]
     assert "Traceback" not in capsys.readouterr().err
     saved(run_dir)  # every entry that was saved is whole and valid
+
+
+def test_a_quote_answer_server_echoing_its_key_gets_nothing_saved_and_never_shows_it(tmp_path, standin_for,
+                                                                                    capsys) -> None:
+    def echo(path: str, body: dict) -> Reply:
+        return Reply(200, json.dumps({"answer": "", "sources": [], "passages": [], "considered": 0, "pages_read": 0,
+                                      "usage": {"answers": 1}, "message": f"bad key {ODD_KEY}"}).encode())
+
+    server = standin_for(TEN_SCENARIO, fault=echo)
+    run_dir = tmp_path / "run"
+    pipeline = tmp_path / "qa.yaml"
+    pipeline.write_text("system: quote-answer\n", encoding="utf-8")
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), "--pipeline", str(pipeline), *FAST_RETRIES],
+                env={"QUOTEANSWER_API_KEY": ODD_KEY, "QUOTEANSWER_BASE_URL": server.base_url}) == 2
+    captured = capsys.readouterr()
+    err = captured.out + captured.err
+    said = json.loads((run_dir / "run.json").read_text())["errors"][0]["error"]
+    assert "echoes the API key it was sent with (QUOTEANSWER_API_KEY" in said and "check QUOTEANSWER_BASE_URL" in said
+    assert "echoes the API key" in err
+    assert not (run_dir / "responses").exists() or not any((run_dir / "responses").rglob("*.json"))
+    files = b"".join(run_files(run_dir).values()).decode("utf-8", "replace")
+    assert not any(form in err or form in files for form in key_forms(ODD_KEY))

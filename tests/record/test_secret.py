@@ -12,8 +12,6 @@ from conftest import TEN_SCENARIO
 from hostile import ODD_KEY, key_forms
 from quotefinder.errors import ApiError
 from quotefinder.questions import Question
-from quotefinder.recipe.decision import Cutoffs
-from quotefinder.recipe.pipeline import Coverage
 from quotefinder.record.cache import ResponseCache
 from quotefinder.record.client import Received
 from quotefinder.record.recorder import QuestionRun, Recorder
@@ -76,7 +74,7 @@ def test_a_value_the_contract_check_quotes_is_blanked_in_the_question_error(tmp_
                 payload["answers"]["best"]["choice"] = ODD_KEY
             return Received(payload, status, "id", 0.1, "2026-01-01T00:00:00.000000Z", "synthetic")
 
-    recorder = Recorder(ResponseCache(tmp_path), Coverage(), Cutoffs(), None)
+    recorder = Recorder(ResponseCache(tmp_path), {"has_answer": [(0.0, 1.0)]})
     item = QuestionRun(Question("bones", "How many bones are in the adult human body?", "answer"))
     asyncio.run(recorder.record([item], Echoing(), 1, secret=Secret(ODD_KEY)))
     assert item.error is not None and "not one of the numbered sentences" in item.error and MASK in item.error

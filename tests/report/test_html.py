@@ -21,7 +21,18 @@ from typing import Any
 
 import pytest
 
-from conftest import ROOT, copy_run, decided, items_of, page, record, write_questions, write_scenario
+from conftest import (
+    ROOT,
+    TEN_SCENARIO,
+    copy_run,
+    decided,
+    items_of,
+    page,
+    record,
+    record_quote_answer,
+    write_questions,
+    write_scenario,
+)
 from quotefinder.report import wording
 from quotefinder.sweep import guarantee
 from quotefinder.sweep.analysis import LOSSY, Settings, Sweep
@@ -402,5 +413,29 @@ def test_without_a_certified_cell_the_page_says_so_and_draws_no_region(browser, 
         assert legend.endswith(f"(none: {why})")
         assert page_.locator("#risk-coverage line.alpha[data-alpha]").count() == (0 if not options else 1)
         assert opened.console == [] and opened.requests == []
+    finally:
+        opened.close()
+
+
+def test_a_quote_answer_page_counts_its_configurations_as_grid_csv(browser, tmp_path: Path, standin_for) -> None:
+    """Another system's page: whole-number and named axes, every configuration's counts from its curves as in
+    grid.csv, the axes named in the legend, and nothing fetched or thrown."""
+    shutil.copytree(ROOT / "questions", tmp_path / "questions")
+    server = standin_for(TEN_SCENARIO)
+    run = tmp_path / "runs" / "qa"
+    assert beside_the_browser(record_quote_answer, run, tmp_path / "questions" / "ten.yaml", server,
+                              "--range", "passages=1:3", "--range", "tier=instant,deep,deep_reasoning") == 0
+    assert beside_the_browser(main, [str(run), "--out", str(tmp_path / "report")]) == 0
+    opened = Opened(browser, tmp_path / "report" / "index.html")
+    try:
+        assert opened.requests == [] and opened.console == [] and opened.dialogs == []
+        assert_the_page_counts_as_grid_csv(opened, tmp_path / "report" / "grid.csv", 10)
+        assert opened.page.evaluate("window.quotefinderReport.geometry.columns") == 3
+        legend = opened.page.inner_text("body")
+        assert "Rows: passages, rising upwards; columns: tier, rising to the right." in legend
+        assert "the default (5, instant)" in legend
+        x, y = opened.cell_centre("correct", 0, 2)
+        opened.page.mouse.click(x, y)
+        assert opened.page.inner_text("#cell-title") == "passages 1, tier deep_reasoning"
     finally:
         opened.close()

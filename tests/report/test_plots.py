@@ -78,7 +78,7 @@ def test_the_risk_coverage_figure_is_drawn_from_the_recommended_rows_numbers(tmp
     job = _planned(result, tmp_path, "risk-coverage.png")
     assert job.kind == "risk_coverage"
     frame, path, title, mark, drawn_alpha, words = job.args
-    assert frame["answer_cutoff"].tolist() == result.a_axis.values.tolist()
+    assert frame["value"].tolist() == result.a_axis.values.tolist()
     assert frame["coverage"].to_numpy() == pytest.approx(coverage, abs=1e-12)
     assert frame["observed"].to_numpy() == pytest.approx(observed, abs=1e-12)
     assert frame["bound"].to_numpy() == pytest.approx(bound, abs=1e-9)

@@ -1,0 +1,109 @@
+"""The quote-answer system's pipeline as data: what every request sends, the default configuration first.
+
+    system: quote-answer
+    name: quote-answer        # shown in every report; names the default run directory
+    tier: instant             # instant, deep or deep_reasoning: the default tier (an axis)
+    passages: 5               # 1 to 12: how many quotes the answer carries by default (an axis)
+    limit: 10                 # 1 to 50: how many ranked results it may quote from
+    domain: null              # optional: only pages from this domain
+    recency: null             # optional: day, week, month or year
+    category: null            # optional: general, news, science, images, videos or it
+
+`domain`, `recency` and `category` are sent only when set. `tier` and `passages` are the axes' defaults: a
+recording covers the configurations `--range passages=...` and `--range tier=...` name, the default always.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from ..recipe.config import Fail, check_section, check_value, in_file, in_run
+from ..recipe.contract import ApiRequest, canonical_json
+from . import contract
+
+SYSTEM = "quote-answer"
+
+
+@dataclass(frozen=True)
+class QuoteAnswerPipeline:
+    """Every value a quote-answer request sends; frozen and hashable, the API's defaults by default."""
+
+    name: str = SYSTEM
+    tier: str = "instant"
+    passages: int = 5
+    limit: int = 10
+    domain: str | None = None
+    recency: str | None = None
+    category: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {"name": self.name, "tier": self.tier, "passages": self.passages, "limit": self.limit,
+                "domain": self.domain, "recency": self.recency, "category": self.category}
+
+    @cached_property
+    def digest(self) -> str:
+        """SHA-256 of the system's name and what is sent (not `name`), as the quote finder's pipeline digests."""
+        values = {k: v for k, v in self.as_json().items() if k != "name"}
+        return hashlib.sha256(f"{SYSTEM}\n".encode() + canonical_json(values)).hexdigest()
+
+    @property
+    def is_recipe(self) -> bool:
+        """Never: the recipe is the quote finder's, and a run of this system has a directory of its own."""
+        return False
+
+    def request(self, question: str, passages: int, tier: str, repeat: int = 0) -> ApiRequest:
+        """The request for one configuration; `ContractError` for a question longer than the API takes."""
+        return contract.answer_request(question, tier, self.limit, passages, repeat, domain=self.domain,
+                                       recency=self.recency, category=self.category)
+
+    @classmethod
+    def parse(cls, data: Mapping[Any, Any], path: Path | str, lines: Mapping[tuple[str, ...], int] | None = None,
+              also: tuple[str, ...] = ()) -> QuoteAnswerPipeline:
+        """A pipeline from a pipeline file's mapping, every key optional; `InputError` naming the file and line."""
+        return _build(data, in_file(path, lines), strict=False, also=also)
+
+    @classmethod
+    def from_json(cls, data: Any) -> QuoteAnswerPipeline:
+        """run.json's recorded copy (`as_json()`), read strictly: every key present, every value checked."""
+        return _build(data, in_run, strict=True)
+
+
+DEFAULT = QuoteAnswerPipeline()
+
+SCHEMA: dict[str, Any] = {"name": "name", "tier": "tier", "passages": "passages", "limit": "limit",
+                          "domain": "domain", "recency": "recency", "category": "category"}
+_CHOICES = {"tier": contract.TIERS, "recency": contract.RECENCIES, "category": contract.CATEGORIES}
+_CEILINGS = {"passages": contract.MAX_PASSAGES, "limit": contract.MAX_LIMIT}
+
+
+def _value(kind: str, value: Any, keys: tuple[str, ...], fail: Fail) -> Any:
+    if kind == "name":
+        return check_value(kind, value, keys, fail)
+    if value is None and kind in ("domain", "recency", "category"):
+        return None  # not set: not sent
+    if kind in _CEILINGS:
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= _CEILINGS[kind]:
+            raise fail(keys, f"`{kind}` is {value!r}, not a whole number from 1 to {_CEILINGS[kind]}")
+        return value
+    if kind in _CHOICES:
+        if value not in _CHOICES[kind]:
+            raise fail(keys, f"`{kind}` is {value!r}, not one of {', '.join(_CHOICES[kind])}")
+        return value
+    text = check_value("text", value, keys, fail)  # domain
+    if any(c.isspace() for c in text) or "/" in text:
+        raise fail(keys, f"`domain` is {value!r}, not a domain name such as example.org")
+    return text
+
+
+def _build(data: Any, fail: Fail, strict: bool, also: tuple[str, ...] = ()) -> QuoteAnswerPipeline:
+    found: dict[tuple[str, ...], Any] = {}
+    check_section(data, SCHEMA, (), fail, strict, also, found, _value)
+    return dataclasses.replace(DEFAULT, **{keys[0]: value for keys, value in found.items()})
+
+

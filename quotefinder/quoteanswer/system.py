@@ -1,0 +1,143 @@
+"""The quote-answer API as a system under test (`pipelines.System`, `system: quote-answer`).
+
+It has no probability to cut on: its operating points are configurations, one request per question and
+configuration, on two axes: `passages` (how many quotes the answer carries, 1 to 12) and `tier` (how deep the
+search behind it goes: instant, deep, deep_reasoning; a categorical axis, held in the plane as its positions
+0, 1, 2). The decision at a configuration is its response's: an empty answer, or one with no passages, is the
+no-answer line; otherwise the answer is quoted, and judged on its passages (correct when one of them is).
+
+The curve is a table of configurations: segment k of `passages` is the whole number k + 1 (edges halfway
+between whole numbers), piece j of `tier` is the tier at position j; a configuration the recording did not
+cover is `MISSING`. Neither axis can only take quotes away (fewer passages can still answer, a deeper tier can
+find nothing), so a guarantee over several configurations cannot rely on an order along either.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..pipelines import MISSING, ApiSpec, AxisSpec, Curve, Piece, Quote, Steps
+from ..recipe.contract import ApiRequest
+from . import contract
+from .config import DEFAULT, SYSTEM, QuoteAnswerPipeline
+from .contract import Answer
+
+PASSAGES = AxisSpec("passages", "passages", DEFAULT.passages, "quotes the answer carries, 1 to 12",
+                    whole=(1, contract.MAX_PASSAGES))
+TIER = AxisSpec("tier", "tier", float(contract.TIERS.index(DEFAULT.tier)),
+                f"search depth: {', '.join(contract.TIERS)}", choices=contract.TIERS)
+API = ApiSpec("the quote-answer API", "QUOTEANSWER_BASE_URL", "QUOTEANSWER_API_KEY", "")
+
+Configuration = tuple[int, int]  # (passages, the tier's position)
+
+
+@dataclass
+class Trace:
+    """Every configuration's answer for one question and repeat."""
+
+    question: str
+    repeat: int
+    answers: dict[Configuration, Answer] = field(default_factory=dict)
+    requests: int = 0
+    input_tokens: int = 0  # the API reports answer units, not tokens
+    result_count: int = 0
+
+    @property
+    def units(self) -> int:
+        return sum(answer.units for answer in self.answers.values())
+
+
+def _values(items: Sequence[Any], spec: AxisSpec) -> list[int]:
+    """The whole values an axis's coverage holds: (lo, hi) spans every whole value between, points themselves."""
+    lo, hi = spec.whole if spec.whole is not None else (0, len(spec.choices) - 1)
+    found: set[int] = set()
+    for item in items:
+        if isinstance(item, tuple):
+            found.update(range(max(lo, math.ceil(item[0])), min(hi, math.floor(item[1])) + 1))
+        elif float(item).is_integer() and lo <= item <= hi:
+            found.add(int(item))
+    return sorted(found)
+
+
+def configurations(config: QuoteAnswerPipeline, coverage: Mapping[str, Sequence[Any]]) -> list[Configuration]:
+    """The configurations a coverage asks for, each axis's default when it names none of its values."""
+    passages = _values(coverage.get(PASSAGES.name, ()), PASSAGES) or [config.passages]
+    tiers = _values(coverage.get(TIER.name, ()), TIER) or [contract.TIERS.index(config.tier)]
+    return [(p, t) for p in passages for t in tiers]
+
+
+def quote_of(answer: Answer) -> Quote | None:
+    """The answer as a quote (its passages judged), or None for the no-answer line."""
+    if not answer.text.strip() or not answer.passages:
+        return None
+    first = answer.source(answer.passages[0][0])
+    return Quote(answer.text, first.title, first.url, None, passages=tuple(text for _, text in answer.passages))
+
+
+def _position(value: float, count: int, first: int = 0) -> int:
+    """The whole value a point of the plane falls on (halfway between two counts to the lower one), clamped."""
+    return min(max(math.ceil(value - 0.5), first), first + count - 1)
+
+
+class QuoteAnswer:
+    """The quote-answer API (`system: quote-answer`)."""
+
+    name = SYSTEM
+    axes = (PASSAGES, TIER)
+    default = DEFAULT
+    pipeline_type = QuoteAnswerPipeline
+    quote_score = ""
+    apis: tuple[ApiSpec, ...] = (API,)
+    settings = "settings"  # a configuration: passages and tier
+
+    def default_point(self, config: QuoteAnswerPipeline) -> tuple[float, float]:
+        return float(config.passages), float(contract.TIERS.index(config.tier))
+
+    def steps(self, question: str, config: Any, coverage: Mapping[str, Sequence[Any]], repeat: int = 0) -> Steps:
+        config = config or DEFAULT
+        chosen = configurations(config, coverage)
+        requests = [config.request(question, p, contract.TIERS[t], repeat) for p, t in chosen]
+        responses = yield requests
+        trace = Trace(question, repeat, requests=len(requests))
+        for configuration, data in zip(chosen, responses, strict=True):
+            trace.answers[configuration] = contract.read_answer(data)
+        shown = trace.answers.get((config.passages, contract.TIERS.index(config.tier)))  # the default configuration
+        trace.result_count = len(shown.sources) if shown is not None else 0
+        return trace
+
+    def check(self, request: ApiRequest, data: Any) -> None:
+        contract.read_answer(data)
+
+    def input_tokens(self, request: ApiRequest, data: Any) -> int:
+        return 0
+
+    def bound(self, config: Any, batch: Sequence[ApiRequest], missing: int, first: bool) -> int:
+        """At most how many requests remain from a batch that lacks `missing` responses: those."""
+        return missing
+
+    def expected(self, config: Any, coverage: Mapping[str, Sequence[Any]]) -> tuple[float, float, str]:
+        """One request per configuration and no input tokens (the API reports answer units), and why."""
+        count = len(configurations(config or DEFAULT, coverage))
+        return count, 0.0, f"one answer request per configuration ({count} per question; one answer unit each)"
+
+    def decide(self, trace: Trace, x: float, y: float) -> Piece:
+        configuration = (_position(x, PASSAGES.whole[1], 1) if PASSAGES.whole else 0,
+                         _position(y, len(contract.TIERS)))
+        answer = trace.answers.get(configuration)
+        return MISSING if answer is None else Piece(quote_of(answer))
+
+    def curve(self, trace: Trace) -> Curve:
+        count = contract.MAX_PASSAGES
+        edges = tuple(k + 0.5 for k in range(1, count))
+        bounds = tuple(float(j) + 0.5 for j in range(len(contract.TIERS) - 1))
+        pieces = tuple(tuple(MISSING if (answer := trace.answers.get((p, t))) is None else Piece(quote_of(answer))
+                             for t in range(len(contract.TIERS))) for p in range(1, count + 1))
+        return Curve(edges, (bounds,) * count, pieces)
+
+
+QUOTE_ANSWER = QuoteAnswer()
+
+

@@ -1,0 +1,260 @@
+"""The quote-answer system recorded through the same cache as the quote finder: its request body, what is read
+from its responses (and refused, uncached), its pipeline file and run.json, faults, a resume, and the key. All
+against the stand-in over loopback."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import KEY, TEN_QUESTIONS, TEN_SCENARIO, run_files, write_questions
+from quotefinder.errors import ContractError
+from quotefinder.evalcmd import main
+from quotefinder.pipelines.file import default_file, parse_pipeline_text
+from quotefinder.questions import load_questions
+from quotefinder.quoteanswer import contract
+from quotefinder.quoteanswer.config import DEFAULT, QuoteAnswerPipeline
+from quotefinder.record.cache import decode_entry
+from quotefinder.record.rundir import RunRecord
+from quotefinder.testing.standin import FakeApi, Faults, Reply, load_scenario
+
+FAST = ["--rate", "0", "--retries", "20", "--backoff", "0.01"]
+QUESTIONS = len(load_questions(TEN_QUESTIONS).questions)
+
+
+def pipeline_file(tmp_path: Path, text: str = "") -> Path:
+    path = tmp_path / "quote-answer.yaml"
+    path.write_text("system: quote-answer\n" + text, encoding="utf-8")
+    return path
+
+
+def env_for(server, key: str = KEY) -> dict[str, str]:
+    return {"QUOTEANSWER_API_KEY": key, "QUOTEANSWER_BASE_URL": server.base_url}
+
+
+def entries(run_dir: Path) -> list[dict]:
+    return [decode_entry(p.read_bytes(), p) for p in sorted((run_dir / "responses").rglob("*.json"))]
+
+
+def test_the_request_body_is_the_api_contract_and_optional_fields_are_sent_only_when_set() -> None:
+    request = DEFAULT.request("How deep is the Mariana Trench?", 3, "deep", repeat=1)
+    assert request.path == "/api/answer" and request.repeat == 1
+    assert request.body == {"query": "How deep is the Mariana Trench?", "tier": "deep", "limit": 10, "passages": 3,
+                            "format": "json"}
+    narrowed = QuoteAnswerPipeline(domain="example.org", recency="week", category="science", limit=20)
+    assert narrowed.request("q", 5, "instant").body == {"query": "q", "tier": "instant", "limit": 20, "passages": 5,
+                                                        "format": "json", "domain": "example.org",
+                                                        "recency": "week", "category": "science"}
+
+
+def test_a_question_longer_than_the_api_takes_is_an_error_never_cut_short() -> None:
+    assert DEFAULT.request("x" * 512, 5, "instant").body["query"] == "x" * 512
+    with pytest.raises(ContractError, match="513 characters long; the quote-answer API takes at most 512"):
+        DEFAULT.request("x" * 513, 5, "instant")
+
+
+def good_response() -> dict:
+    return {"answer": "It is 10,984 m deep [1]\n\nThe Challenger Deep [2] is its floor [1]",
+            "sources": [{"n": 1, "title": "Trench", "url": "https://a.example"},
+                        {"n": 2, "title": "Deep", "url": "https://b.example"}],
+            "passages": [{"source": 1, "text": "It is 10,984 m deep"}, {"source": 2, "text": "The Challenger Deep"},
+                         {"source": 1, "text": "is its floor"}],
+            "considered": 14, "pages_read": ["https://a.example"], "usage": {"answers": 1}, "message": ""}
+
+
+@pytest.mark.parametrize(("edit", "problem"), [
+    (lambda r: r["passages"].append({"source": 3, "text": "x"}), "passage 4 quotes source 3, which `sources` does"),
+    (lambda r: r.update(answer=r["answer"] + " [7]"), r"cites \[7\], which resolves to no source"),
+    (lambda r: r["sources"].append({"n": 1, "title": "t", "url": "u"}), "source 3 has `n` 1"),
+    (lambda r: r.pop("considered"), "has no `considered`"),
+    (lambda r: r["usage"].update(answers=-1), "not a count"),
+    (lambda r: r.update(answer=None), "`answer` that is not text"),
+    (lambda r: r["passages"][0].update(text=3), "passage 1 has a `text` that is not text"),
+    (lambda r: r.update(pages_read="many"), "`pages_read` in the answer response is 'many', not a count"),
+    (lambda r: r["passages"].append({"source": 1, "text": "not quoted"}), "passage 4 is not in the answer"),
+    (lambda r: r["passages"].reverse(), "passage 2 is not in the answer"),  # out of order
+    (lambda r: r["passages"][1].update(text=""), "passage 2 is empty"),
+])
+def test_a_response_that_breaks_what_is_read_is_refused(edit, problem) -> None:
+    response = good_response()
+    contract.read_answer(response)  # as sent, it holds together
+    edit(response)
+    with pytest.raises(ContractError, match=problem):
+        contract.read_answer(response)
+
+
+def test_a_marker_outside_the_passages_must_resolve_even_when_a_passage_holds_its_digits() -> None:
+    response = {"answer": "It is 9 [9]", "sources": [{"n": 1, "title": "t", "url": "https://a.example"}],
+                "passages": [{"source": 1, "text": "9"}], "considered": 1, "pages_read": 1, "usage": {"answers": 1}}
+    with pytest.raises(ContractError, match=r"cites \[9\], which resolves to no source"):
+        contract.read_answer(response)  # the passage is the first 9, not the one inside the marker
+    response["answer"] = "The answer [9]"
+    with pytest.raises(ContractError, match="passage 1 is not in the answer"):
+        contract.read_answer(response)  # a 9 only inside a marker is no quote of it
+
+
+def test_a_bracketed_number_inside_a_quoted_passage_is_page_text_not_a_marker() -> None:
+    response = good_response()
+    response["passages"][0]["text"] = "It is 10,984 m deep[12]"
+    response["answer"] = response["answer"].replace("It is 10,984 m deep", "It is 10,984 m deep[12]")
+    assert contract.read_answer(response).passages[0] == (1, "It is 10,984 m deep[12]")
+
+
+def test_the_pipeline_file_names_its_system_and_every_error_its_line(tmp_path) -> None:
+    system, pipeline = parse_pipeline_text(default_file("quote-answer"), tmp_path / "qa.yaml")
+    assert (system, pipeline) == ("quote-answer", DEFAULT)
+    system, pipeline = parse_pipeline_text("system: quote-answer\ntier: deep\npassages: 8\n", tmp_path / "deep.yaml")
+    assert pipeline == QuoteAnswerPipeline(name="deep", tier="deep", passages=8)  # a variant is named by its file
+    for text, message in [("tier: fast\n", "line 2: `tier` is 'fast', not one of instant, deep, deep_reasoning"),
+                          ("passages: 13\n", "line 2: `passages` is 13, not a whole number from 1 to 12"),
+                          ("pasages: 3\n", "line 2: unknown key `pasages` (did you mean `passages`?)"),
+                          ("domain: a b\n", "line 2: `domain` is 'a b', not a domain name")]:
+        with pytest.raises(Exception, match=re.escape(message)):
+            parse_pipeline_text("system: quote-answer\n" + text, tmp_path / "bad.yaml")
+
+
+def test_the_stand_in_serves_answers_that_hold_the_contract() -> None:
+    api = FakeApi(load_scenario(TEN_SCENARIO))
+    for question in load_questions(TEN_QUESTIONS).questions:
+        for tier in contract.TIERS:
+            for passages in (1, 5, 12):
+                status, payload = api.respond("/api/answer", json.dumps(DEFAULT.request(
+                    question.question, passages, tier).body).encode(), KEY)
+                assert status == 200
+                answer = contract.read_answer(payload)
+                assert len(answer.passages) <= passages and (bool(answer.text) == bool(answer.passages))
+    status, payload = api.respond("/api/answer", b'{"query": "q", "tier": "fast"}', KEY)
+    assert status == 400 and "unknown tier" in payload["error"]["message"]
+
+
+def test_record_every_configuration_then_replay_it_from_the_cache_alone(tmp_path, standin_for, capsys) -> None:
+    server = standin_for(TEN_SCENARIO)
+    run_dir = tmp_path / "run"
+    argv = [str(TEN_QUESTIONS), "--run", str(run_dir), "--pipeline", str(pipeline_file(tmp_path)),
+            "--range", "passages=1:3", "--range", "tier=instant,deep", *FAST]
+    assert main(argv, env=env_for(server)) == 0
+    configurations = 4 * 2  # passages 1, 2, 3 and the default 5, each at both tiers: the grid they span
+    assert server.count("/api/answer") == QUESTIONS * configurations == len(entries(run_dir))
+    record = RunRecord.require(run_dir)
+    assert record.config.system == "quote-answer" and record.synthetic and record.complete
+    data = json.loads((run_dir / "run.json").read_text())["config"]
+    assert data["ranges"] == {"passages": [1, 2, 3, 5], "tier": ["instant", "deep"]}  # the default 5 too
+    assert "has_answer_cutoff" not in data and data["pipeline"]["tier"] == "instant"
+    out = capsys.readouterr().out
+    assert "At passages 5, tier instant (synthetic):" in out
+    before = run_files(run_dir)
+    sent = server.count("/api/answer")
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), "--offline"], env={}) == 0  # its own pipeline, offline
+    assert server.count("/api/answer") == sent and run_files(run_dir) == before
+
+
+def test_faults_are_retried_and_a_stopped_recording_resumes_without_paying_twice(tmp_path, standin_for) -> None:
+    """Server errors and dropped connections are retried; a recording stopped by --max-requests resumes, without
+    --pipeline or --range, from what run.json says it was recording, and no answer the API delivered is asked for
+    again (the stand-in counts every 200 it sent; a fault never reaches that point)."""
+    server = standin_for(TEN_SCENARIO, faults=Faults(server_errors=0.15, drops=0.1, seed=3))
+    run_dir = tmp_path / "run"
+    first = [str(TEN_QUESTIONS), "--run", str(run_dir), "--pipeline", str(pipeline_file(tmp_path)),
+             "--range", "passages=2,4", "--max-requests", "7", *FAST]
+    assert main(first, env=env_for(server)) == 2
+    record = RunRecord.require(run_dir)
+    assert not record.complete and record.config.covered == {"passages": (2.0, 4.0, 5.0), "tier": (0.0,)}
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), *FAST], env=env_for(server)) == 0  # resumed as it was
+    assert RunRecord.require(run_dir).complete
+    assert len(entries(run_dir)) == server.count("/api/answer") == QUESTIONS * 3  # passages 2, 4, 5: each once
+    assert {"server_errors", "drops"} <= set(server.injected)
+
+
+def test_a_run_is_extended_with_its_own_system_without_a_pipeline_file(tmp_path, standin_for, capsys) -> None:
+    server = standin_for(TEN_SCENARIO)
+    run_dir = tmp_path / "run"
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), "--pipeline", str(pipeline_file(tmp_path)), *FAST],
+                env=env_for(server)) == 0
+    assert main(["--run", str(run_dir), "--help"]) == 0
+    assert "the axes of the quote-answer system" in capsys.readouterr().out
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), "--range", "tier=deep", *FAST], env=env_for(server)) == 0
+    assert server.count("/api/answer") == QUESTIONS * 2  # the default, then the deep tier added
+    assert RunRecord.require(run_dir).config.covered["tier"] == (0.0, 1.0)
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), "--range", "tier=fast"], env=env_for(server)) == 2
+    assert "tier takes instant, deep, deep_reasoning" in capsys.readouterr().err
+
+
+
+def test_a_response_that_breaks_the_contract_is_an_error_of_its_question_and_never_cached(
+        tmp_path, standin_for, capsys) -> None:
+    broken = json.dumps({"answer": "x [4]", "sources": [], "passages": [], "considered": 0, "pages_read": 0,
+                         "usage": {"answers": 1}}).encode()
+
+    def fault(path: str, body: dict) -> Reply | None:
+        return Reply(200, broken) if body.get("query", "").startswith("How deep") else None
+
+    server = standin_for(TEN_SCENARIO, fault=fault)
+    run_dir = tmp_path / "run"
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), "--pipeline", str(pipeline_file(tmp_path)), *FAST],
+                env=env_for(server)) == 2
+    assert len(entries(run_dir)) == QUESTIONS - 1
+    assert "cites [4], which resolves to no source" in json.dumps(json.loads((run_dir / "run.json").read_text()))
+    assert "not run" in capsys.readouterr().out
+
+
+def test_the_key_is_its_own_variable_and_never_reaches_a_file(tmp_path, standin_for, capsys) -> None:
+    server = standin_for(TEN_SCENARIO)
+    run_dir = tmp_path / "run"
+    argv = [str(TEN_QUESTIONS), "--run", str(run_dir), "--pipeline", str(pipeline_file(tmp_path)), *FAST]
+    assert main(argv, env={"PERPLEXITY_API_KEY": KEY, "QUOTEANSWER_BASE_URL": server.base_url}) == 2
+    assert "QUOTEANSWER_API_KEY is not set" in capsys.readouterr().err and server.count("/api/answer") == 0
+    assert main(argv, env={"QUOTEANSWER_API_KEY": KEY}) == 2
+    assert "QUOTEANSWER_BASE_URL is not set" in capsys.readouterr().err
+    assert main(argv, env={"QUOTEANSWER_API_KEY": KEY, "QUOTEANSWER_BASE_URL": "http://example.org"}) == 2
+    assert "QUOTEANSWER_BASE_URL 'http://example.org' is plain http" in capsys.readouterr().err
+    assert main(argv, env=env_for(server)) == 0
+    assert all(KEY.encode() not in data for data in run_files(run_dir).values())
+    captured = capsys.readouterr()
+    assert KEY not in captured.out + captured.err
+
+
+def test_a_long_question_is_an_error_of_that_question_alone(tmp_path, standin_for) -> None:
+    questions = write_questions(tmp_path / "q.yaml", f"""\
+        questions:
+          - id: long
+            question: "{'why ' * 130}?"
+            expect: no-answer
+          - id: short
+            question: How deep is the Mariana Trench?
+            expect: answer
+            accept: ["10,9\\\\d\\\\d"]
+        """)
+    server = standin_for(TEN_SCENARIO)
+    run_dir = tmp_path / "run"
+    assert main([str(questions), "--run", str(run_dir), "--pipeline", str(pipeline_file(tmp_path)), *FAST],
+                env=env_for(server)) == 2
+    record = RunRecord.require(run_dir)
+    assert [e.id for e in record.errors] == ["long"] and "takes at most 512" in record.errors[0].error
+    assert server.count("/api/answer") == 1
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (lambda c: c["ranges"].update(colour=["red"]), "quote-answer has no axis 'colour'; its axes are: passages, tier"),
+    (lambda c: c["ranges"].update(tier=["fast"]), "`config.ranges.tier`: 'fast' is not one of instant, deep"),
+    (lambda c: c["ranges"].update(passages=[13]), "`config.ranges.passages`: 13 is not a whole number from 1 to 12"),
+    (lambda c: c["ranges"].update(passages=4), "`config.ranges.passages` is 4, not a list of the values recorded"),
+    (lambda c: c["pipeline"].update(tier="deep"), "`config.pipeline_digest` is .* run.json was edited"),
+    (lambda c: c["pipeline"].pop("limit"), "`config.pipeline`: the pipeline has no `limit`"),
+    (lambda c: c.pop("pipeline"), "`config.pipeline` is missing"),
+])
+def test_a_quote_answer_run_json_that_does_not_hold_together_is_refused(tmp_path, standin_for, edit,
+                                                                       message: str) -> None:
+    from quotefinder.errors import RunDirError
+
+    server = standin_for(TEN_SCENARIO)
+    run_dir = tmp_path / "run"
+    assert main([str(TEN_QUESTIONS), "--run", str(run_dir), "--pipeline", str(pipeline_file(tmp_path)), *FAST],
+                env=env_for(server)) == 0
+    data = json.loads((run_dir / "run.json").read_text())
+    edit(data["config"])
+    (run_dir / "run.json").write_text(json.dumps(data))
+    with pytest.raises(RunDirError, match=message):
+        RunRecord.require(run_dir)
