@@ -163,6 +163,8 @@ def recording_range(args: argparse.Namespace, parser: argparse.ArgumentParser, s
             parser.error(f"--range {name}=... is given twice; give each axis once")
         try:
             spans[name] = cli.cutoff_range(text) if axes[name].kind == "cutoff" else axes[name].listed(text)
+            if axes[name].kind == "cutoff" and name != "has_answer":  # another system's cutoff: one span
+                spans[name] = (spans[name],)
         except (argparse.ArgumentTypeError, ValueError) as error:
             parser.error(f"--range {name}={text}: {error}")
     if args.has_answer_range is not None:

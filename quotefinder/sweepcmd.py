@@ -231,9 +231,9 @@ def build_parser(argv: Sequence[str] = (), named: tuple[System, str] | None = No
 
 def _resolve_grid(args: argparse.Namespace, under_test: System) -> str:
     """Fill `args.has_answer` and `args.answer` (the grid's rows and columns) from --grid NAME=... and the older
-    flags (the quote finder's), a cutoff's default grid where neither is given (None for another axis: the values
-    the run recorded, `session.grid_axes`); why not ('') when an axis is unknown, given twice, or given values it
-    does not take."""
+    flags (the quote finder's), the quote finder's default grid where neither is given (None for another
+    system's: what the run recorded, `session.grid_axes`); why not ('') when an axis is unknown, given twice, or
+    given values it does not take."""
     axes: list[Axis | None] = [args.has_answer, args.answer]
     given = [spec.flag or f"--grid {spec.name}=..." for spec in under_test.axes]
     for flag, axis in (("--has-answer", args.has_answer), ("--answer", args.answer)):
@@ -253,8 +253,8 @@ def _resolve_grid(args: argparse.Namespace, under_test: System) -> str:
         except InputError as error:
             return str(error)
         given[index] = f"--grid {name}=..."
-    args.has_answer, args.answer = (axis if axis is not None or spec.kind != "cutoff" else cli.axis(DEFAULT_GRID)
-                                    for axis, spec in zip(axes, under_test.axes, strict=True))
+    own = under_test.name != DEFAULT_SYSTEM  # another system's defaults are what its run recorded
+    args.has_answer, args.answer = (axis if axis is not None or own else cli.axis(DEFAULT_GRID) for axis in axes)
     return ""
 
 

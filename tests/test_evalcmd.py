@@ -484,7 +484,7 @@ def test_help_lists_the_axes_of_the_system_and_the_pipeline_option(tmp_path, cap
 
 @pytest.mark.parametrize(("text", "message"), [
     ("system: rag-reader\n", "x.yaml, line 1: unknown system `rag-reader`; the systems are: quote-finder, "
-                              "quote-answer"),
+                              "quote-answer, one-shot"),
     ("name: x\nmodle: m\n", "x.yaml, line 2: unknown key `modle` (did you mean `model`?)"),
 ])
 def test_a_bad_pipeline_file_exits_2_naming_its_line_even_with_help(tmp_path, text, message, capsys) -> None:

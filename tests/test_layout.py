@@ -15,7 +15,8 @@ PACKAGE = ROOT / "quotefinder"
 LAYERS = [
     ("shared", {"quotefinder", "quotefinder.errors", "quotefinder.textsafe", "quotefinder.storage",
                 "quotefinder.questions"}),
-    ("recipe", {"quotefinder.recipe", "quotefinder.pipelines", "quotefinder.quoteanswer"}),  # the systems
+    ("recipe", {"quotefinder.recipe", "quotefinder.pipelines", "quotefinder.quoteanswer",  # the systems
+                "quotefinder.oneshot"}),
     ("record", {"quotefinder.record"}),
     ("sweep", {"quotefinder.sweep"}),
     ("report", {"quotefinder.report"}),

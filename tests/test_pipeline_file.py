@@ -46,7 +46,8 @@ def test_show_prints_every_key_and_loads_back_as_exactly_the_recipe(tmp_path: Pa
 
 def test_show_refuses_an_unknown_system_and_explains_itself(capsys) -> None:
     assert main(["show", "rag-reader"]) == 2
-    assert "unknown system `rag-reader`; the systems are: quote-finder, quote-answer" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "unknown system `rag-reader`; the systems are: quote-finder, quote-answer, one-shot" in err
     assert main(["show", "--help"]) == 0
     out = capsys.readouterr().out
     assert "--pipeline" in out and "runs/<questions>-<name>" in out
@@ -80,7 +81,7 @@ def test_a_partial_file_keeps_the_recipes_values_for_the_rest(tmp_path: Path) ->
                                    "`max_results`?)"),
     ("sytem: quote-finder\n", "x.yaml, line 1: unknown key `sytem` (did you mean `system`?)"),
     ("system: rag-reader\n", "x.yaml, line 1: unknown system `rag-reader`; the systems are: quote-finder, "
-                              "quote-answer"),
+                              "quote-answer, one-shot"),
     ("system: [1]\n", "x.yaml, line 1: unknown system `[1]`"),
     ("name: x\nsearch: {max_results: 30}\n", "x.yaml, line 2: `search.max_results` is 30, not a whole number"),
     ("compare:\n  instructions: Is it right?\n", "x.yaml, line 2: `compare.instructions` must contain `{n}`"),

@@ -139,6 +139,7 @@ class Quote:
     score: float | None = None
     score_name: str = ""
     passages: tuple[str, ...] = ()  # a quote made of several verbatim passages: judged correct when one is
+    broken: str = ""  # why the quote is wrong whatever it says (the one-shot answer citing a source not kept)
 
     @property
     def source(self) -> str:
@@ -266,10 +267,11 @@ class System(Protocol):
 
 
 def _registry() -> dict[str, System]:
-    from ..quoteanswer.system import QUOTE_ANSWER  # the plugins import this module: looked up when asked for
+    from ..oneshot.system import ONE_SHOT  # the plugins import this module: looked up when asked for
+    from ..quoteanswer.system import QUOTE_ANSWER
     from ..recipe.system import QUOTE_FINDER
 
-    return {QUOTE_FINDER.name: QUOTE_FINDER, QUOTE_ANSWER.name: QUOTE_ANSWER}
+    return {QUOTE_FINDER.name: QUOTE_FINDER, QUOTE_ANSWER.name: QUOTE_ANSWER, ONE_SHOT.name: ONE_SHOT}
 
 
 def known_systems() -> tuple[str, ...]:

@@ -145,6 +145,22 @@ _QUOTE_ANSWER_COMMENTS: dict[tuple[str, ...], str] = {
     ("recency",): "day, week, month or year (null: not sent)",
     ("category",): "general, news, science, images, videos or it (null: not sent)",
 }
+_ONE_SHOT_COMMENTS: dict[tuple[str, ...], str] = {
+    ("name",): _COMMENTS[("name",)],
+    ("model",): "the Decisions API model that ranks the hits",
+    ("search",): "the Search API request: the question is the one query",
+    ("search", "hits_per_query"): "hits per search, 1 to 20",
+    ("search", "max_tokens_per_page"): "tokens of page text per hit (its snippet is what is read)",
+    ("rank",): "one request for every hit with a snippet: one yes/no question per hit, its relevance",
+    ("rank", "instructions"): "{n} becomes the hit's number",
+    ("rank", "criteria"): "what yes (true) and no (false) mean",
+    ("summarize",): "one chat completion per kept set (POST /chat/completions)",
+    ("summarize", "model"): "the chat model",
+    ("summarize", "instructions"): "the system message; the instruction to treat page text as data is always added",
+    ("min_relevance",): "the default lowest relevance kept, 0 to 1 (an axis: eval.py --range min_relevance=...)",
+    ("max_sources",): "the default number of kept hits summarized, 1 to 20 (an axis: eval.py --range max_sources=...)",
+}
+COMMENTS = {SYSTEM: _COMMENTS, "quote-answer": _QUOTE_ANSWER_COMMENTS, "one-shot": _ONE_SHOT_COMMENTS}
 
 
 def _scalar(value: Any) -> str:
@@ -179,5 +195,5 @@ def default_file(system: str = SYSTEM) -> str:
            "# out keeps the value below. Record with it: python eval.py QUESTIONS --pipeline THIS_FILE",
            f"# the system under test; the systems are: {', '.join(KNOWN_SYSTEMS)}",
            f"system: {system}"]
-    _write(pipeline.as_json(), (), out, _COMMENTS if system == SYSTEM else _QUOTE_ANSWER_COMMENTS)
+    _write(pipeline.as_json(), (), out, COMMENTS[system])
     return "\n".join(out) + "\n"

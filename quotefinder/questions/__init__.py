@@ -113,7 +113,10 @@ class Question:
 
     def judge_quote(self, quote: Any) -> Outcome:
         """The outcome of a `pipelines.Quote` (None: the no-answer line): one of several passages
-        (`Quote.passages`) is judged on them (`judge_passages`), any other on its text (`judge`)."""
+        (`Quote.passages`) is judged on them (`judge_passages`), any other on its text (`judge`); a broken one
+        (`Quote.broken`: it cites a source it was not given) is wrong on any labelled question."""
+        if quote is not None and quote.broken and self.expect is not None:
+            return Outcome.WRONG
         if quote is not None and quote.passages:
             return self.judge_passages(quote.text, quote.passages)
         return self.judge(quote.text if quote is not None else None)

@@ -16,23 +16,21 @@ recording covers the configurations `--range passages=...` and `--range tier=...
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cached_property
-from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from ..recipe.config import Fail, check_section, check_value, in_file, in_run
-from ..recipe.contract import ApiRequest, canonical_json
+from ..recipe.config import Fail, OwnPipeline, check_section, check_value
+from ..recipe.contract import ApiRequest
 from . import contract
 
 SYSTEM = "quote-answer"
 
 
 @dataclass(frozen=True)
-class QuoteAnswerPipeline:
+class QuoteAnswerPipeline(OwnPipeline):
     """Every value a quote-answer request sends; frozen and hashable, the API's defaults by default."""
+
+    system: ClassVar[str] = SYSTEM
 
     name: str = SYSTEM
     tier: str = "instant"
@@ -46,32 +44,14 @@ class QuoteAnswerPipeline:
         return {"name": self.name, "tier": self.tier, "passages": self.passages, "limit": self.limit,
                 "domain": self.domain, "recency": self.recency, "category": self.category}
 
-    @cached_property
-    def digest(self) -> str:
-        """SHA-256 of the system's name and what is sent (not `name`), as the quote finder's pipeline digests."""
-        values = {k: v for k, v in self.as_json().items() if k != "name"}
-        return hashlib.sha256(f"{SYSTEM}\n".encode() + canonical_json(values)).hexdigest()
-
-    @property
-    def is_recipe(self) -> bool:
-        """Never: the recipe is the quote finder's, and a run of this system has a directory of its own."""
-        return False
-
     def request(self, question: str, passages: int, tier: str, repeat: int = 0) -> ApiRequest:
         """The request for one configuration; `ContractError` for a question longer than the API takes."""
         return contract.answer_request(question, tier, self.limit, passages, repeat, domain=self.domain,
                                        recency=self.recency, category=self.category)
 
     @classmethod
-    def parse(cls, data: Mapping[Any, Any], path: Path | str, lines: Mapping[tuple[str, ...], int] | None = None,
-              also: tuple[str, ...] = ()) -> QuoteAnswerPipeline:
-        """A pipeline from a pipeline file's mapping, every key optional; `InputError` naming the file and line."""
-        return _build(data, in_file(path, lines), strict=False, also=also)
-
-    @classmethod
-    def from_json(cls, data: Any) -> QuoteAnswerPipeline:
-        """run.json's recorded copy (`as_json()`), read strictly: every key present, every value checked."""
-        return _build(data, in_run, strict=True)
+    def build(cls, data: Any, fail: Fail, strict: bool, also: tuple[str, ...] = ()) -> QuoteAnswerPipeline:
+        return _build(data, fail, strict, also)
 
 
 DEFAULT = QuoteAnswerPipeline()

@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ..errors import InputError
 from ..textsafe import is_unicode
@@ -95,10 +95,9 @@ class QuoteFinderPipeline:
 
     @cached_property
     def digest(self) -> str:
-        """SHA-256 (hex) of the system's name, a line break, and the canonical JSON of `as_json()` without
-        `name`: what the pipeline sends, so a renamed copy has the same digest and any other value changes it."""
-        values = {k: v for k, v in self.as_json().items() if k != "name"}
-        return hashlib.sha256(f"{SYSTEM}\n".encode() + contract.canonical_json(values)).hexdigest()
+        """`digest_of` the quote finder and `as_json()`: what the pipeline sends, so a renamed copy has the same
+        digest and any other value changes it."""
+        return digest_of(SYSTEM, self.as_json())
 
     @property
     def is_recipe(self) -> bool:
@@ -161,6 +160,7 @@ RECIPE = QuoteFinderPipeline()
 
 # Each section's keys, in file order: a nested dict is a section, a string the kind of its value.
 _CRITERIA = {"true": "text", "false": "text"}
+CRITERIA_SCHEMA = _CRITERIA  # a yes/no question's criteria in a schema: both texts always required
 SCHEMA: dict[str, Any] = {
     "name": "name",
     "model": "text",
@@ -246,6 +246,48 @@ def in_file(path: Path | str, lines: Mapping[tuple[str, ...], int] | None) -> Fa
 def in_run(keys: tuple[str, ...], problem: str) -> InputError:
     """How a problem of run.json's recorded pipeline is said (the caller names the file)."""
     return InputError(f"`config.pipeline`: {problem}")
+
+
+def digest_of(system: str, values: Mapping[str, Any]) -> str:
+    """A pipeline's digest: SHA-256 of its system's name, a line break, and the canonical JSON of its values
+    without `name` (what it sends: a renamed copy has the same digest, any other value changes it)."""
+    sent = {k: v for k, v in values.items() if k != "name"}
+    return hashlib.sha256(f"{system}\n".encode() + contract.canonical_json(sent)).hexdigest()
+
+
+class OwnPipeline:
+    """What the pipeline of a system other than the quote finder shares (a frozen dataclass that defines
+    `system`, `as_json` and `build(data, fail, strict, also)`): its digest, that it is never the recipe, and
+    reading it from a pipeline file (`parse`) or from run.json (`from_json`)."""
+
+    system: ClassVar[str]
+
+    def as_json(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    @cached_property
+    def digest(self) -> str:
+        return digest_of(self.system, self.as_json())
+
+    @property
+    def is_recipe(self) -> bool:
+        """Never: the recipe is the quote finder's, and a run of this system has a directory of its own."""
+        return False
+
+    @classmethod
+    def build(cls, data: Any, fail: Fail, strict: bool, also: tuple[str, ...] = ()) -> Any:
+        raise NotImplementedError
+
+    @classmethod
+    def parse(cls, data: Mapping[Any, Any], path: Path | str, lines: Mapping[tuple[str, ...], int] | None = None,
+              also: tuple[str, ...] = ()) -> Any:
+        """A pipeline from a pipeline file's mapping, every key optional; `InputError` naming the file and line."""
+        return cls.build(data, in_file(path, lines), strict=False, also=also)
+
+    @classmethod
+    def from_json(cls, data: Any) -> Any:
+        """run.json's recorded copy (`as_json()`), read strictly: every key present, every value checked."""
+        return cls.build(data, in_run, strict=True)
 
 
 Value = Callable[[str, Any, tuple[str, ...], Fail], Any]  # (kind, value, its path, fail) -> the value checked

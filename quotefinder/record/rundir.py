@@ -34,7 +34,7 @@ import math
 import os
 import re
 import reprlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -84,14 +84,15 @@ class RunConfig:
     repeats: int = 1
     system: str = SYSTEM
     pipeline: Any = RECIPE  # the system's pipeline (`QuoteFinderPipeline` for the quote finder)
-    ranges: tuple[tuple[str, tuple[float, ...]], ...] = ()  # another system's: each recorded axis's values asked for
+    ranges: tuple[tuple[str, tuple[Any, ...]], ...] = ()  # another system's: each recorded axis's values asked for
+    # (a cutoff's also as (lo, hi) spans)
 
     @property
     def is_quote_finder(self) -> bool:
         return self.system == SYSTEM
 
     @property
-    def covered(self) -> dict[str, tuple[float, ...]]:
+    def covered(self) -> dict[str, tuple[Any, ...]]:
         """Each recorded axis's values the recordings asked for (not the quote finder's: `has_answer_range`): held
         for every question when the run is `complete`; a rerun asks for them again, so a run only grows."""
         return dict(self.ranges)
@@ -128,7 +129,7 @@ class RunConfig:
         if not self.is_quote_finder:  # a system of its own: none of the quote finder's keys
             under_test = system_named(self.system)
             config: dict[str, Any] = {"base_url_host": self.base_url_host,
-                      "ranges": {name: [axis_spec(under_test, name).written(v) for v in values]
+                      "ranges": {name: [_written(axis_spec(under_test, name), value) for value in values]
                                  for name, values in self.ranges}}
             if self.repeats != 1:
                 config["repeats"] = self.repeats
@@ -481,7 +482,8 @@ def _other_config(config: dict[str, Any]) -> RunConfig:
         if not isinstance(values, list) or not spec.recorded:
             raise _Bad(f"`config.ranges.{axis}` is {_shown(values)}, not a list of the values recorded")
         try:
-            ranges.append((axis, tuple(sorted({spec.read(value) for value in values}))))
+            ranges.append((axis, covered_items([_span(spec, value) if isinstance(value, list) else spec.read(value)
+                                                for value in values])))
         except ValueError as error:
             raise _Bad(f"`config.ranges.{axis}`: {error}") from None
     return RunConfig(base_url_host=_get(config, "base_url_host", "text", "", "config."),
@@ -537,6 +539,28 @@ def _recorded(config: dict[str, Any], kind: Any) -> Any:
         raise _Bad(f"`config.pipeline_digest` is {_shown(digest)}, but the recorded pipeline's digest is "
                    f"{pipeline.digest!r}: run.json was edited")
     return pipeline
+
+
+def covered_items(values: Iterable[Any]) -> tuple[Any, ...]:
+    """An axis's recorded values, each once, in a stable order: the points ascending, then any (lo, hi) spans."""
+    unique = set(values)
+    points = sorted(float(v) for v in unique if not isinstance(v, tuple))
+    return (*points, *sorted(v for v in unique if isinstance(v, tuple)))
+
+
+def _written(spec: Any, value: Any) -> Any:
+    """A recorded value as run.json holds it: a span [lo, hi], or the axis's own writing of a point."""
+    return list(value) if isinstance(value, tuple) else spec.written(value)
+
+
+def _span(spec: Any, value: list[Any]) -> tuple[float, float]:
+    """A recorded span of a cutoff axis, [lo, hi]; `ValueError` otherwise."""
+    if spec.kind != "cutoff" or len(value) != 2:
+        raise ValueError(f"{value!r} is not a value of {spec.name}")
+    lo, hi = spec.read(value[0]), spec.read(value[1])
+    if lo > hi:
+        raise ValueError(f"{value!r} is not a span [LO, HI] with LO <= HI")
+    return lo, hi
 
 
 def recorded_system(run_dir: Path | str) -> str | None:

@@ -35,7 +35,7 @@ from ..storage import remove_temporaries
 from ..textsafe import terminal
 from .client import ApiClient, RateLimiter, RequestBudget, RetryPolicy, TransientError, check_base_url
 from .recorder import QuestionRun, Recorder
-from .rundir import QuestionsFile, RunConfig, RunRecord, locked
+from .rundir import QuestionsFile, RunConfig, RunRecord, covered_items, locked
 from .secret import Secret, key_problem
 from .store import open_store
 
@@ -56,7 +56,8 @@ class RecordOptions:
     max_requests: int | None = None  # stop, as an interrupt would, after sending this many (retries included)
     pipeline: Any = None  # None: the run's own recorded pipeline, or the recipe's (new run)
     system: str = SYSTEM  # the system `pipeline` belongs to
-    ranges: Mapping[str, tuple[float, ...]] = field(default_factory=dict)  # another system's axes: values to record
+    ranges: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)  # another system's axes: values (and a
+    # cutoff's (lo, hi) span) to record
 
 
 @dataclass(frozen=True)
@@ -75,14 +76,14 @@ def _now() -> str:
 
 
 def recording_coverage(under_test: System, options: RecordOptions, default: tuple[float, float],
-                       previous: RunRecord | None) -> dict[str, list[Any]]:
+                       previous: RunRecord | None) -> dict[str, tuple[Any, ...]]:
     """What a recording covers on each recorded axis: the quote finder's HAS_ANSWER_CUTOFF range and default, or
     another system's values given (`options.ranges`), those the run was recording before (so that a rerun
     resumes them, and a run only ever grows) and its default."""
     if under_test.name == SYSTEM:
-        return {"has_answer": [options.has_answer_range, default[0]]}
+        return {"has_answer": (options.has_answer_range, default[0])}
     held = previous.config.covered if previous is not None else {}
-    return {spec.name: sorted({*options.ranges.get(spec.name, ()), *held.get(spec.name, ()), default[n]})
+    return {spec.name: covered_items([*options.ranges.get(spec.name, ()), *held.get(spec.name, ()), default[n]])
             for n, spec in enumerate(under_test.axes) if spec.recorded}
 
 
@@ -293,8 +294,7 @@ class Recording:
             return RunConfig(base_url_host=host, has_answer_cutoff=has_answer, answer_cutoff=answer,
                              has_answer_range=before.joined_range(self.options.has_answer_range, complete),
                              repeats=repeats, system=SYSTEM, pipeline=self.pipeline)
-        covered = tuple((name, tuple(float(v) for v in values))
-                        for name, values in sorted(self.recorder.coverage.items()))
+        covered = tuple((name, tuple(values)) for name, values in sorted(self.recorder.coverage.items()))
         return RunConfig(base_url_host=host, repeats=repeats, system=self.system.name, pipeline=self.pipeline,
                          ranges=covered)
 

@@ -120,9 +120,11 @@ class _Strings:
 def _quote(quote: Quote | None, strings: _Strings) -> list[Any] | None:
     if quote is None:
         return None
-    data = [strings(quote.text), strings(quote.title), strings(quote.url), strings(quote.date), quote.score,
-            strings(quote.score_name)]
-    return data + [[strings(text) for text in quote.passages]] if quote.passages else data
+    data: list[Any] = [strings(quote.text), strings(quote.title), strings(quote.url), strings(quote.date),
+                       quote.score, strings(quote.score_name)]
+    if quote.passages or quote.broken:  # (the quote finder's quotes have neither: their index stays as it was)
+        data += [[strings(text) for text in quote.passages], strings(quote.broken)]
+    return data
 
 
 def _curve_data(curve: Curve, strings: _Strings) -> list[Any]:
@@ -134,9 +136,10 @@ def _curve_data(curve: Curve, strings: _Strings) -> list[Any]:
 def _quote_of(data: list[Any] | None, strings: list[str]) -> Quote | None:
     if data is None:
         return None
-    text, title, url, date, score, name, *passages = data
+    text, title, url, date, score, name, *more = data
+    passages, broken = more if more else ([], -1)
     return Quote(strings[text], strings[title], strings[url], strings[date] if date >= 0 else None, score,
-                 strings[name], tuple(strings[n] for n in passages[0]) if passages else ())
+                 strings[name], tuple(strings[n] for n in passages), strings[broken] if broken >= 0 else "")
 
 
 def _curve_of(data: list[Any], strings: list[str]) -> Curve:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 
 from ..errors import InputError
@@ -53,12 +54,30 @@ def grid_axes(record: RunRecord, given: tuple[Axis | None, Axis | None]) -> tupl
     found = []
     for n, (spec, axis) in enumerate(zip(run_system(record)[0].axes, given, strict=True)):
         if axis is None and spec.kind == "cutoff":
-            axis = parse_axis(DEFAULT_GRID)
+            axis = parse_axis(DEFAULT_GRID) if record.config.is_quote_finder else recorded_cutoffs(record, n)
         elif axis is None:
             values = record.config.covered.get(spec.name) or (record.config.default_point[n],)
             axis = parse_axis(",".join(spec.shown(v) for v in values), f"the {spec.name} values recorded", spec)
         found.append(axis)
     return found[0], found[1]
+
+
+def recorded_cutoffs(record: RunRecord, n: int) -> Axis:
+    """The default grid of another system's cutoff axis: `DEFAULT_GRID`'s values inside the spans the run
+    recorded (their ends included), and the single values it recorded (its default point's, for a run that
+    lists none)."""
+    spec = run_system(record)[0].axes[n]
+    items = record.config.covered.get(spec.name) or (record.config.default_point[n],)
+    step = parse_axis(DEFAULT_GRID).decimals
+    values: set[Decimal] = set()
+    for item in items:
+        if isinstance(item, tuple):
+            lo, hi = (Decimal(repr(v)) for v in item)
+            values.update({lo, hi, *(d for d in step if lo <= d <= hi)})
+        else:
+            values.add(Decimal(repr(float(item))))
+    decimals = tuple(sorted(values))
+    return Axis(",".join(format(d.normalize(), "f") for d in decimals), decimals)
 
 
 def needed(record: RunRecord, options: SweepOptions, default: tuple[float, float], point: tuple[float, float]

@@ -3,12 +3,13 @@
     python -m quotefinder.testing.standin scenarios/ten.yaml --port 8765
     PERPLEXITY_BASE_URL=http://127.0.0.1:8765 PERPLEXITY_API_KEY=any python eval.py questions/ten.yaml
 
-It serves `POST /search` and `POST /v1/decisions` (and, for the quote-answer system, `POST /api/answer`:
-see `FakeApi.answer`) from a scenario file of invented pages and probabilities, checks request bodies
-the way the real API does (a model other than the pipeline's, an unknown field, a choice over more
-than 255 options: 400; `--pipeline FILE` serves a variant's model), wants a bearer key (401 without one,
-or with another key than `--key`), and marks every response with `x-quotefinder-evidence: synthetic`,
-which is how a recording knows its evidence is synthetic whatever host served it.
+It serves `POST /search` and `POST /v1/decisions` (and, for the other systems, `POST /api/answer`, see
+`FakeApi.answer`, and `POST /chat/completions`, see `FakeApi.summarize`) from a scenario file of invented
+pages and probabilities, checks request bodies the way the real API does (a model other than the pipeline's,
+an unknown field, a choice over more than 255 options: 400; `--pipeline FILE` serves a variant's model),
+wants a bearer key (401 without one, or with another key than `--key`), and marks every response with
+`x-quotefinder-evidence: synthetic`, which is how a recording knows its evidence is synthetic whatever host
+served it.
 
 Scenario format (YAML or JSON):
 
@@ -39,6 +40,7 @@ import argparse
 import hashlib
 import json
 import random
+import re
 import sys
 import threading
 import time
@@ -52,6 +54,7 @@ import httpx
 import yaml
 
 from ..errors import InputError
+from ..oneshot import contract as summarizing
 from ..pipelines.file import load_pipeline_file
 from ..quoteanswer import contract as answering
 from ..recipe import contract, sentences
@@ -62,6 +65,8 @@ SYNTHETIC_HEADERS = {"x-quotefinder-evidence": "synthetic"}
 SEARCH_FIELDS = {"query", "max_results", "max_tokens_per_page"}
 DECISIONS_FIELDS = {"model", "state", "questions"}
 ANSWER_FLOOR = 0.45  # the quote-answer stand-in's least passage score worth quoting
+CHAT_FIELDS = {"model", "messages", "temperature", "max_tokens"}
+SOURCE_TAG = re.compile(r'<source n="(\d+)" url="([^"]*)">')
 ANSWER_FIELDS = {"query", "q", "tier", "limit", "passages", "format", "domain", "recency", "category"}
 MAX_OPTIONS = 255
 
@@ -232,6 +237,8 @@ class FakeApi:
                 payload = self.decisions(body)
             elif path == answering.ANSWER_PATH:
                 payload = self.answer(body)
+            elif path == summarizing.CHAT_PATH:
+                payload = self.summarize(body)
             else:
                 return 404, {"error": {"message": f"no route {path}"}}
         except (ValueError, BadRequest) as error:
@@ -392,6 +399,49 @@ class FakeApi:
                 "message": "" if picked else "Nothing read answers this question: widen the filters or use a "
                 "deeper tier."}
 
+    def relevance(self, state: dict[str, Any], names: list[str], occurrence: int = 0) -> dict[str, Any]:
+        """Each hit's relevance (`relevant_n`): its page's has_answer, moved by `repeat_jitter` when asked again;
+        a hit the scenario does not know gets a made-up one."""
+        question, hits = str(state.get("question")), state["hits"]
+        answers = {}
+        for name in names:
+            hit = hits.get(name.removeprefix("relevant_"), {})
+            page = self._page(question, str(hit.get("url")))
+            base = page.has_answer if page is not None else _unit(question, hit.get("url"), "relevance")
+            answers[name] = {"noul": min(1.0, max(0.0, round(base + self._again(question, name, occurrence), 6)))}
+        return answers
+
+    def summarize(self, body: dict[str, Any]) -> dict[str, Any]:
+        """An OpenAI-compatible chat completion for the one-shot pipeline: among the numbered sources in the last
+        message (`<source n=".." url="..">`), the one whose page has the highest `answers` is quoted, its `choice`
+        sentence with its [n], when that is at least 0.5; otherwise exactly NO_ANSWER."""
+        _require(set(body) <= CHAT_FIELDS, f"unknown fields: {sorted(set(body) - CHAT_FIELDS)}")
+        _require(isinstance(body.get("model"), str) and bool(body["model"]), "model must be non-empty text")
+        messages = body.get("messages")
+        if not isinstance(messages, list) or not messages or not all(
+                isinstance(m, dict) and isinstance(m.get("content"), str) for m in messages):
+            raise BadRequest("messages must be a non-empty list of {role, content}")
+        text = messages[-1]["content"]
+        question = text.partition("\n")[0].removeprefix("Question: ")
+        best: tuple[float, int, Page] | None = None
+        for n, url in SOURCE_TAG.findall(text):
+            page = self._page(question, url)
+            if page is not None and (best is None or page.answers > best[0]):
+                best = (page.answers, int(n), page)
+        if best is None or best[0] < 0.5:
+            content = summarizing.NO_ANSWER
+        else:
+            split = sentences.split(best[2].snippet) or [best[2].snippet]
+            choice = best[2].choice
+            chosen = (split[choice - 1] if isinstance(choice, int) and 1 <= choice <= len(split)
+                      else next((t for t in split if isinstance(choice, str) and choice in t), split[0]))
+            content = f"{chosen} [{best[1]}]"
+        tokens = sum(len(m["content"]) for m in messages) // 4
+        return {"id": self.next_id(), "object": "chat.completion", "model": body["model"],
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                             "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": tokens, "completion_tokens": len(content) // 4}}
+
     def decisions(self, body: dict[str, Any]) -> dict[str, Any]:
         _check_decisions(body, self.pipeline.model)
         questions, state = body["questions"], body["state"]
@@ -402,6 +452,8 @@ class FakeApi:
             self._seen[seen] = occurrence + 1
         if "best" in questions and questions["best"]["type"] == "choice":
             answers = self.rank(state, questions["best"]["criteria"], occurrence)
+        elif isinstance(state.get("hits"), dict):  # the one-shot pipeline's ranking: one relevance per hit
+            answers = self.relevance(state, list(questions), occurrence)
         else:
             answers = self.compare(state, list(questions), body, occurrence)
         tokens = len(canonical_json(body).decode()) // 4

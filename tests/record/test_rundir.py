@@ -220,7 +220,7 @@ def test_an_outdated_run_json_is_rewritten_with_the_pipeline_even_when_nothing_e
 
 @pytest.mark.parametrize(("edit", "message"), [
     (lambda c: c.update(system="rag-reader"), r"`config.system` is 'rag-reader', not a system this version knows "
-                                              r"\(the systems are: quote-finder, quote-answer\)"),
+                                              r"\(the systems are: quote-finder, quote-answer, one-shot\)"),
     (lambda c: c["pipeline"].update(model="other"), r"`config.pipeline_digest` is .* run.json was edited"),
     (lambda c: c.update(pipeline_digest="0" * 64), r"run.json was edited"),
     (lambda c: c.pop("pipeline_digest"), r"`config.pipeline_digest` is None"),

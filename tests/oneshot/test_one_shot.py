@@ -1,0 +1,247 @@
+"""The one-shot web answering pipeline as a system: its requests word for word, its curve against its own
+decision, recording through the cache (faults, a resume), the grid held to a slow replay of the raw responses,
+citations that resolve to no kept source, and all three systems compared on one question set."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from conftest import KEY, ROOT, TEN_QUESTIONS, TEN_SCENARIO, env_for, record, record_quote_answer
+from quotefinder.errors import ContractError
+from quotefinder.evalcmd import main as eval_main
+from quotefinder.oneshot import contract
+from quotefinder.oneshot.config import DEFAULT
+from quotefinder.oneshot.system import ONE_SHOT, Trace
+from quotefinder.questions import load_questions
+from quotefinder.recipe.contract import DECISIONS_PATH, SEARCH_PATH, ApiRequest, Result
+from quotefinder.record.cache import ResponseCache
+from quotefinder.record.rundir import RunRecord
+from quotefinder.sweepcmd import main
+from quotefinder.testing.standin import Faults, Reply
+
+FAST = ["--rate", "0", "--retries", "20", "--backoff", "0.01"]
+QUESTIONS = len(load_questions(TEN_QUESTIONS).questions)
+
+
+def pipeline_file(where: Path) -> Path:
+    path = where / "one-shot.yaml"
+    path.write_text("system: one-shot\n", encoding="utf-8")
+    return path
+
+
+def record_one_shot(run_dir: Path, questions: Path, server, *options: str) -> int:
+    run_dir.parent.mkdir(parents=True, exist_ok=True)
+    return eval_main([str(questions), "--run", str(run_dir), "--pipeline", str(pipeline_file(run_dir.parent)),
+                      *FAST, *options], env=env_for(server))
+
+
+def test_the_requests_are_the_pipelines_steps_word_for_word() -> None:
+    results = [Result("Trench", "https://a.example/t", "It is 10,984 m deep.", None),
+               Result("Empty", "https://b.example", "", None), Result("Deep", "https://c.example", "Deep.", None)]
+    search = DEFAULT.search_request("How deep?", 1)
+    assert (search.path, search.body, search.repeat) == (SEARCH_PATH, {"query": "How deep?", "max_results": 8,
+                                                                        "max_tokens_per_page": 2048}, 1)
+    rank = DEFAULT.rank_request("How deep?", [(1, results[0]), (3, results[2])])
+    assert rank.path == DECISIONS_PATH and rank.body["state"] == {
+        "question": "How deep?", "hits": {"1": {"title": "Trench", "url": "https://a.example/t",
+                                                "description": "It is 10,984 m deep."},
+                                          "3": {"title": "Deep", "url": "https://c.example", "description": "Deep."}}}
+    assert list(rank.body["questions"]) == ["relevant_1", "relevant_3"]
+    assert rank.body["questions"]["relevant_3"] == {"type": "noul", "instructions": DEFAULT.rank_instructions.replace(
+        "{n}", "3"), "criteria": DEFAULT.rank_criteria.as_json()}
+    summary = DEFAULT.summary_request("How deep?", [results[2], results[0]])
+    assert summary.path == "/chat/completions" and summary.body["model"] == "sonar"
+    system, user = summary.body["messages"]
+    assert system["role"] == "system" and contract.UNTRUSTED in system["content"] and "NO_ANSWER" in system["content"]
+    assert user == {"role": "user", "content": "Question: How deep?\n\nSources:\n"
+                    '<source n="1" url="https://c.example">\nDeep\nDeep.\n</source>\n'
+                    '<source n="2" url="https://a.example/t">\nTrench\nIt is 10,984 m deep.\n</source>'}
+
+
+def test_what_is_read_is_checked_and_a_response_that_breaks_it_is_refused() -> None:
+    rank = DEFAULT.rank_request("q", [(1, Result("t", "u", "s", None))])
+    assert contract.read_rank(rank, {"answers": {"relevant_1": {"noul": 0.4}}}) == {1: 0.4}
+    with pytest.raises(ContractError, match="not a probability"):
+        contract.read_rank(rank, {"answers": {"relevant_1": {"noul": 1.5}}})
+    with pytest.raises(ContractError, match="has no `relevant_1`"):
+        contract.read_rank(rank, {"answers": {}})
+    assert contract.read_summary({"choices": [{"message": {"content": "x [1]"}}]}) == "x [1]"
+    for broken, words in [({"choices": []}, "not a non-empty list"),
+                          ({"choices": [{"message": {"content": None}}]}, "not text"), ({}, "has no `choices`")]:
+        with pytest.raises(ContractError, match=words):
+            contract.read_summary(broken)
+
+
+def random_trace(rng: random.Random) -> Trace:
+    hits = rng.randint(0, 6)
+    trace = Trace("q", 0, [Result(f"t{n}", f"https://{n}.example", "s", None) for n in range(1, hits + 1)])
+    values = [rng.choice([0.2, 0.5, 0.5, 0.7, 0.9]) for _ in range(hits)]  # ties on purpose
+    trace.relevance = {n: v for n, v in enumerate(values, start=1) if rng.random() < 0.85}
+    for threshold in set(trace.relevance.values()):
+        for m in range(1, 7):
+            kept = trace.kept(threshold, m)
+            if kept and rng.random() < 0.8:
+                trace.summaries[kept] = rng.choice(["NO_ANSWER", "It is deep [1]", "Deep [2] and [9]", " NO_ANSWER "])
+    return trace
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_curve_is_the_decision_at_every_point(seed: int) -> None:
+    rng = random.Random(seed)
+    trace = random_trace(rng)
+    curve = ONE_SHOT.curve(trace)
+    points = [(x, y) for x in (0, 0.2, 0.3, 0.5, 0.6, 0.7, 0.9, 0.95, 1) for y in range(1, 8)]
+    points += [(rng.random(), rng.uniform(0, 9)) for _ in range(200)]
+    for x, y in points:
+        assert curve.at(x, y) == ONE_SHOT.decide(trace, x, y), (x, y)
+
+
+def test_the_kept_set_is_the_best_hits_at_or_above_the_cutoff_ties_in_search_order() -> None:
+    trace = Trace("q", 0, [Result("t", f"u{n}", "s", None) for n in range(1, 6)],
+                  relevance={1: 0.5, 2: 0.9, 3: 0.5, 4: 0.2, 5: 0.9})
+    assert trace.kept(0.5, 3) == (2, 5, 1) and trace.kept(0.5, 9) == (2, 5, 1, 3) and trace.kept(0.95, 5) == ()
+    assert trace.kept(0.5, 4) == (2, 5, 1, 3)  # a relevance equal to the cutoff passes it
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory) -> Path:
+    from quotefinder.testing.standin import StandIn, load_scenario
+
+    root = tmp_path_factory.mktemp("os")
+    shutil.copytree(ROOT / "questions", root / "questions")
+    with StandIn(load_scenario(TEN_SCENARIO)) as server:
+        assert record_one_shot(root / "runs" / "os", root / "questions" / "ten.yaml", server,
+                               "--range", "min_relevance=0:1", "--range", "max_sources=1:4") == 0
+    return root / "runs" / "os"
+
+
+def slow_outcome(question, run_dir: Path, min_relevance: float, max_sources: int) -> str:
+    """One question's outcome at one point, the obvious way: its raw responses from the cache, the kept set
+    computed from the relevance as the seed says, the summary of that set, judged by the rule in words."""
+    store = ResponseCache(run_dir)
+    search = store.require(DEFAULT.search_request(question.question)).data
+    results = [Result(r["title"], r["url"], r["snippet"], r.get("date")) for r in search["results"]]
+    hits = [(n, r) for n, r in enumerate(results, start=1) if r.snippet.strip()]
+    relevance: dict[int, float] = {}
+    if hits:
+        ranked = store.require(DEFAULT.rank_request(question.question, hits)).data["answers"]
+        relevance = {int(name.split("_")[1]): value["noul"] for name, value in ranked.items()}
+    order = sorted((n for n in relevance if relevance[n] >= min_relevance), key=lambda n: (-relevance[n], n))
+    kept = order[:max_sources]
+    content = None
+    if kept:
+        data = store.require(DEFAULT.summary_request(question.question, [results[n - 1] for n in kept])).data
+        content = data["choices"][0]["message"]["content"]
+    if content is None or content.strip() == "NO_ANSWER":
+        return "missed" if question.expect == "answer" else "no_answer"
+    if question.expect == "no-answer" or any(not 1 <= int(n) <= len(kept) for n in re.findall(r"\[(\d+)\]", content)):
+        return "wrong"
+    return "correct" if any(re.search(p, content, re.IGNORECASE) for p in question.accept) else "wrong"
+
+
+def test_the_grid_is_every_points_own_kept_set_summarized_and_judged(recorded: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r"
+    assert main([str(recorded), "--out", str(out), "--no-plots", "--grid", "min_relevance=0:1:0.1"]) == 0
+    grid = pd.read_csv(out / "grid.csv")
+    assert list(grid.columns[:2]) == ["min_relevance", "max_sources"] and grid["max_sources"].max() == 5
+    questions = load_questions(TEN_QUESTIONS).questions
+    for row in grid.itertuples():
+        found = dict.fromkeys(["correct", "wrong", "missed", "no_answer"], 0)
+        for question in questions:
+            found[slow_outcome(question, recorded, row.min_relevance, int(row.max_sources))] += 1
+        assert {name: getattr(row, name) for name in found} == found, row
+    decision = json.loads((out / "decision.json").read_text())
+    assert decision["axes"] == ["min_relevance", "max_sources"] and decision["default"] == [0.5, 5]
+
+
+def test_nothing_kept_sends_no_summary_and_a_citation_outside_the_kept_set_is_wrong(tmp_path, standin_for) -> None:
+    summarized: list[str] = []
+
+    def cite_badly(path: str, body: dict) -> Reply | None:
+        if path != "/chat/completions":
+            return None
+        summarized.append(body["messages"][1]["content"].partition("\n")[0].removeprefix("Question: "))
+        return Reply(200, json.dumps({"choices": [{"message": {"content": "It is 10,984 metres deep [9]"}}]}).encode())
+
+    server = standin_for(TEN_SCENARIO, fault=cite_badly)
+    run = tmp_path / "runs" / "os"
+    assert record_one_shot(run, TEN_QUESTIONS, server) == 0
+    store = ResponseCache(run)
+    kept_any = set()
+    for question in load_questions(TEN_QUESTIONS).questions:
+        results = store.require(DEFAULT.search_request(question.question)).data["results"]
+        hits = [(n, Result(r["title"], r["url"], r["snippet"], r.get("date")))
+                for n, r in enumerate(results, start=1) if r["snippet"].strip()]
+        ranked = store.require(DEFAULT.rank_request(question.question, hits)).data["answers"]
+        if any(value["noul"] >= 0.5 for value in ranked.values()):
+            kept_any.add(question.question)
+    assert sorted(summarized) == sorted(kept_any) and 0 < len(kept_any) < QUESTIONS  # nothing kept: nothing asked
+    out = tmp_path / "r"
+    assert main([str(run), "--out", str(out), "--no-plots"]) == 0
+    grid = pd.read_csv(out / "grid.csv")
+    assert grid["correct"].tolist() == [0] and grid["wrong"].tolist() == [len(kept_any)]  # [9] is no kept source
+
+
+def test_record_with_faults_and_resume_without_paying_twice(tmp_path, standin_for) -> None:
+    server = standin_for(TEN_SCENARIO, faults=Faults(server_errors=0.15, drops=0.1, seed=5))
+    run = tmp_path / "runs" / "os"
+    assert record_one_shot(run, TEN_QUESTIONS, server, "--range", "max_sources=1:3", "--max-requests", "9") == 2
+    assert eval_main([str(TEN_QUESTIONS), "--run", str(run), *FAST], env=env_for(server)) == 0  # resumed as it was
+    store = ResponseCache(run)
+    keys = set(store.keys())
+    answered = {ApiRequest(path, body).key for path, body in server.requests}
+    assert keys == answered and len(server.requests) == len(keys)  # every 200 delivered once, and saved
+    assert {"server_errors", "drops"} <= set(server.injected)
+    assert RunRecord.require(run).config.covered == {"max_sources": (1.0, 2.0, 3.0, 5.0), "min_relevance": (0.5,)}
+
+
+def test_all_three_systems_are_compared_on_one_question_set(recorded: Path, tmp_path: Path, standin_for,
+                                                            capsys) -> None:
+    server = standin_for(TEN_SCENARIO)
+    runs = tmp_path / "runs"
+    assert record(runs / "ten", TEN_QUESTIONS, server) == 0
+    assert record_quote_answer(runs / "qa", TEN_QUESTIONS, server) == 0
+    out = tmp_path / "which"
+    assert main([str(runs / "ten"), str(runs / "qa"), str(recorded), "--out", str(out), "--no-plots",
+                 "--answer", "0.5:1:0.1"]) == 0
+    said = capsys.readouterr().out
+    assert "Compared 3 systems on 10 question(s)" in said
+    decision = json.loads((out / "decision.json").read_text())
+    assert len(decision["systems"]) == 3 and f"Which to ship: Ship {decision['system']['run']} " in said
+    systems = pd.read_csv(out / "systems.csv", keep_default_na=False)
+    assert {"has_answer_cutoff", "passages", "min_relevance", "max_sources"} <= set(systems.columns)
+    assert KEY not in said
+
+
+def test_all_three_systems_are_compared_on_a_squad_sample(tmp_path: Path, standin_for, capsys) -> None:
+    """Real paragraphs (SQuAD 2.0) as the pages: the three systems recorded on the same 30 questions and compared;
+    the report names the one to ship, and every system's point is written on its own axes."""
+    from quotefinder.questions.__main__ import main as import_main
+    from quotefinder.testing.squad import main as squad_main
+
+    squad = ROOT / "data" / "squad2-dev-sample.json"
+    questions = tmp_path / "questions" / "squad.yaml"
+    assert import_main(["import", str(squad), "--out", str(questions), "--sample", "30", "--seed", "3"]) == 0
+    assert squad_main([str(squad), "--out", str(tmp_path / "squad.json")]) == 0
+    server = standin_for(tmp_path / "squad.json")
+    runs = tmp_path / "runs"
+    assert record(runs / "squad", questions, server) == 0
+    assert record_quote_answer(runs / "squad-qa", questions, server, "--range", "tier=instant,deep") == 0
+    assert record_one_shot(runs / "squad-os", questions, server, "--range", "min_relevance=0:1") == 0
+    out = tmp_path / "which"
+    assert main([str(runs / "squad"), str(runs / "squad-qa"), str(runs / "squad-os"), "--out", str(out),
+                 "--no-plots", "--answer", "0.5:1:0.1"]) == 0
+    said = capsys.readouterr().out
+    assert "Compared 3 systems on 30 question(s) (synthetic evidence)." in said
+    decision = json.loads((out / "decision.json").read_text())
+    assert f"Which to ship: Ship {decision['system']['run']} " in said
+    points = {entry["run"]: entry["point"] for entry in decision["systems"]}
+    assert points[str(runs / "squad-qa")][1] in ("instant", "deep")
+    assert isinstance(points[str(runs / "squad-os")][1], int)
