@@ -38,9 +38,7 @@ RANK_INSTRUCTIONS = "Could hit {n} help answer the question, judging only by its
 RANK_CRITERIA = Criteria(
     true="The hit is about what the question asks, so its page is likely to state or support the answer.",
     false="The hit is off the topic, or only mentions words of the question without being about it.")
-SUMMARY_INSTRUCTIONS = (
-    "Answer the question from the numbered sources only. Cite every statement with the number of the source it "
-    "comes from, as [n]. If the sources do not answer the question, reply with exactly NO_ANSWER and nothing else.")
+SUMMARY_INSTRUCTIONS = "Answer the question from the numbered sources only, briefly."  # then `contract.ANSWER_FORM`
 
 
 @dataclass(frozen=True)

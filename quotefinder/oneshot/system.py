@@ -70,13 +70,20 @@ def _sources_of(coverage: Mapping[str, Sequence[Any]], config: OneShotPipeline) 
     return sorted(found) or [config.max_sources]
 
 
-def _relevance_of(coverage: Mapping[str, Sequence[Any]], config: OneShotPipeline) -> Coverage:
+def _relevance_of(coverage: Mapping[str, Sequence[Any]], config: OneShotPipeline) -> list[Coverage]:
+    """The min_relevance values a coverage holds, as the quote finder's `Coverage`s: one per span (a run that
+    grew holds several), and one of its single values."""
     items = list(coverage.get(MIN_RELEVANCE.name, ())) or [config.min_relevance]
-    spans = [item for item in items if isinstance(item, tuple)]
-    if len(spans) > 1:
-        raise ValueError("the one-shot system covers one min_relevance span at a time")
     points = tuple(float(item) for item in items if not isinstance(item, tuple))
-    return Coverage(span=(float(spans[0][0]), float(spans[0][1])) if spans else None, points=points)
+    return [Coverage(span=None, points=points),
+            *(Coverage(span=(float(item[0]), float(item[1]))) for item in items if isinstance(item, tuple))]
+
+
+def thresholds(trace: Trace, coverage: Mapping[str, Sequence[Any]], config: OneShotPipeline) -> list[float]:
+    """The distinct relevance values whose eligible hits some covered min_relevance selects (a value is needed
+    when any covered cutoff lies between it and the value below: the union over the spans and the points)."""
+    return sorted({value for part in _relevance_of(coverage, config)
+                   for value in part.thresholds(trace.relevance.values())})
 
 
 def needed_sets(trace: Trace, coverage: Mapping[str, Sequence[Any]], config: OneShotPipeline) -> list[Kept]:
@@ -84,7 +91,7 @@ def needed_sets(trace: Trace, coverage: Mapping[str, Sequence[Any]], config: One
     or above one distinct relevance value (`Coverage.thresholds`), and every max_sources value keeps the first of
     them."""
     found: dict[Kept, None] = {}
-    for threshold in _relevance_of(coverage, config).thresholds(trace.relevance.values()):
+    for threshold in thresholds(trace, coverage, config):
         for m in _sources_of(coverage, config):
             if kept := trace.kept(threshold, m):
                 found.setdefault(kept)
@@ -160,20 +167,26 @@ class OneShot:
             return contract.summary_tokens(data)
         return recipe_contract.input_tokens(request, data)
 
-    def bound(self, config: Any, batch: Sequence[ApiRequest], missing: int, first: bool) -> int:
-        """After the search: the rank and, at the worst, a summary per hit and max_sources value; after the rank:
-        a summary per hit and max_sources value; after the summaries: those missing."""
-        hits = (config or DEFAULT).hits_per_query
+    def bound(self, config: Any, coverage: Mapping[str, Sequence[Any]], batch: Sequence[ApiRequest], missing: int,
+              first: bool) -> int:
+        """After the search: the rank and, at the worst, a summary per kept set the coverage can need (a
+        relevance value per hit, or per single min_relevance covered, times the max_sources values); after the rank:
+        those summaries; after the summaries: those missing."""
+        worst = self._most_sets(config or DEFAULT, coverage)
         if first:
-            return 2 + hits * MAX_SOURCES
-        return missing + (hits * MAX_SOURCES if batch[0].path != contract.CHAT_PATH else 0)
+            return 2 + worst
+        return missing + (worst if batch[0].path != contract.CHAT_PATH else 0)
+
+    def _most_sets(self, config: OneShotPipeline, coverage: Mapping[str, Sequence[Any]]) -> int:
+        parts = _relevance_of(coverage, config)
+        spanned = any(part.span is not None for part in parts)
+        return len(_sources_of(coverage, config)) * (config.hits_per_query if spanned else len(parts[0].points))
 
     def expected(self, config: Any, coverage: Mapping[str, Sequence[Any]]) -> tuple[float, float, str]:
-        config = config or DEFAULT
-        sets = len(_sources_of(coverage, config)) * (config.hits_per_query if _relevance_of(coverage, config).span
-                                                     else len(_relevance_of(coverage, config).points))
-        return (2 + sets, 0.0, f"a search, a rank and at most {sets} summaries per question (one per kept set; "
-                               "input tokens unknown until recorded)")
+        sets = self._most_sets(config or DEFAULT, coverage)
+        return (2 + sets, 0.0, f"a search, a rank and the most summaries the coverage can need, {sets} per question "
+                               "(one per distinct kept set: fewer when hits share a relevance); input tokens are "
+                               "known once recorded")
 
     def decide(self, trace: Trace, x: float, y: float) -> Piece:
         return piece_of(trace, trace.kept(x, max(1, math.ceil(y - 0.5))))

@@ -242,7 +242,8 @@ class System(Protocol):
         """The input tokens a checked response reports (0 when its API reports none)."""
         ...
 
-    def bound(self, config: Any, batch: Sequence[Any], missing: int, first: bool) -> int:
+    def bound(self, config: Any, coverage: Mapping[str, Sequence[Any]], batch: Sequence[Any], missing: int,
+              first: bool) -> int:
         """At most how many requests recording can still send for a question whose request batch `batch` (the
         first of its flow when `first`) lacks `missing` responses: those, and the worst case of what follows."""
         ...

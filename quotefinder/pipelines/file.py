@@ -156,7 +156,8 @@ _ONE_SHOT_COMMENTS: dict[tuple[str, ...], str] = {
     ("rank", "criteria"): "what yes (true) and no (false) mean",
     ("summarize",): "one chat completion per kept set (POST /chat/completions)",
     ("summarize", "model"): "the chat model",
-    ("summarize", "instructions"): "the system message; the instruction to treat page text as data is always added",
+    ("summarize", "instructions"): "the system message; how to cite, when to say NO_ANSWER and to treat page text as "
+                                   "data are always added",
     ("min_relevance",): "the default lowest relevance kept, 0 to 1 (an axis: eval.py --range min_relevance=...)",
     ("max_sources",): "the default number of kept hits summarized, 1 to 20 (an axis: eval.py --range max_sources=...)",
 }

@@ -114,7 +114,8 @@ class QuoteAnswer:
     def input_tokens(self, request: ApiRequest, data: Any) -> int:
         return 0
 
-    def bound(self, config: Any, batch: Sequence[ApiRequest], missing: int, first: bool) -> int:
+    def bound(self, config: Any, coverage: Mapping[str, Sequence[Any]], batch: Sequence[ApiRequest], missing: int,
+              first: bool) -> int:
         """At most how many requests remain from a batch that lacks `missing` responses: those."""
         return missing
 

@@ -81,7 +81,8 @@ class QuoteFinder:
     def input_tokens(self, request: ApiRequest, data: Any) -> int:
         return contract.input_tokens(request, data)
 
-    def bound(self, config: Any, batch: Sequence[ApiRequest], missing: int, first: bool) -> int:
+    def bound(self, config: Any, coverage: Mapping[str, Sequence[Any]], batch: Sequence[ApiRequest], missing: int,
+              first: bool) -> int:
         """After a search: a rank per result and a compare per distinct qualified set, at most one per result;
         after a rank: a compare per ranked result; after a compare: nothing."""
         if first:

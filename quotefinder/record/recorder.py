@@ -183,7 +183,8 @@ class Recorder:
                         saved.append(None)
                 missing = sum(1 for entry in saved if entry is None)
                 if missing:
-                    return self.system.bound(self.pipeline, batch, missing, first), not first or missing < len(batch)
+                    worst = self.system.bound(self.pipeline, self.coverage, batch, missing, first)
+                    return worst, not first or missing < len(batch)
                 batch = flow.send([entry.data for entry in saved if entry is not None])
                 first = False
         except StopIteration:

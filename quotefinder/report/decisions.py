@@ -26,6 +26,10 @@ from ..storage import write_private
 from ..textsafe import terminal
 
 NOT_RUN = "not run"  # a question (repeat) that has no decision: its requests failed or are missing
+NO_ANSWER = {"quote-answer": "the API found nothing to quote",  # what another system's no-answer line says
+             "one-shot": "no hit reached min_relevance (nothing was summarized), or the summary said NO_ANSWER"}
+WORST = {"quote-answer": "; one request per configuration each",  # ... and its worst case per question
+         "one-shot": "; one not yet searched needs a search, a rank and a summary per kept set it can need"}
 
 
 def notice(text: str) -> None:
@@ -93,10 +97,10 @@ def point_words(under_test: System, point: tuple[float, float]) -> str:
 
 
 def show_decisions(items: list[QuestionRun], at: str, evidence: str | None,
-                   out: TextIO | None = None, sentences: bool = True) -> list[Counter[str]]:
+                   out: TextIO | None = None, sentences: str = "") -> list[Counter[str]]:
     """Print each question's decision at the point `at` says (the first repeat's in full, the others' outcomes on
-    one line), then the Outcome | Count table; return each repeat's counts by outcome label. `sentences`: the
-    system quotes a sentence of its search results (the quote finder), so a no-answer line says so."""
+    one line), then the Outcome | Count table; return each repeat's counts by outcome label. `sentences`: what
+    another system's no-answer line says (`NO_ANSWER`; '' for the quote finder's, which names its results)."""
     out = out or sys.stdout
     if evidence == "synthetic":
         print("SYNTHETIC evidence: recorded against the stand-in API, not the real one.\n", file=out)
@@ -114,7 +118,7 @@ def report_decisions(recording: Recording, verbose: bool = False, out: TextIO | 
     items, evidence = recording.items, recording.recorder.evidence
     questions = len({item.question.question for item in items})
     at = point_words(recording.system, recording.recorder.default)
-    sentences = recording.system.name == SYSTEM
+    sentences = NO_ANSWER.get(recording.system.name, "")
     if verbose or questions <= SCREENFUL:
         show_decisions(items, at, evidence, out, sentences)
         return None
@@ -141,7 +145,7 @@ def report_decisions(recording: Recording, verbose: bool = False, out: TextIO | 
     return path
 
 
-def _blocks(items: list[QuestionRun], out: TextIO, sentences: bool = True) -> list[Counter[str]]:
+def _blocks(items: list[QuestionRun], out: TextIO, sentences: str = "") -> list[Counter[str]]:
     """Each question's block (decision and source; its other repeats' outcomes); each repeat's counts."""
     by_question: dict[str, list[QuestionRun]] = {}
     for item in items:
@@ -186,9 +190,10 @@ def show_estimate(recording: Recording, rate: float, per_1k_requests: float | No
     estimate = recording.estimate()
     print(f"Recording {recording.questions.path} into {recording.run_dir} would send (--estimate: nothing was "
           "sent):", file=out)
-    results = getattr(recording.pipeline, "max_results", None)  # the quote finder's: its worst case per question
-    worst = (f"; one not yet searched needs at most 1 search, {results} rank and {results} compare requests"
-             if results is not None else "; one request per configuration each")
+    worst = WORST.get(recording.system.name, "")
+    if recording.system.name == SYSTEM:  # the quote finder's worst case per question
+        results = recording.pipeline.max_results
+        worst = f"; one not yet searched needs at most 1 search, {results} rank and {results} compare requests"
     print(f"  at most {estimate.at_most:,} requests ({estimate.pending} question repeat(s) not fully recorded{worst})",
           file=out)
     if not estimate.pending:
@@ -216,7 +221,7 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def _show_one(item: QuestionRun, out: TextIO, sentences: bool = True) -> None:
+def _show_one(item: QuestionRun, out: TextIO, sentences: str = "") -> None:
     """The quote (or the no-answer line and the closest candidate) with its source, or why none."""
     if item.summary is None:
         print(f"  not run: {terminal(item.error or 'missing ' + str(item.missing))}", file=out)
@@ -226,8 +231,8 @@ def _show_one(item: QuestionRun, out: TextIO, sentences: bool = True) -> None:
     if piece.quoted is not None:
         score = piece.quoted.score
         print(f"  Answer ({piece.quoted.score_name} {score:.3f}):" if score is not None else "  Answer:", file=out)
-    elif not sentences:
-        print("  No answer: the API found nothing to quote.", file=out)
+    elif sentences:
+        print(f"  No answer: {sentences}.", file=out)
     else:
         print(f"  No sentence in the top {item.summary.result_count} results answers this question.", file=out)
         if shown is not None and shown.score is not None:
@@ -238,3 +243,5 @@ def _show_one(item: QuestionRun, out: TextIO, sentences: bool = True) -> None:
         print(f"  first passage: {terminal(shown.source)}", file=out)
     elif shown is not None:
         print(f'  "{terminal(shown.text)}"\n  {terminal(shown.source)}', file=out)
+    if shown is not None and shown.broken:
+        print(f"  wrong whatever it says: {terminal(shown.broken)}", file=out)

@@ -104,6 +104,7 @@ def questions_frame(result: Sweep, comparison: Comparison | None = None) -> pd.D
     needing = {item.index for item in result.labels_needed}
     score_name, columns = result.system.quote_score, result.system.axes[1]
     a_text, a_values = [result.a_axis.text(j) for j in range(len(result.a_axis.decimals))], result.a_axis.values
+    broken = any(j.quote is not None and j.quote.broken for j in rec.first)  # a column only where some quote is
     rows = []
     for index, (question, curve, codes, at_default, at_recommended) in enumerate(zip(
             result.questions, result.curves, along_h, result.default.first, rec.first, strict=True)):
@@ -125,6 +126,8 @@ def questions_frame(result: Sweep, comparison: Comparison | None = None) -> pd.D
                                          _spans(a_text, np.array([curve.at(rec.h, a)[1] for a in a_values]))),
             f"along_{result.system.axes[0].heading}": _spans(h_text, codes),
         }
+        if broken:
+            row["broken"] = csv_text(c.broken if c and at_recommended.quote else "")  # why wrong, whatever it says
         row["needs_label"] = "true" if index in needing else "false"
         if result.repeats > 1:
             row["recommended_by_repeat"] = " ".join(o.value for o in rec.outcomes(index))

@@ -66,7 +66,7 @@ SEARCH_FIELDS = {"query", "max_results", "max_tokens_per_page"}
 DECISIONS_FIELDS = {"model", "state", "questions"}
 ANSWER_FLOOR = 0.45  # the quote-answer stand-in's least passage score worth quoting
 CHAT_FIELDS = {"model", "messages", "temperature", "max_tokens"}
-SOURCE_TAG = re.compile(r'<source n="(\d+)" url="([^"]*)">')
+SOURCE_TAG = re.compile(r"<source>\n\[(\d+)\] (\S*)\n")
 ANSWER_FIELDS = {"query", "q", "tier", "limit", "passages", "format", "domain", "recency", "category"}
 MAX_OPTIONS = 255
 
@@ -413,7 +413,7 @@ class FakeApi:
 
     def summarize(self, body: dict[str, Any]) -> dict[str, Any]:
         """An OpenAI-compatible chat completion for the one-shot pipeline: among the numbered sources in the last
-        message (`<source n=".." url="..">`), the one whose page has the highest `answers` is quoted, its `choice`
+        message (`<source>` then `[n] URL`), the one whose page has the highest `answers` is quoted, its `choice`
         sentence with its [n], when that is at least 0.5; otherwise exactly NO_ANSWER."""
         _require(set(body) <= CHAT_FIELDS, f"unknown fields: {sorted(set(body) - CHAT_FIELDS)}")
         _require(isinstance(body.get("model"), str) and bool(body["model"]), "model must be non-empty text")
