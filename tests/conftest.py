@@ -140,6 +140,20 @@ def record_quote_answer(run_dir: Path, questions: Path, server: StandIn, *option
                  *options], env={"QUOTEANSWER_API_KEY": KEY, "QUOTEANSWER_BASE_URL": server.base_url})
 
 
+def squad_sample(root: Path, count: int, seed: int) -> tuple[Path, Path]:
+    """`count` SQuAD questions imported into root/questions/squad.yaml, and the stand-in scenario of their
+    paragraphs in root/squad.json: real page text for a system to be recorded on."""
+    from quotefinder.questions.__main__ import main as import_main
+    from quotefinder.testing.squad import main as squad_main
+
+    squad = ROOT / "data" / "squad2-dev-sample.json"
+    questions = root / "questions" / "squad.yaml"
+    assert import_main(["import", str(squad), "--out", str(questions), "--sample", str(count), "--seed",
+                        str(seed)]) == 0
+    assert squad_main([str(squad), "--out", str(root / "squad.json")]) == 0
+    return questions, root / "squad.json"
+
+
 def expected_requests(scenario_path: Path) -> tuple[int, int, int]:
     """(searches, rank requests, compare requests) the pipeline must send, computed from the scenario alone.
 

@@ -28,6 +28,7 @@ from ..recipe.config import (
     OwnPipeline,
     check_section,
     check_value,
+    field_values,
 )
 from ..recipe.contract import ApiRequest, Result
 from . import contract
@@ -116,11 +117,4 @@ def _value(kind: str, value: Any, keys: tuple[str, ...], fail: Fail) -> Any:
 def _build(data: Any, fail: Fail, strict: bool, also: tuple[str, ...] = ()) -> OneShotPipeline:
     found: dict[tuple[str, ...], Any] = {}
     check_section(data, SCHEMA, (), fail, strict, also, found, _value)
-    values: dict[str, Any] = {}
-    for path, name in FIELDS.items():
-        criteria = {k[-1]: v for k, v in found.items() if k[:-1] == path}
-        if criteria:
-            values[name] = Criteria(**criteria)
-        elif path in found:
-            values[name] = found[path]
-    return dataclasses.replace(DEFAULT, **values)
+    return dataclasses.replace(DEFAULT, **field_values(found, FIELDS))

@@ -61,13 +61,7 @@ class Trace:
 
 
 def _sources_of(coverage: Mapping[str, Sequence[Any]], config: OneShotPipeline) -> list[int]:
-    found: set[int] = set()
-    for item in coverage.get(MAX_SOURCE_AXIS.name, ()):
-        if isinstance(item, tuple):
-            found.update(range(max(1, math.ceil(item[0])), min(MAX_SOURCES, math.floor(item[1])) + 1))
-        elif float(item).is_integer() and 1 <= item <= MAX_SOURCES:
-            found.add(int(item))
-    return sorted(found) or [config.max_sources]
+    return MAX_SOURCE_AXIS.covered(coverage.get(MAX_SOURCE_AXIS.name, ())) or [config.max_sources]
 
 
 def _relevance_of(coverage: Mapping[str, Sequence[Any]], config: OneShotPipeline) -> list[Coverage]:

@@ -23,6 +23,7 @@ or a bound is the largest cutoff that still passes.
 from __future__ import annotations
 
 import bisect
+import math
 from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -106,6 +107,18 @@ class AxisSpec:
         if not all(lo <= value <= hi for value in found):
             raise ValueError(f"{self.name} goes from {lo} to {hi}")
         return tuple(float(v) for v in sorted(set(found)))
+
+    def covered(self, items: Sequence[Any]) -> list[int]:
+        """The whole values (or a choice's positions) a coverage of this axis holds, ascending: every one inside
+        a (lo, hi) span, and each single value on the axis."""
+        lo, hi = self.whole if self.whole is not None else (0, len(self.choices) - 1)
+        found: set[int] = set()
+        for item in items:
+            if isinstance(item, tuple):
+                found.update(range(max(lo, math.ceil(item[0])), min(hi, math.floor(item[1])) + 1))
+            elif float(item).is_integer() and lo <= item <= hi:
+                found.add(int(item))
+        return sorted(found)
 
     def shown(self, value: float) -> str:
         """A value of this axis as a person writes it: a choice's name, a whole number, a cutoff's decimal."""

@@ -50,22 +50,10 @@ class Trace:
         return sum(answer.units for answer in self.answers.values())
 
 
-def _values(items: Sequence[Any], spec: AxisSpec) -> list[int]:
-    """The whole values an axis's coverage holds: (lo, hi) spans every whole value between, points themselves."""
-    lo, hi = spec.whole if spec.whole is not None else (0, len(spec.choices) - 1)
-    found: set[int] = set()
-    for item in items:
-        if isinstance(item, tuple):
-            found.update(range(max(lo, math.ceil(item[0])), min(hi, math.floor(item[1])) + 1))
-        elif float(item).is_integer() and lo <= item <= hi:
-            found.add(int(item))
-    return sorted(found)
-
-
 def configurations(config: QuoteAnswerPipeline, coverage: Mapping[str, Sequence[Any]]) -> list[Configuration]:
     """The configurations a coverage asks for, each axis's default when it names none of its values."""
-    passages = _values(coverage.get(PASSAGES.name, ()), PASSAGES) or [config.passages]
-    tiers = _values(coverage.get(TIER.name, ()), TIER) or [contract.TIERS.index(config.tier)]
+    passages = PASSAGES.covered(coverage.get(PASSAGES.name, ())) or [config.passages]
+    tiers = TIER.covered(coverage.get(TIER.name, ())) or [contract.TIERS.index(config.tier)]
     return [(p, t) for p in passages for t in tiers]
 
 

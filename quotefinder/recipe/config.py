@@ -322,18 +322,24 @@ def check_section(data: Any, schema: dict[str, Any], keys: tuple[str, ...], fail
             found[path] = value(kind, named[key], path, fail)
 
 
-def _build(data: Any, fail: Fail, strict: bool, also: tuple[str, ...] = ()) -> QuoteFinderPipeline:
-    """The pipeline `data` describes, checked (see `QuoteFinderPipeline.parse` and `from_json`)."""
-    found: dict[tuple[str, ...], Any] = {}
-    check_section(data, SCHEMA, (), fail, strict, also, found)
+def field_values(found: Mapping[tuple[str, ...], Any], fields: Mapping[tuple[str, ...], str]) -> dict[str, Any]:
+    """The checked values (`check_section`'s `found`, by path) as the pipeline's dataclass fields (`fields`: the
+    field behind each path), a criteria section's two texts as one `Criteria`."""
     values: dict[str, Any] = {}
-    for path, field in FIELDS.items():
+    for path, field in fields.items():
         criteria = {k[-1]: v for k, v in found.items() if k[:-1] == path}
         if criteria:
             values[field] = Criteria(**criteria)
         elif path in found:
             values[field] = found[path]
-    pipeline = dataclasses.replace(RECIPE, **values)
+    return values
+
+
+def _build(data: Any, fail: Fail, strict: bool, also: tuple[str, ...] = ()) -> QuoteFinderPipeline:
+    """The pipeline `data` describes, checked (see `QuoteFinderPipeline.parse` and `from_json`)."""
+    found: dict[tuple[str, ...], Any] = {}
+    check_section(data, SCHEMA, (), fail, strict, also, found)
+    pipeline = dataclasses.replace(RECIPE, **field_values(found, FIELDS))
     if pipeline.min_chars > pipeline.max_chars:
         keys = ("sentences", "max_chars") if ("sentences", "max_chars") in found else ("sentences", "min_chars")
         raise fail(keys, f"`sentences.min_chars` ({pipeline.min_chars}) is more than `sentences.max_chars` "

@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from conftest import KEY, ROOT, TEN_QUESTIONS, TEN_SCENARIO, env_for, record, record_quote_answer
+from conftest import KEY, ROOT, TEN_QUESTIONS, TEN_SCENARIO, env_for, record, record_quote_answer, squad_sample
 from quotefinder.errors import ContractError
 from quotefinder.evalcmd import main as eval_main
 from quotefinder.oneshot import contract
@@ -269,14 +269,8 @@ def test_all_three_systems_are_compared_on_one_question_set(recorded: Path, tmp_
 def test_all_three_systems_are_compared_on_a_squad_sample(tmp_path: Path, standin_for, capsys) -> None:
     """Real paragraphs (SQuAD 2.0) as the pages: the three systems recorded on the same 30 questions and compared;
     the report names the one to ship, and every system's point is written on its own axes."""
-    from quotefinder.questions.__main__ import main as import_main
-    from quotefinder.testing.squad import main as squad_main
-
-    squad = ROOT / "data" / "squad2-dev-sample.json"
-    questions = tmp_path / "questions" / "squad.yaml"
-    assert import_main(["import", str(squad), "--out", str(questions), "--sample", "30", "--seed", "3"]) == 0
-    assert squad_main([str(squad), "--out", str(tmp_path / "squad.json")]) == 0
-    server = standin_for(tmp_path / "squad.json")
+    questions, scenario = squad_sample(tmp_path, 30, 3)
+    server = standin_for(scenario)
     runs = tmp_path / "runs"
     assert record(runs / "squad", questions, server) == 0
     assert record_quote_answer(runs / "squad-qa", questions, server, "--range", "tier=instant,deep") == 0

@@ -184,16 +184,11 @@ def test_on_a_squad_sample_the_estimate_counts_configurations_and_the_systems_ar
     """Real paragraphs (SQuAD 2.0) as the pages: the quote-answer recording is priced first (one request per
     question and configuration, nothing sent), recorded, and compared with the quote finder on the same
     questions; the report names the one to ship."""
-    from conftest import env_for, record
+    from conftest import record, squad_sample
     from quotefinder.evalcmd import main as eval_main
-    from quotefinder.questions.__main__ import main as import_main
-    from quotefinder.testing.squad import main as squad_main
 
-    squad = ROOT / "data" / "squad2-dev-sample.json"
-    questions = tmp_path / "questions" / "squad.yaml"
-    assert import_main(["import", str(squad), "--out", str(questions), "--sample", "30", "--seed", "2"]) == 0
-    assert squad_main([str(squad), "--out", str(tmp_path / "squad.json")]) == 0
-    server = standin_for(tmp_path / "squad.json")
+    questions, scenario = squad_sample(tmp_path, 30, 2)
+    server = standin_for(scenario)
     pipeline = tmp_path / "qa.yaml"
     pipeline.write_text("system: quote-answer\n", encoding="utf-8")
     qa = tmp_path / "runs" / "squad-quote-answer"
@@ -206,7 +201,7 @@ def test_on_a_squad_sample_the_estimate_counts_configurations_and_the_systems_ar
     assert record_quote_answer(qa, questions, server, "--range", "passages=1,3") == 0
     assert len(server.requests) == 90
     finder = tmp_path / "runs" / "squad"
-    assert record(finder, questions, server) == 0 and env_for(server)
+    assert record(finder, questions, server) == 0
     out = tmp_path / "which"
     assert main([str(finder), str(qa), "--out", str(out), "--no-plots", "--answer", "0.5:1:0.1"]) == 0
     said = capsys.readouterr().out
