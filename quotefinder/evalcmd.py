@@ -18,6 +18,7 @@ from .pipelines.file import load_pipeline_file
 from .recipe.config import SYSTEM
 from .recipe.decision import ANSWER_CUTOFF, HAS_ANSWER_CUTOFF
 from .record.client import DEFAULT_BASE_URL
+from .record.refresh import plan_refresh, refresh_options
 from .record.rundir import recorded_system
 from .record.secret import Secret
 from .record.session import Recording, RecordOptions
@@ -76,10 +77,13 @@ def build_parser(system: str = SYSTEM) -> argparse.ArgumentParser:
             "  python eval.py questions/ten.yaml               # replays runs/ten/ from its cache\n"
             "  python eval.py questions/mine.yaml --run runs/mine-live\n"
             "  python eval.py questions/ten.yaml --offline     # never connects; lists what is missing\n"
-            "  python eval.py questions/ten.yaml --pipeline pipelines/terse-criteria.yaml   # runs/ten-terse-criteria/"
+            "  python eval.py questions/ten.yaml --pipeline pipelines/terse-criteria.yaml  # runs/ten-terse-criteria/\n"
+            "  python eval.py --refresh runs/mine-live --sample 200 --seed 20261201 --run runs/mine-2026-12 --estimate"
         ),
     )
-    parser.add_argument("questions", type=Path, help="a questions YAML file (see questions/ten.yaml)")
+    parser.add_argument("questions", type=Path, nargs="?",
+                        help="a questions YAML file (see questions/ten.yaml); not with --refresh, which samples the "
+                        "refreshed run's own")
     parser.add_argument("--run", type=Path, metavar="DIR",
                         help="run directory (default: runs/<questions file stem>; with a --pipeline that does not "
                         "send the recipe's requests, runs/<questions file stem>-<pipeline name>)")
@@ -110,6 +114,17 @@ def build_parser(system: str = SYSTEM) -> argparse.ArgumentParser:
                         metavar="S", help="seconds per request attempt (default 30)")
     parser.add_argument("--retries", type=cli.count, default=4, metavar="N",
                         help="retries of a transient failure (default 4)")
+    again = parser.add_argument_group(
+        "refresh (is the evidence still true? `sweep.py NEW --drift` compares the two runs)")
+    again.add_argument("--refresh", type=Path, metavar="RUN",
+                       help="record a seeded sample of RUN's questions afresh into --run NEW (required): the same "
+                       "pipeline, repeats and axis values, nothing served from RUN's cache; NEW's run.json names RUN, "
+                       "the digest of its run.json and when each was recorded")
+    again.add_argument("--sample", type=cli.positive_int, metavar="N",
+                       help="with --refresh: how many questions, stratified by label (each label its share)")
+    again.add_argument("--seed", type=cli.count, default=0, metavar="S",
+                       help="with --refresh: the seed of the sample (default 0; use a new one for each refresh you "
+                       "monitor, e.g. the date as YYYYMMDD)")
     cost = parser.add_argument_group("cost")
     cost.add_argument("--estimate", action="store_true",
                       help="send nothing; print how many requests and input tokens recording what is missing would "
@@ -138,10 +153,32 @@ def preparsed_pipeline(argv: list[str]) -> tuple[str, Any]:
     early = argparse.ArgumentParser(add_help=False)
     early.add_argument("--pipeline", type=Path)
     early.add_argument("--run", type=Path)
+    early.add_argument("--refresh", type=Path)
     found, _ = early.parse_known_args(argv)
     if found.pipeline is None:
-        return (found.run is not None and recorded_system(found.run)) or SYSTEM, None
+        recorded = next((recorded_system(run) for run in (found.refresh, found.run) if run is not None), None)
+        return recorded or SYSTEM, None
     return load_pipeline_file(found.pipeline)
+
+
+def refresh_refusal(args: argparse.Namespace) -> str:
+    """Why the refresh options do not go together ('' when they do)."""
+    if args.refresh is None:
+        if args.sample is not None:
+            return "--sample N samples the run --refresh RUN names: give --refresh RUN"
+        return "" if args.questions is not None else "give a questions file (or --refresh RUN --sample N --run NEW)"
+    taken = [flag for flag, given in (("a questions file", args.questions is not None),
+                                      ("--pipeline", args.pipeline is not None), ("--range", bool(args.ranges)),
+                                      ("--has-answer-range", args.has_answer_range is not None),
+                                      ("--repeats", args.repeats is not None)) if given]
+    if taken:
+        return (f"--refresh records with the refreshed run's own questions, pipeline, repeats and axis values: leave "
+                f"out {', '.join(taken)}")
+    if args.sample is None:
+        return "--refresh RUN needs --sample N: how many of its questions to record afresh"
+    if args.run is None:
+        return "--refresh RUN needs --run NEW: the new run directory the sample is recorded into"
+    return ""
 
 
 def recording_range(args: argparse.Namespace, parser: argparse.ArgumentParser, system: str
@@ -187,6 +224,8 @@ def main(argv: list[str] | None = None, env: dict[str, str] | None = None,
         parser = build_parser(system)
         args = parser.parse_args(argv)
         span, ranges = recording_range(args, parser, system)
+        if refusal := refresh_refusal(args):
+            parser.error(refusal)
     except SystemExit as done:  # --help, or a usage error argparse has printed
         return int(done.code or 0)
     env = dict(os.environ) if env is None else env
@@ -197,7 +236,13 @@ def main(argv: list[str] | None = None, env: dict[str, str] | None = None,
                             pipeline=pipeline, system=system, ranges=ranges)
     with cli.sigterm_as_interrupt():
         try:
-            recording = Recording.open(args.questions, args.run, options, decisions.notice)
+            if args.refresh is not None:
+                plan = plan_refresh(args.refresh, args.run, args.sample, args.seed)
+                recording = Recording.open(plan.questions.path, plan.run_dir, refresh_options(plan, options),
+                                           decisions.notice, questions=plan.questions, refresh=plan.refresh)
+                decisions.notice(decisions.refreshing_words(plan))
+            else:
+                recording = Recording.open(args.questions, args.run, options, decisions.notice)
             api = recording.api
             key = env.get(api.key_variable, "")
             secret = Secret(key)

@@ -18,13 +18,21 @@ from .errors import InputError, QuoteFinderError
 from .pipelines import DEFAULT_SYSTEM, System, axis_spec, system
 from .record.rundir import RUN_FILE, RunRecord, recorded_system
 from .report import console
-from .report.directory import MANIFEST, ReportDir, default_out, write_report, write_systems_report
+from .report.directory import (
+    MANIFEST,
+    ReportDir,
+    default_out,
+    write_monitor_report,
+    write_report,
+    write_systems_report,
+)
 from .report.painter import Painter
 from .sweep.analysis import Settings
 from .sweep.compare import SIGNIFICANCE
 from .sweep.grid import Axis, cell_index, parse_axis
 from .sweep.guarantee import DELTA
-from .sweep.session import DEFAULT_GRID, SweepOptions, grid_axes, run_sweep, run_systems
+from .sweep.replay import run_system
+from .sweep.session import DEFAULT_GRID, SweepOptions, grid_axes, run_drift, run_monitor, run_sweep, run_systems
 
 EXIT_OK, EXIT_WORSE, EXIT_ERROR = cli.EXIT_OK, cli.EXIT_WORSE, cli.EXIT_ERROR
 
@@ -38,7 +46,7 @@ def _refusal(args: argparse.Namespace) -> str:
     """Why these options cannot go together ('' when they can), said before anything is replayed."""
     if args.strict and args.baseline is None:
         return "--strict makes the comparison with a baseline stricter: give the earlier run with --baseline RUN"
-    out = (args.out or default_out(*args.runs)).resolve()
+    out = (args.out or out_of(args)).resolve()
     for run in (*args.runs, args.baseline):
         if run is not None and out.is_relative_to(run.resolve()):
             where = f"--out {args.out}" if args.out else f"the default report directory {default_out(*args.runs)}"
@@ -47,7 +55,8 @@ def _refusal(args: argparse.Namespace) -> str:
     # A check is about one cell of the grid; the comparison with --baseline alone may be at any point.
     checks = [name for name, value in (("--max-wrong", args.max_wrong), ("--min-correct", args.min_correct),
                                        ("--max-wrong-rate", args.max_wrong_rate)) if value is not None]
-    grid = args.has_answer is not None and args.answer is not None  # (else checked once the run names them)
+    grid = args.has_answer is not None and args.answer is not None and not args.monitor  # (else checked once the
+    # run names them; the monitor replays the cell --at alone)
     if grid and args.at is not None and checks and (cell_index(args.has_answer.values, args.at[0]) is None
                                                     or cell_index(args.answer.values, args.at[1]) is None):
         return (f"--at {args.at_text} is not a cell of the grid, so {' and '.join(checks)} cannot check it; choose "
@@ -149,7 +158,10 @@ def build_parser(argv: Sequence[str] = (), named: tuple[System, str] | None = No
             "  python sweep.py runs/ten --at 0.3,0.9 --max-wrong-rate 0.05             # certified, or exit 1\n"
             "  python sweep.py runs/mine --review                                       # label, judge quotes\n"
             "  python sweep.py runs/ten --grid has_answer=0.2:0.5:0.01 --grid answer=0.5:1:0.01\n"
-            "  python sweep.py runs/ten runs/ten-terse-criteria --out reports/which  # which system to ship"
+            "  python sweep.py runs/ten runs/ten-terse-criteria --out reports/which  # which system to ship\n"
+            "  python sweep.py runs/mine-2026-12 --drift --max-wrong-rate 0.05   # a refresh (eval.py --refresh)\n"
+            "  python sweep.py --monitor runs/mine runs/mine-2026-11 runs/mine-2026-12 --at 0.3,0.9 \\\n"
+            "      --max-wrong-rate 0.05                                              # watch the cell you ship"
         ),
     )
     parser.add_argument("runs", type=Path, nargs="+", metavar="RUN",
@@ -221,6 +233,19 @@ def build_parser(argv: Sequence[str] = (), named: tuple[System, str] | None = No
                        f"system is called better than another (default {SIGNIFICANCE:g})")
     check.add_argument("--strict", action="store_true",
                        help="with --baseline, exit 1 if any question got worse, however noisy")
+    watch = parser.add_argument_group("drift (is the evidence still true? refreshes from eval.py --refresh)")
+    watch.add_argument("--drift", nargs="?", const=True, type=Path, metavar="RUN",
+                       help="RUN (the one run given) is a refresh: compare it with the run it refreshes (named in its "
+                       "run.json, or RUN here): the evidence stage by stage, decisions at the shipped cell (--at, else "
+                       "the original's recommended cell) with the sign test, and the wrong-answer rate there now; "
+                       "writes the summary's \"Drift\" section, drift.csv and drift-stages.csv; exit 1 when decisions "
+                       "got worse beyond noise (--significance) or, with --max-wrong-rate ALPHA, the rate is above "
+                       "ALPHA with confidence 1 - DELTA")
+    watch.add_argument("--monitor", action="store_true",
+                       help="RUN REFRESH1 REFRESH2 ...: watch the shipped cell (--at, required) over RUN's refreshes "
+                       "in the order they were recorded, with an anytime-valid confidence sequence for its "
+                       "wrong-answer rate; exit 1 the first time its lower bound passes --max-wrong-rate ALPHA "
+                       "(required): checking after every refresh, forever, keeps the false-alarm chance at most DELTA")
     parser.add_argument("--review", action="store_true",
                         help="first ask, in the terminal, for what the grid lacks: the label (answer / no-answer / "
                         "skip) of every question quoted on the grid that has no `expect`, and a verdict (correct / "
@@ -278,7 +303,10 @@ def main(argv: list[str] | None = None, ask: Callable[[str], str] | None = None)
                 args.at = point_of(args.at, named[0])
             except ValueError as error:
                 parser.error(f"argument --at: {error}")
-        if len(args.runs) > 1:
+        if args.monitor or args.drift is not None:
+            if refusal := _watch_refusal(args):
+                parser.error(refusal)
+        elif len(args.runs) > 1:
             mixed = [flag for name, flag in SINGLE_RUN_ONLY if getattr(args, name) is not None
                      and getattr(args, name) is not False]
             if mixed:
@@ -310,9 +338,11 @@ def main(argv: list[str] | None = None, ask: Callable[[str], str] | None = None)
                            questions=args.questions, allow_incomplete=args.allow_incomplete, jobs=args.jobs,
                            at=args.at, baseline=args.baseline, significance=args.significance, strict=args.strict,
                            use_index=not args.no_index)
-    target = ReportDir(args.out or default_out(*args.runs), force=args.force)
+    target = ReportDir(args.out or out_of(args), force=args.force)
     with cli.sigterm_as_interrupt(), cli.collector_paused():
         try:
+            if args.monitor:
+                return _monitor(args, options, target)
             if len(args.runs) > 1:
                 return _systems(args, options, target)
             return _sweep(args, options, target, ask)
@@ -322,14 +352,39 @@ def main(argv: list[str] | None = None, ask: Callable[[str], str] | None = None)
             return EXIT_ERROR
 
 
-def _systems(args: argparse.Namespace, options: SweepOptions, target: ReportDir) -> int:
-    """Several runs: each swept with its own rule, compared on cross-validated scores, one report saying which to
-    ship (exit 0 whatever it says; 2 when the runs cannot be compared)."""
+def out_of(args: argparse.Namespace) -> Path:
+    """The report directory without --out: reports/<run> (of a monitor, reports/<run>-monitor), or of several runs
+    compared, `default_out`'s."""
+    return default_out(args.run).with_name(f"{args.run.name}-monitor") if args.monitor else default_out(*args.runs)
+
+
+def _watch_refusal(args: argparse.Namespace) -> str:
+    """Why --drift or --monitor cannot go with the other options given ('' when it can)."""
+    if args.monitor and args.drift is not None:
+        return "--drift compares one refresh with its run, --monitor watches a run's refreshes: give one of them"
+    if args.drift is not None:
+        if len(args.runs) > 1:
+            return ("--drift compares one refresh with the run it refreshes: give the refresh alone (--drift RUN "
+                    "names the original when its run.json does not)")
+        if args.baseline is not None:
+            return "--drift is the comparison with the original run: leave out --baseline"
+        return ""
+    if len(args.runs) < 2:
+        return "--monitor RUN REFRESH1 REFRESH2 ...: give the run and its refreshes (eval.py --refresh RUN)"
+    if args.at is None or args.max_wrong_rate is None:
+        return ("--monitor watches one cell against one rate: give --at H,A (the cell you ship) and --max-wrong-rate "
+                "ALPHA")
+    mixed = [flag for name, flag in SINGLE_RUN_ONLY if name != "at" and getattr(args, name) not in (None, False)]
+    if mixed:
+        return f"--monitor takes none of {', '.join(mixed)}"
+    return ""
+
+
+def _reported(work: Callable[[], int]) -> int:
+    """`work()`'s exit status, or exit 2 with one line for an error of the input or of a file (a closed stdout
+    is `main`'s to handle)."""
     try:
-        target.check()
-        sweeps, systems = run_systems(args.runs, options, say=lambda line: print(line, file=sys.stderr))
-        write_systems_report(target, sweeps, systems, page=not (args.no_plots or args.no_html))
-        console.show_systems(systems, target.path, page=not (args.no_plots or args.no_html))
+        return work()
     except QuoteFinderError as error:
         cli.report_error("sweep.py", error)
         return EXIT_ERROR
@@ -339,20 +394,52 @@ def _systems(args: argparse.Namespace, options: SweepOptions, target: ReportDir)
         print(f"sweep.py: cannot read or write {error.filename or 'a file'} ({error.strerror or error})",
               file=sys.stderr)
         return EXIT_ERROR
-    return EXIT_OK
+
+
+def _monitor(args: argparse.Namespace, options: SweepOptions, target: ReportDir) -> int:
+    """A run's refreshes watched at one cell: exit 1 at an alarm, 0 without, 2 when they cannot be compared."""
+    def work() -> int:
+        target.check()
+        monitor = run_monitor(options, args.runs, args.max_wrong_rate, say=lambda line: print(line, file=sys.stderr))
+        axes = run_system(RunRecord.require(args.run))[0].axes
+        write_monitor_report(target, monitor, axes)
+        console.show_monitor(monitor, axes, target.path)
+        return EXIT_WORSE if monitor.alarmed else EXIT_OK
+
+    return _reported(work)
+
+
+def _systems(args: argparse.Namespace, options: SweepOptions, target: ReportDir) -> int:
+    """Several runs: each swept with its own rule, compared on cross-validated scores, one report saying which to
+    ship (exit 0 whatever it says; 2 when the runs cannot be compared)."""
+    def work() -> int:
+        target.check()
+        sweeps, systems = run_systems(args.runs, options, say=lambda line: print(line, file=sys.stderr))
+        write_systems_report(target, sweeps, systems, page=not (args.no_plots or args.no_html))
+        console.show_systems(systems, target.path, page=not (args.no_plots or args.no_html))
+        return EXIT_OK
+
+    return _reported(work)
 
 
 def _sweep(args: argparse.Namespace, options: SweepOptions, target: ReportDir,
            ask: Callable[[str], str] | None) -> int:
     painter = None
+    drift = None
     try:
         target.check()  # a directory it may not write is refused before anything is replayed
         painter = None if args.no_plots else Painter()  # starts drawing's imports while the run is replayed
-        result, comparison = run_sweep(options, args.review, ask)
+        if args.drift is not None:
+            result, drift = run_drift(options, None if args.drift is True else args.drift, args.max_wrong_rate)
+            comparison = None
+        else:
+            result, comparison = run_sweep(options, args.review, ask)
         gate = result.gate(args.at, args.max_wrong, args.min_correct) if args.at else None
         write_report(target, result, comparison, gate, plots=not args.no_plots, painter=painter,
-                     page=not args.no_html)
+                     page=not args.no_html, drift=drift)
         console.show_sweep(result, target.path, gate, comparison, page=not (args.no_plots or args.no_html))
+        if drift is not None:
+            console.show_drift(drift, result)
     except QuoteFinderError as error:
         cli.report_error("sweep.py", error)
         return EXIT_ERROR
@@ -365,7 +452,8 @@ def _sweep(args: argparse.Namespace, options: SweepOptions, target: ReportDir,
     finally:
         if painter is not None:
             painter.close()
-    worse = (gate is not None and not gate.holds) or (comparison is not None and comparison.worse)
+    worse = (gate is not None and not gate.holds) or (comparison is not None and comparison.worse) or (
+        drift is not None and drift.failed)
     return EXIT_WORSE if worse else EXIT_OK
 
 

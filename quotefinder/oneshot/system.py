@@ -21,11 +21,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..pipelines import MISSING, ApiSpec, AxisSpec, Curve, Piece, Quote, Steps
+from ..pipelines import MISSING, ApiSpec, AxisSpec, Curve, Piece, Quote, Reading, Steps
 from ..recipe import contract as recipe_contract
 from ..recipe.contract import ApiRequest, Result
 from ..recipe.pipeline import Coverage
-from ..recipe.system import PERPLEXITY
+from ..recipe.system import PERPLEXITY, search_reading
 from . import contract
 from .config import DEFAULT, MAX_SOURCES, SYSTEM, OneShotPipeline
 
@@ -155,6 +155,17 @@ class OneShot:
         else:
             contract.read_rank(request, data)
             recipe_contract.input_tokens(request, data)
+
+    def readings(self, request: ApiRequest, data: Any) -> list[Reading]:
+        """The search's results (as the quote finder's), the rank's order of the hits with each one's relevance,
+        and a summary's text."""
+        if request.path == contract.CHAT_PATH:
+            return [Reading("summary", contract.read_summary(data))]
+        if request.path == recipe_contract.SEARCH_PATH:
+            return [search_reading(data)]
+        relevance = contract.read_rank(request, data)
+        order = tuple(sorted(relevance, key=lambda n: (-relevance[n], n)))
+        return [Reading("relevance ranking", order, tuple(relevance[n] for n in sorted(relevance)), "relevant_n")]
 
     def input_tokens(self, request: ApiRequest, data: Any) -> int:
         if request.path == contract.CHAT_PATH:

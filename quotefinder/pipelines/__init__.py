@@ -184,6 +184,21 @@ class Piece:
 MISSING = Piece(None, missing=True)
 
 
+@dataclass(frozen=True)
+class Reading:
+    """What one checked response says, as a refresh compares it with the response the original run holds for the
+    same request (`System.readings`): its stage (what the request is for, in a report's words), its answer (compared
+    for equality: the results, the sentence chosen, the candidate preferred), the probabilities it gives (compared
+    pair by pair, in request order, named by `probability`), and, for the response that finds the sources, the
+    top one (`top`, its URL)."""
+
+    stage: str
+    answer: Any
+    probabilities: tuple[float, ...] = ()
+    probability: str = ""
+    top: str | None = None
+
+
 def values_below(values: Sequence[float], x: float) -> int:
     """How many of the ascending `values` are below `x` (``value < x``): the index of the segment or piece
     `x` falls in. A value equal to `x` is not below it."""
@@ -277,6 +292,10 @@ class System(Protocol):
 
     def curve(self, trace: Any) -> Curve:
         """The trace's decision over both axes; `curve(t).at(x, y)` equals `decide(t, x, y)` everywhere."""
+        ...
+
+    def readings(self, request: Any, data: Any) -> list[Reading]:
+        """What a checked response to `request` says, stage by stage (`Reading`): what a refresh compares."""
         ...
 
 

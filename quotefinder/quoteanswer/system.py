@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..pipelines import MISSING, ApiSpec, AxisSpec, Curve, Piece, Quote, Steps
+from ..pipelines import MISSING, ApiSpec, AxisSpec, Curve, Piece, Quote, Reading, Steps
 from ..recipe.contract import ApiRequest
 from . import contract
 from .config import DEFAULT, SYSTEM, QuoteAnswerPipeline
@@ -101,6 +101,14 @@ class QuoteAnswer:
 
     def input_tokens(self, request: ApiRequest, data: Any) -> int:
         return 0
+
+    def readings(self, request: ApiRequest, data: Any) -> list[Reading]:
+        """The answer: its passages with their sources' URLs (no probabilities: the API gives none), and its first
+        source as the top one."""
+        answer = contract.read_answer(data)
+        urls = {source.n: source.url for source in answer.sources}
+        passages = tuple((urls.get(n, ""), text) for n, text in answer.passages)
+        return [Reading("answer", passages, top=answer.sources[0].url if answer.sources else "")]
 
     def bound(self, config: Any, coverage: Mapping[str, Sequence[Any]], batch: Sequence[ApiRequest], missing: int,
               first: bool) -> int:

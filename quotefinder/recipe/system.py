@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..pipelines import MISSING, ApiSpec, AxisSpec, Curve, Piece, Quote, Steps
+from ..pipelines import MISSING, ApiSpec, AxisSpec, Curve, Piece, Quote, Reading, Steps
 from . import contract, pipeline
 from .config import RECIPE, QuoteFinderPipeline
 from .contract import ApiRequest
@@ -59,6 +59,26 @@ def coverage_of(coverage: Mapping[str, Sequence[Any]]) -> Coverage:
         raise ValueError("the quote finder covers one HAS_ANSWER_CUTOFF span at a time")
     points = tuple(float(item) for item in items if not isinstance(item, tuple))
     return Coverage(span=(float(spans[0][0]), float(spans[0][1])) if spans else None, points=points)
+
+
+SEARCH_STAGE, RANK_STAGE, COMPARE_STAGE = "search results", "sentence chosen", "compare"
+
+
+def search_reading(data: Any) -> Reading:
+    """A search's results as a refresh compares them: each result's URL and text in order, and the top one."""
+    results = contract.read_search(data)
+    return Reading(SEARCH_STAGE, tuple((r.url, r.snippet) for r in results), top=results[0].url if results else "")
+
+
+def readings(request: ApiRequest, data: Any) -> list[Reading]:
+    if request.path == contract.SEARCH_PATH:
+        return [search_reading(data)]
+    if contract.is_rank(request):
+        rank = contract.read_rank(request, data)
+        return [Reading(RANK_STAGE, rank.sentence_id, (rank.has_answer,), "has_answer")]
+    values, _ = contract.read_compare(request, data)
+    preferred = max(range(len(values)), key=lambda n: (values[n], -n))  # the first of the highest, as `best` ties
+    return [Reading(COMPARE_STAGE, preferred + 1, tuple(values), "answers")]
 
 
 class QuoteFinder:
@@ -105,6 +125,11 @@ class QuoteFinder:
         cutoffs = Cutoffs(min_sentences=getattr(config, "min_sentences", Cutoffs().min_sentences))
         kwargs = {} if config is None else {"config": config}
         return pipeline.steps(question, coverage_of(coverage), cutoffs, repeat, **kwargs)
+
+    def readings(self, request: ApiRequest, data: Any) -> list[Reading]:
+        """The search's results (URL and text, in order; its top result), a rank's sentence chosen with its
+        has_answer, a compare's preferred candidate with every candidate's probability."""
+        return readings(request, data)
 
     def decide(self, trace: Trace, x: float, y: float) -> Piece:
         """`decision.decide` at (HAS_ANSWER_CUTOFF x, ANSWER_CUTOFF y), as a piece: the rule itself."""

@@ -14,7 +14,10 @@ committed run byte-identical.
                 "system": "quote-finder", "pipeline": {...every value, resolved...}, "pipeline_digest"},
      "started_at", "finished_at", "requests": {"sent", "from_cache", "retries", "failed"},
      "responses", "input_tokens", "errors": [{"id", "repeat", "error", "pending" (when true)}, ...],
-     "stopped" (when the last recording stopped short): "max-requests" | "interrupt" | "error"}
+     "stopped" (when the last recording stopped short): "max-requests" | "interrupt" | "error",
+     "refresh" (a refresh: `eval.py --refresh RUN --sample N`): {"run": <RUN relative to this run>,
+                "run_json_sha256": <of RUN's run.json then>, "run_recorded": [RUN's started_at, finished_at],
+                "sample": N, "seed": S, "strata": {label: [sampled, of]}}}
 
 `pipeline` is `QuoteFinderPipeline.as_json()` and `pipeline_digest` its digest (a digest that does not match
 is refused: run.json was edited); a run.json written before pipelines existed has neither and reads as the
@@ -69,6 +72,30 @@ class QuestionsFile:
 
     path: str
     sha256: str
+
+
+@dataclass(frozen=True)
+class Refresh:
+    """What a refresh run refreshes: the original run (its path relative to the refresh run, the SHA-256 of its
+    run.json when the refresh began, when it was recorded) and how its questions were sampled: `sample` of them,
+    drawn with `seed`, stratified by label (`strata`: each label's questions sampled and how many the original
+    holds, the label of an unlabelled question being '')."""
+
+    run: str
+    run_json_sha256: str
+    run_recorded: tuple[str, str]
+    sample: int
+    seed: int
+    strata: tuple[tuple[str, int, int], ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return {"run": self.run, "run_json_sha256": self.run_json_sha256, "run_recorded": list(self.run_recorded),
+                "sample": self.sample, "seed": self.seed,
+                "strata": {label: [taken, held] for label, taken, held in self.strata}}
+
+    def origin(self, run_dir: Path) -> Path:
+        """The original run's directory, as reached from here."""
+        return Path(os.path.relpath(os.path.normpath(Path(run_dir).resolve() / self.run)))
 
 
 @dataclass(frozen=True)
@@ -214,6 +241,7 @@ class RunRecord:
     pipeline_version: int = PIPELINE_VERSION
     cache_format: str = CACHE_FORMAT
     stopped: str | None = None  # a key of STOPS: why the last recording stopped before every question was done
+    refresh: Refresh | None = None  # a refresh of another run (`eval.py --refresh`): which, and how it was sampled
     # read from a run.json written before its config recorded the system and the pipeline: the next save writes
     # them, even when nothing else changed
     outdated: bool = dataclasses.field(default=False, compare=False, repr=False)
@@ -285,6 +313,7 @@ class RunRecord:
             "input_tokens": self.input_tokens,
             "errors": [e.as_json() for e in self.errors],
             **({"stopped": self.stopped} if self.stopped else {}),
+            **({"refresh": self.refresh.as_json()} if self.refresh else {}),
         }
 
     def _stable(self) -> dict[str, Any]:
@@ -437,8 +466,30 @@ def _parse(data: dict[str, Any]) -> RunRecord:
         pipeline_version=_get(data, "pipeline_version", "count", 0),
         cache_format=_get(data, "cache_format", "text or null", None) or "",
         stopped=stopped,
+        refresh=_refresh(_get(data, "refresh", "object or null", None)),
         outdated=not all(name in config for name in ("system", "pipeline", "pipeline_digest")),
     )
+
+
+def _refresh(given: dict[str, Any] | None) -> Refresh | None:
+    if given is None:
+        return None
+    where = "refresh."
+    recorded = _get(given, "run_recorded", "list", [], where)
+    strata = _get(given, "strata", "object", {}, where)
+    if len(recorded) != 2 or not all(isinstance(t, str) for t in recorded):
+        raise _Bad("`refresh.run_recorded` is not [started_at, finished_at]")
+    found = []
+    for label, pair in strata.items():
+        if label not in ("", *EXPECTS) or not isinstance(pair, list) or len(pair) != 2 or not all(
+                isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in pair) or pair[0] > pair[1]:
+            raise _Bad(f"`refresh.strata` has {_shown(label)}: {_shown(pair)}, not a label's [sampled, of]")
+        found.append((label, pair[0], pair[1]))
+    run = _get(given, "run", "text", "", where)
+    if not run:
+        raise _Bad("`refresh.run` names no run")
+    return Refresh(run, _get(given, "run_json_sha256", "text", "", where), (recorded[0], recorded[1]),
+                   _get(given, "sample", "count", 0, where), _get(given, "seed", "count", 0, where), tuple(found))
 
 
 def _quote_finder_config(config: dict[str, Any]) -> RunConfig:

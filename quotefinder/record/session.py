@@ -35,7 +35,7 @@ from ..storage import remove_temporaries
 from ..textsafe import terminal
 from .client import ApiClient, RateLimiter, RequestBudget, RetryPolicy, TransientError, check_base_url
 from .recorder import QuestionRun, Recorder
-from .rundir import QuestionsFile, RunConfig, RunRecord, covered_items, locked
+from .rundir import QuestionsFile, Refresh, RunConfig, RunRecord, covered_items, locked
 from .secret import Secret, key_problem
 from .store import open_store
 
@@ -129,6 +129,7 @@ class Recording:
     host: str = ""
     finished: bool = True  # False when Ctrl+C or SIGTERM cut the recording short
     stopped: str | None = None  # a key of STOPS: what cut the recording short, if anything did
+    refresh: Refresh | None = None  # the run this one refreshes (`eval.py --refresh`), as run.json says it
     written: RunRecord | None = field(default=None, init=False)  # what run.json holds now
     written_sent: int = field(default=0, init=False)  # responses this invocation had sent when it was written
     secret: Secret = field(default_factory=Secret, init=False, repr=False)  # the key `run` sends, never written
@@ -138,11 +139,14 @@ class Recording:
 
     @classmethod
     def open(cls, questions_path: Path, run_dir: Path | None, options: RecordOptions,
-             notify: Callable[[str], None] = lambda text: print(text, file=sys.stderr)) -> Recording:
+             notify: Callable[[str], None] = lambda text: print(text, file=sys.stderr),
+             questions: QuestionSet | None = None, refresh: Refresh | None = None) -> Recording:
         """Load the questions and the run, and replay everything from the cache alone. `notify` hears
         what the user should know first (an edited question set, repeats kept). The run directory defaults to
-        `default_run_dir`; the pipeline is `run_pipeline`'s (`RunDirError` for a run of another pipeline)."""
-        questions = load_questions(questions_path)
+        `default_run_dir`; the pipeline is `run_pipeline`'s (`RunDirError` for a run of another pipeline).
+        `questions` given (a refresh's sample) are recorded instead of the whole file; `refresh` is what run.json
+        says of the run refreshed."""
+        questions = questions or load_questions(questions_path)
         run_dir = run_dir or default_run_dir(questions.path, options.pipeline)
         previous = RunRecord.load(run_dir)
         pipeline = run_pipeline(run_dir, previous, options.system, options.pipeline, questions.path)
@@ -161,7 +165,7 @@ class Recording:
             notify(f"{run_dir} holds {held} repeats; all of them are kept and checked.")
         # repeat by repeat, so that a repeat's requests reach the API after the first repeat's
         items = [recorder.replay(QuestionRun(q, r)) for r in range(repeats) for q in questions.questions]
-        return cls(questions, Path(run_dir), previous, options, recorder, items)
+        return cls(questions, Path(run_dir), previous, options, recorder, items, refresh=refresh)
 
     @property
     def pending(self) -> list[QuestionRun]:
@@ -279,6 +283,7 @@ class Recording:
             input_tokens=sum(i.summary.input_tokens for i in items if i.summary),
             errors=errors,
             stopped=self.stopped,
+            refresh=self.refresh,
         )
         if self.previous is not None and tally.sent == 0:
             record = record.with_times_of(self.previous)

@@ -9,11 +9,15 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from ..pipelines import AxisSpec
 from ..questions import UNKNOWN, Outcome
 from ..sweep.analysis import Gate, Sweep
 from ..sweep.compare import Comparison
+from ..sweep.drift import Drift
+from ..sweep.monitor import Monitor
 from ..sweep.systems import Systems
 from ..textsafe import terminal
+from . import drift as drifting
 from . import versus
 from .wording import decision_lines, point_words
 
@@ -63,3 +67,25 @@ def show_systems(systems: Systems, out_dir: Path, page: bool) -> None:
     written = f"{out_dir}/summary.md, {out_dir}/decision.json" + (f", {out_dir}/index.html" if page else "")
     print(f"\nWrote {written} and {out_dir}/systems.csv")
 
+
+
+def show_drift(drift: Drift, result: Sweep, out: TextIO | None = None) -> None:
+    """The drift of a refresh, after the sweep's own lines."""
+    out = out or sys.stdout
+    print("", file=out)
+    for line in drifting.drift_console(drift, result):
+        print(terminal(line), file=out)
+
+
+def show_monitor(monitor: Monitor, axes: tuple[AxisSpec, AxisSpec], out_dir: Path, out: TextIO | None = None) -> None:
+    """What `sweep.py --monitor` prints: a line per refresh, the alarm in words, and where the report is."""
+    out = out or sys.stdout
+    print(f"Monitor of {terminal(monitor.original)} at ({axes[0].shown(monitor.point[0])}, "
+          f"{axes[1].shown(monitor.point[1])}) against "
+          f"{monitor.alpha:g} ({monitor.evidence} evidence):", file=out)
+    for n, w in enumerate(monitor.watches, start=1):
+        print(f"  {n}. {terminal(w.run)} ({w.started_at}): {w.questions} questions, estimate {100 * w.estimate:.1f}%, "
+              f"bounds [{100 * w.lower:.1f}%, {100 * w.upper:.1f}%], capital {w.capital:.3g}"
+              f"{', ALARM' if w.alarm else ''}", file=out)
+    print(terminal(drifting.monitor_alarm_words(monitor)), file=out)
+    print(f"\nWrote {out_dir}/summary.md, {out_dir}/decision.json and {out_dir}/monitor.csv", file=out)

@@ -20,6 +20,7 @@ from ..pipelines import System
 from ..questions import OUTCOMES, UNKNOWN
 from ..recipe.config import SYSTEM
 from ..record.recorder import QuestionRun
+from ..record.refresh import RefreshPlan
 from ..record.rundir import RunRecord
 from ..record.session import Recording
 from ..storage import write_private
@@ -30,6 +31,17 @@ NO_ANSWER = {"quote-answer": "the API found nothing to quote",  # what another s
              "one-shot": "no hit reached min_relevance (nothing was summarized), or the summary said NO_ANSWER"}
 WORST = {"quote-answer": "; one request per configuration each",  # ... and its worst case per question
          "one-shot": "; one not yet searched needs a search, a rank and a summary per kept set it can need"}
+
+
+def refreshing_words(plan: RefreshPlan) -> str:
+    """What a refresh records, before it records: the sample, how it was drawn, and where it goes."""
+    refresh = plan.refresh
+    labels = {"answer": "answer", "no-answer": "no-answer", "": "unlabelled"}
+    strata = ", ".join(f"{labels[label]} {taken} of {held}" for label, taken, held in refresh.strata)
+    return (f"Refreshing {plan.original_dir}: {refresh.sample} of its {sum(h for _, _, h in refresh.strata)} "
+            f"question(s) ({strata}; seed {refresh.seed}) into {plan.run_dir}, with its pipeline and "
+            f"{plan.original.repeats} repeat(s); nothing is served from its cache. Then: python sweep.py "
+            f"{plan.run_dir} --drift")
 
 
 def notice(text: str) -> None:

@@ -37,10 +37,14 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, ReportError
+from ..pipelines import AxisSpec
 from ..storage import SHARED_FILE, write_atomic
 from ..sweep.analysis import Gate, Sweep
 from ..sweep.compare import Comparison
+from ..sweep.drift import Drift
+from ..sweep.monitor import Monitor
 from ..sweep.systems import Systems
+from . import drift as drifting
 from . import figures, html, versus
 from .painter import Painter
 from .summary import summary_markdown
@@ -51,7 +55,8 @@ from .wording import decision_record
 MANIFEST = "report.json"
 MANIFEST_FORMAT = "quotefinder-report/1"
 REPORT_FILES = ("decision.json", "grid.csv", "questions.csv", "comparison.csv", "summary.md", "index.html",
-                "systems.csv", "heatmap-*.png", "along-*.png", "flips.png", "risk-coverage.png")
+                "systems.csv", "heatmap-*.png", "along-*.png", "flips.png", "risk-coverage.png", "drift.csv",
+                "drift-stages.csv", "monitor.csv")
 STAGING_PREFIX = ".sweep-staging-"  # DIR/.sweep-staging-PID: a sweep's files before they are swapped in
 _TEMPORARY = re.compile(r"\.(?P<name>.+)\.\d+\.tmp")  # what `write_atomic` leaves when killed: .NAME.PID.tmp
 _DIGEST = re.compile(r"[0-9a-f]{64}")
@@ -312,9 +317,17 @@ class ReportDir:
             self.written = True
 
 
-def decision_json(result: Sweep) -> bytes:
-    """`decision.json`: the decision (`wording.decision_record`), indented, keys sorted, one line at the end."""
-    return (json.dumps(decision_record(result), indent=2, sort_keys=True, allow_nan=False) + "\n").encode()
+def decision_json(result: Sweep, drift: Drift | None = None) -> bytes:
+    """`decision.json`: the decision (`wording.decision_record`; a refresh's `drift` under its key), indented, keys
+    sorted, one line at the end."""
+    record = decision_record(result)
+    if drift is not None:
+        record["drift"] = drifting.drift_record(drift, result)
+    return _json(record)
+
+
+def _json(record: dict[str, Any]) -> bytes:
+    return (json.dumps(record, indent=2, sort_keys=True, allow_nan=False) + "\n").encode()
 
 
 def default_out(*run_dirs: Path) -> Path:
@@ -325,10 +338,11 @@ def default_out(*run_dirs: Path) -> Path:
 
 def write_report(out: ReportDir | Path, result: Sweep, comparison: Comparison | None = None,
                  gate: Gate | None = None, plots: bool = True, painter: Painter | None = None,
-                 page: bool = True) -> None:
+                 page: bool = True, drift: Drift | None = None) -> None:
     """Write every file of one sweep's report into `out` (a `ReportDir`, or a path: `ReportDir(path)`), whole
     or not at all; `plots=False` writes the tables and the summary only, `page=False` leaves out index.html.
-    A `painter` started early draws the PNGs in parallel."""
+    A `painter` started early draws the PNGs in parallel. A refresh's `drift` adds drift.csv, drift-stages.csv,
+    the summary's opening "Drift" section and decision.json's `drift`."""
     target = out if isinstance(out, ReportDir) else ReportDir(out)
     target.check()
     grid = grid_frame(result)
@@ -339,16 +353,21 @@ def write_report(out: ReportDir | Path, result: Sweep, comparison: Comparison | 
             if planned:
                 painter = painter or stack.enter_context(Painter())  # one made here is closed here
                 painter.start(planned)
-            files = {"decision.json": decision_json(result),
+            files = {"decision.json": decision_json(result, drift),
                      "grid.csv": csv_bytes(grid),
                      "questions.csv": csv_bytes(questions_frame(result, comparison), text=True)}
+            if drift is not None:
+                files["drift.csv"] = csv_bytes(drifting.drift_frame(drift), text=True)
+                files["drift-stages.csv"] = csv_bytes(drifting.stages_frame(drift))
             if comparison is not None:
                 files["comparison.csv"] = csv_bytes(comparison_frame(result, comparison))
             drawn = [(job.title, job.name) for job in planned]
             if plots and page:
-                files["index.html"] = html.page(result).encode()
-            files["summary.md"] = summary_markdown(result, drawn, gate.words if gate else "", comparison,
-                                                   page="index.html" in files).encode()
+                shown = [drifting.verdict(drift), drifting.exit_words(drift)] if drift is not None else []
+                files["index.html"] = html.page(result, shown).encode()
+            files["summary.md"] = summary_markdown(
+                result, drawn, gate.words if gate else "", comparison, page="index.html" in files,
+                first=drifting.drift_markdown(drift, result) if drift is not None else ()).encode()
             for name, data in files.items():
                 write_atomic(staging / name, data, SHARED_FILE)
             if planned and painter is not None:
@@ -365,7 +384,7 @@ def write_systems_report(out: ReportDir, sweeps: Sequence[Sweep], systems: Syste
     staging = out.stage()
     try:
         record = {**systems_decision(systems), "evidence": systems.evidence, "questions": len(systems.questions)}
-        files = {"decision.json": (json.dumps(record, indent=2, sort_keys=True, allow_nan=False) + "\n").encode(),
+        files = {"decision.json": _json(record),
                  "systems.csv": csv_bytes(systems_frame(systems)),
                  "questions.csv": csv_bytes(outcomes_frame(systems), text=True)}
         if page:
@@ -379,3 +398,19 @@ def write_systems_report(out: ReportDir, sweeps: Sequence[Sweep], systems: Syste
     finally:
         out.discard()
 
+
+
+def write_monitor_report(out: ReportDir, monitor: Monitor, axes: tuple[AxisSpec, AxisSpec]) -> None:
+    """Write the report of `sweep.py --monitor` into `out`, whole or not at all: decision.json (`monitor`: the alarm
+    and the last bounds), monitor.csv (a row per refresh) and summary.md."""
+    out.check()
+    staging = out.stage()
+    try:
+        files = {"decision.json": _json({"monitor": drifting.monitor_record(monitor, axes)}),
+                 "monitor.csv": csv_bytes(drifting.monitor_frame(monitor), text=True),
+                 "summary.md": drifting.monitor_markdown(monitor, axes).encode()}
+        for name, data in files.items():
+            write_atomic(staging / name, data, SHARED_FILE)
+        out.commit(list(files))
+    finally:
+        out.discard()

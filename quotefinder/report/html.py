@@ -22,6 +22,7 @@ import hashlib
 import html
 import json
 import math
+from collections.abc import Sequence
 from importlib import resources
 from typing import Any
 
@@ -197,8 +198,18 @@ def document_head(policy: str, title: str, style: str) -> str:
 </head>"""
 
 
-def page(result: Sweep) -> str:
-    """The whole page, deterministic for a given sweep."""
+def _drift(lines: Sequence[str]) -> str:
+    """The drift of a refresh, above the decision: its verdict and its exit status, as text."""
+    if not lines:
+        return ""
+    verdict, *rest = (html.escape(visible(line)) for line in lines)
+    more = "".join(f"<br>{line}" for line in rest)
+    return f"<section id=\"drift\" class=\"banner\"><h2>Drift</h2><p><strong>{verdict}</strong>{more}</p></section>\n"
+
+
+def page(result: Sweep, drift: Sequence[str] = ()) -> str:
+    """The whole page, deterministic for a given sweep; `drift`, a refresh's verdict and exit status in words, opens
+    it."""
     script = _asset("page.js")
     digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
     policy = (f"default-src 'none'; script-src 'sha256-{digest}'; style-src 'unsafe-inline'; img-src data:; "
@@ -231,7 +242,7 @@ def page(result: Sweep) -> str:
 <body>
 <h1>{title}: {html.escape(name)}{marker}</h1>
 {banner}
-{_decision(result)}
+{_drift(drift)}{_decision(result)}
 <ul class="facts">{items}</ul>
 <h2>The grid</h2>
 <p class="legend">Rows: {first}, rising upwards; columns: {second}, rising to the right. Each map has

@@ -54,12 +54,14 @@ def _axis_words(axis: Axis) -> str:
 
 
 def summary_markdown(result: Sweep, plots: Sequence[tuple[str, str]] = (), gate: str = "",
-                     comparison: Comparison | None = None, page: bool = False) -> str:
+                     comparison: Comparison | None = None, page: bool = False, first: Sequence[str] = ()) -> str:
     """The summary a team reads in CI. `plots` are (title, relative path); `gate` a line to add; `page`
-    whether index.html is written beside it. At most `SUMMARY_AT_MOST` bytes, whatever the pages say."""
+    whether index.html is written beside it; `first` a section to open with (a refresh's "Drift"). At most
+    `SUMMARY_AT_MOST` bytes, whatever the pages say."""
+    opening = list(first)
     replayed, record = result.replayed, result.replayed.record
     evidence = record.evidence_word
-    first, second = result.system.axes
+    first_axis, second = result.system.axes
     lines = []
     if replayed.excluded:
         lines.append(f"**Incomplete: {len(replayed.excluded)} question(s) could not be replayed and are left out "
@@ -72,7 +74,7 @@ def summary_markdown(result: Sweep, plots: Sequence[tuple[str, str]] = (), gate:
         lines += ["> **Synthetic evidence.** This run was recorded against the stand-in API from invented pages: it "
                   "shows what the harness reports, not how the real pipeline performs.", ""]
     also = "the terminal and the header of `index.html`" if page else "the terminal"
-    lines += ["## Decision", "", *(f"- {line}" for line in decision_lines(result)), "",
+    lines += [*opening, "## Decision", "", *(f"- {line}" for line in decision_lines(result)), "",
               f"The same cell is in `decision.json` (for CI) and {also}.", "", "## The run", ""]
     judged = replayed.question_set
     swept = len(result.questions)
@@ -89,9 +91,9 @@ def summary_markdown(result: Sweep, plots: Sequence[tuple[str, str]] = (), gate:
         *([f"- Pipeline: {markdown_text(pipeline)}"] if (pipeline := pipeline_words(result)) else []),
         f"- Requests: {record.responses} cached responses, {record.input_tokens} input tokens "
         f"(last recording sent {record.requests.sent})",
-        f"- Grid: {first.title} {_axis_words(result.h_axis)} x {second.title} {_axis_words(result.a_axis)} "
+        f"- Grid: {first_axis.title} {_axis_words(result.h_axis)} x {second.title} {_axis_words(result.a_axis)} "
         f"({result.counts.shape[0] * result.counts.shape[1]} cells)"
-        + ("; a probability equal to a cutoff passes it" if first.kind == "cutoff" or second.kind == "cutoff" else ""),
+        + ("; a probability equal to a cutoff passes it" if "cutoff" in (first_axis.kind, second.kind) else ""),
         f"- Recommended by: {_objective_words(result)}; {_eligible(result)} the best of them is "
         f"{_cell(result, result.choice.best)} with score {_score(result.choice.best_score)}, and the region of best "
         f"score is the {int(result.choice.region.sum())} cell(s) whose score is the best's or falls short of it by "

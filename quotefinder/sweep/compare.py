@@ -226,6 +226,22 @@ class Comparison:
         return f"{test} >= {self.significance:g}: not worse beyond what pipeline noise explains"
 
 
+def changes_at(result: Sweep, baseline: Sweep, point: tuple[float, float]) -> tuple[list[Change], int]:
+    """Each question of `result` that `baseline` holds too, labelled at `point` from its first m repeats in each
+    (m = the smaller repeat count: `change`), and m."""
+    base_index = {q.question: n for n, q in enumerate(baseline.replayed.questions)}
+    after = [at_point(curves, *point) for curves in result.judged]
+    before = [at_point(curves, *point) for curves in baseline.judged]
+    m = min(len(before), len(after))
+    rows = []
+    for n, question in enumerate(result.replayed.questions):
+        if question.question in base_index:
+            then = tuple(judged[base_index[question.question]].outcome for judged in before[:m])
+            now = tuple(judged[n].outcome for judged in after[:m])
+            rows.append(Change(question, then, now, change(then, now, result.wrong_cost)))
+    return rows, m
+
+
 def compare(result: Sweep, baseline: Sweep, point: tuple[float, float], significance: float = SIGNIFICANCE,
             strict: bool = False) -> Comparison:
     """Label each question at `point` from its first m repeats in each run (m = the smaller repeat count;
@@ -239,15 +255,7 @@ def compare(result: Sweep, baseline: Sweep, point: tuple[float, float], signific
         cautions.append(f"{len(unmatched)} question(s) could be replayed in only one of the runs and are not "
                         f"compared ({', '.join(unmatched[:10])}{', ...' if len(unmatched) > 10 else ''}); the grid "
                         "difference is over different question sets")
-    after = [at_point(curves, *point) for curves in result.judged]
-    before = [at_point(curves, *point) for curves in baseline.judged]
-    m = min(len(before), len(after))
-    rows = []
-    for n, question in enumerate(run.questions):
-        if question.question in base_index:
-            then = tuple(judged[base_index[question.question]].outcome for judged in before[:m])
-            now = tuple(judged[n].outcome for judged in after[:m])
-            rows.append(Change(question, then, now, change(then, now, result.wrong_cost)))
+    rows, m = changes_at(result, baseline, point)
     difference = result.counts - baseline.counts
     score_difference = result.scores - baseline.scores
     return Comparison(base, point, rows, difference, score_difference, cautions, significance, strict, m)

@@ -20,7 +20,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -380,7 +380,7 @@ def range_flag(under_test: System, name: str, values: Sequence[float]) -> str:
 
 def replay_run(run_dir: Path, coverage: Coverage, questions_path: Path | None = None,
                allow_incomplete: bool = False, jobs: int = 1, record: RunRecord | None = None,
-               use_index: bool = True) -> Replayed:
+               use_index: bool = True, only: Collection[str] | None = None) -> Replayed:
     """Replay every judged question from the run's cache, through the system it was recorded with, for the
     values of its recorded axes in `coverage` (the quote finder's: {"has_answer": HAS_ANSWER_CUTOFF values}).
 
@@ -391,6 +391,9 @@ def replay_run(run_dir: Path, coverage: Coverage, questions_path: Path | None = 
 
     With `use_index`, the pairs whose entries are unchanged since the replay index (`sweep.index`) recorded them
     come from it, and the others are replayed and added to it; the result is the same either way.
+
+    `only` (question texts) narrows the judged questions to those; a refresh run (`eval.py --refresh`) is narrowed
+    to the sample it recorded, since the question file also lists the questions not sampled.
     """
     run_dir = Path(run_dir)
     record = record or RunRecord.require(run_dir)  # the caller's, when it has read it already
@@ -417,6 +420,10 @@ def replay_run(run_dir: Path, coverage: Coverage, questions_path: Path | None = 
         with Background(run_dir, [p for p in pairs if p not in indexed], coverage, chosen, jobs) as background:
             question_set = parsing.result()  # parsed while the index was read, or while the workers replay
             known = set(recorded)
+            narrowed = set(only) if only is not None else known if record.refresh is not None else None
+            if narrowed is not None:
+                question_set = dataclasses.replace(
+                    question_set, questions=tuple(q for q in question_set.questions if q.question in narrowed))
             strangers = [q for q in question_set.questions if q.question not in known]
             if strangers:
                 names = ", ".join(f"{q.id!r} (line {q.line})" for q in strangers[:SHOW])

@@ -17,11 +17,14 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..record.rundir import RunRecord
+from . import drift
 from .analysis import FOLDS, Settings, Sweep, analyse
 from .compare import SIGNIFICANCE, Comparison, compare, require_comparable
+from .drift import Drift
 from .grid import Axis, parse_axis
 from .labelling import rejudge, review
-from .replay import Coverage, Replayed, replay_run, run_system
+from .monitor import Monitor, watch
+from .replay import Coverage, Replayed, judging_path, replay_run, run_system
 from .systems import Systems, compare_systems
 from .verdicts import verdicts_path
 
@@ -127,6 +130,107 @@ def run_sweep(options: SweepOptions, review_quotes: bool = False, ask: Callable[
         comparison = compare(result, analyse(base, h_axis, a_axis, quick), point,
                              options.significance, options.strict)
     return result, comparison
+
+
+def run_drift(options: SweepOptions, original: Path | None = None, max_wrong_rate: float | None = None
+              ) -> tuple[Sweep, Drift]:
+    """Sweep a refresh (`options.run`) as any run, and compare it with the run it refreshes (`original`, else the
+    one its run.json names): the evidence stage by stage, decisions at the shipped cell (`options.at`, else the
+    original's recommended cell on the same grid, by the same rule), and the wrong-answer rate there now
+    (`drift`). `InputError` when the two cannot be compared."""
+    record = RunRecord.require(options.run)
+    if original is None:
+        if record.refresh is None:
+            raise InputError(f"{options.run} is not a refresh (its run.json names no run it refreshes): give the run "
+                             "to compare it with, --drift RUN")
+        original = record.refresh.origin(options.run)
+    base = RunRecord.require(original)
+    cautions = drift.require_comparable(record, base, options.run, original)
+    result, _ = run_sweep(dataclasses.replace(options, baseline=None))
+    judging = result.replayed.question_set.path
+    if options.at is None:  # the original's recommended cell: its whole sweep, by the same rule on the same grid
+        before = run_sweep(dataclasses.replace(options, run=original, questions=judging, baseline=None))[0]
+    else:
+        default = base.config.default_point
+        coverage = needed(base, dataclasses.replace(options, has_answer=result.h_axis, answer=result.a_axis),
+                          (float(default[0]), float(default[1])), options.at)
+        quick = dataclasses.replace(options.settings, resamples=0, folds=0, max_wrong_rate=None)
+        replayed = replay_run(original, coverage, judging, options.allow_incomplete, options.jobs, base,
+                              use_index=options.use_index, only=record.texts)
+        before = analyse(replayed, result.h_axis, result.a_axis, quick)
+    point, point_from = drift.shipped_point(options.at, before)
+    default = record.config.default_point
+    coverage = needed(record, dataclasses.replace(options, has_answer=result.h_axis, answer=result.a_axis),
+                      (float(default[0]), float(default[1])), point)
+    rows_then = {q.question for q in before.questions}
+    sampled = [q for q in result.questions if q.question in rows_then]
+    m = min(record.repeats, base.repeats)
+    stages, tops = drift.evidence(options.run, original, record, sampled, m, coverage)
+    questions, m = drift.question_drifts(result, before, point, tops)
+    rate = drift.wrong_rate(result, point, record, options.settings.delta)
+    found = Drift(Path(original), options.run, base, result.replayed.record, point, point_from, stages, questions, m,
+                  rate, options.significance, max_wrong_rate, cautions)
+    return result, found
+
+
+def point_axes(record: RunRecord, point: tuple[float, float]) -> tuple[Axis, Axis]:
+    """A grid of the one cell `point` (each value exactly, as a float), on the run's system's axes."""
+    found = []
+    for spec, value in zip(run_system(record)[0].axes, point, strict=True):
+        if spec.kind == "cutoff":
+            text = repr(float(value))
+            found.append(parse_axis(f"{text}:{text}:1", "--at"))
+        else:
+            found.append(parse_axis(spec.shown(value), "--at", spec))
+    return found[0], found[1]
+
+
+def run_monitor(options: SweepOptions, runs: Sequence[Path], alpha: float,
+                say: Callable[[str], None] = print) -> Monitor:
+    """The refreshes `runs[1:]` of the run `runs[0]`, each replayed at `options.at` alone and judged with the
+    original's question file, watched in time order (their recordings' start) with the confidence sequence of
+    `monitor`. `InputError` when a run refreshes another run or cannot be compared with it, or --at is missing."""
+    if options.at is None:
+        raise InputError("--monitor watches one cell: give it with --at H,A (the cell you ship)")
+    original = runs[0]
+    base = RunRecord.require(original)
+    given = [(run, RunRecord.require(run)) for run in runs[1:]]
+    if not given:
+        raise InputError("--monitor RUN REFRESH ...: give the refreshes of RUN after it (eval.py --refresh RUN)")
+    for run, record in given:
+        if record.refresh is None or record.refresh.origin(run).resolve() != Path(original).resolve():
+            named = record.refresh.origin(run) if record.refresh else "no run"
+            raise InputError(f"{run} is not a refresh of {original} (its run.json names {named}): monitor the "
+                             f"refreshes of one run, made with `eval.py --refresh {original}`")
+        if problems := drift.drift_problems(record, base):
+            raise InputError(f"{run} cannot be compared with {original}: " + "; ".join(problems))
+    seen: dict[Path, Path] = {}
+    for run, _ in given:
+        if (twice := seen.setdefault(run.resolve(), run)) is not run:
+            raise InputError(f"{run} is given twice (as {twice} too): each refresh is one observation")
+    seeds: dict[int, list[str]] = {}
+    for run, record in given:
+        sampled = record.refresh
+        if sampled is not None and sampled.sample < sum(held for _, _, held in sampled.strata):  # (a sample of all
+            seeds.setdefault(sampled.seed, []).append(str(run))  # questions is the same whatever the seed)
+    cautions = [f"{', '.join(runs)} were sampled with the same seed {seed}, so they asked the same questions: the "
+                "bound assumes each refresh is a fresh sample (give each its own --seed)"
+                for seed, runs in seeds.items() if len(runs) > 1]
+    ordered = sorted(given, key=lambda pair: pair[1].started_at)
+    judging = judging_path(original, base, options.questions)
+    h_axis, a_axis = point_axes(base, options.at)
+    quick = dataclasses.replace(options.settings, resamples=0, folds=0, max_wrong_rate=None)
+    found = []
+    evidence = set()
+    for run, record in ordered:
+        say(f"Replaying {run} at the shipped cell ...")
+        result = run_sweep(dataclasses.replace(options, run=run, has_answer=h_axis, answer=a_axis, settings=quick,
+                                               questions=judging, baseline=None))[0]
+        evidence.add(result.replayed.record.evidence_word)
+        found.append((str(run), record.started_at, len(result.questions),
+                      drift.weighted_estimate(result, options.at, record)))
+    return watch(str(original), options.at, alpha, options.settings.delta, found, "/".join(sorted(evidence)),
+                 reordered=[run for run, _ in ordered] != [run for run, _ in given], cautions=cautions)
 
 
 def run_systems(runs: Sequence[Path], options: SweepOptions, say: Callable[[str], None] = print

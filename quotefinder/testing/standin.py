@@ -32,11 +32,21 @@ Scenario format (YAML or JSON):
 
 A query the scenario does not know gets no results. A rank or compare request the scenario cannot
 place gets deterministic made-up probabilities, derived from the request.
+
+Later (`--noise`, `--shift`, `--reorder`, `--unsupported`, seeded by `--later-seed`; `later`): the scenario as
+the APIs might serve it weeks after a recording, for refreshes (`eval.py --refresh`) to catch or to pass. Each
+page's has_answer and compare probabilities move by up to --noise either way (pure noise, the second decimal;
+less within --noise of 0 or 1, so that the noise is never clipped and stays unbiased)
+and by --shift (a drift: negative, the API grew less sure); a share --reorder of the questions get their results
+in another order; and a share --unsupported lose their support: the page their best answer came from is rewritten
+(its digits changed, or, with none, its answering sentence replaced) while the API still rates it as before, so
+its quote becomes wrong.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import json
 import random
@@ -162,6 +172,55 @@ def load_scenario(path: Path | str) -> Scenario:
         if "jitter" in item:
             scenario.jitters[item["question"]] = _number(item["jitter"], f"{path}: question {qn}: jitter")
     return scenario
+
+
+@dataclass(frozen=True)
+class Later:
+    """How the scenario has changed by the time a refresh asks (see the module docstring); all off by default."""
+
+    seed: int = 0
+    noise: float = 0.0  # each page's has_answer and answers move by a seeded amount in [-noise, noise]
+    shift: float = 0.0  # ... and by this
+    reorder: float = 0.0  # the share of questions whose results are served in another (seeded) order
+    unsupported: float = 0.0  # the share of questions whose best page no longer says its answer
+
+
+REWRITTEN = "This section was rewritten and no longer gives that figure."
+
+
+def _rewritten(text: str) -> str:
+    """`text` with every digit changed (0 to 5, 1 to 6, ...), so a figure it gave is no longer the figure."""
+    return text.translate(str.maketrans("0123456789", "5678901234"))
+
+
+def later(scenario: Scenario, change: Later) -> Scenario:
+    """The scenario as served `change` later: a new scenario, the original untouched."""
+    def moved(value: float, *what: object) -> float:
+        reach = min(change.noise, value, 1.0 - value)  # symmetric: noise that is never clipped is unbiased noise
+        wobble = reach * (2 * _unit(change.seed, *what) - 1) if reach > 0 else 0.0
+        return min(1.0, max(0.0, round(value + change.shift + wobble, 6)))
+
+    questions: dict[str, list[Page]] = {}
+    for text, pages in scenario.questions.items():
+        served = [dataclasses.replace(page, has_answer=moved(page.has_answer, text, page.url, "has_answer"),
+                                      answers=moved(page.answers, text, page.url, "answers")) for page in pages]
+        if pages and _unit(change.seed, text, "unsupported") < change.unsupported:
+            best = max(range(len(pages)), key=lambda n: (pages[n].answers, -n))
+            page = served[best]
+            if any(c.isdigit() for c in page.snippet):
+                choice = _rewritten(page.choice) if isinstance(page.choice, str) else page.choice
+                served[best] = dataclasses.replace(page, snippet=_rewritten(page.snippet), choice=choice)
+            else:
+                split = sentences.split(page.snippet)
+                fragment = page.choice if isinstance(page.choice, str) else None
+                chosen = (page.choice - 1 if isinstance(page.choice, int) and 0 < page.choice <= len(split) else
+                          next((n for n, t in enumerate(split) if fragment is not None and fragment in t), 0))
+                snippet = page.snippet.replace(split[chosen], REWRITTEN) if split else REWRITTEN
+                served[best] = dataclasses.replace(page, snippet=snippet, choice=REWRITTEN)
+        if len(served) > 1 and _unit(change.seed, text, "reorder") < change.reorder:
+            random.Random(f"{change.seed}\x1f{text}").shuffle(served)
+        questions[text] = served
+    return dataclasses.replace(scenario, questions=questions)
 
 
 @dataclass(frozen=True)
@@ -668,12 +727,25 @@ def main(argv: list[str] | None = None) -> int:
     faults.add_argument("--truncated", type=float, default=0.0, metavar="P",
                         help="share answered 200 with the JSON cut off mid-body")
     faults.add_argument("--seed", type=int, default=0, help="seed of the fault draws (default 0)")
+    drift = parser.add_argument_group("later (the scenario as the APIs might serve it weeks after a recording, for "
+                                      "eval.py --refresh; drawn with --later-seed)")
+    drift.add_argument("--noise", type=float, default=0.0, metavar="X",
+                       help="each page's has_answer and compare probabilities move by up to X either way")
+    drift.add_argument("--shift", type=float, default=0.0, metavar="D",
+                       help="... and by D (negative: the API grew less sure)")
+    drift.add_argument("--reorder", type=float, default=0.0, metavar="P",
+                       help="share of questions whose results come in another order")
+    drift.add_argument("--unsupported", type=float, default=0.0, metavar="P",
+                       help="share of questions whose best page is rewritten so that it no longer says the answer")
+    drift.add_argument("--later-seed", type=int, default=0, metavar="S", help="seed of the changes (default 0)")
     args = parser.parse_args(argv)
     injected = Faults(args.latency, args.rate_limit, args.burst, args.server_errors, args.drops, args.stalls,
                       args.stall_seconds, args.html, args.truncated, args.seed)
     try:
         _, pipeline = load_pipeline_file(args.pipeline) if args.pipeline else (None, RECIPE)
-        standin = StandIn(load_scenario(args.scenario), key=args.key, host=args.host, port=args.port,
+        scenario = later(load_scenario(args.scenario), Later(args.later_seed, args.noise, args.shift, args.reorder,
+                                                              args.unsupported))
+        standin = StandIn(scenario, key=args.key, host=args.host, port=args.port,
                           faults=injected, pipeline=pipeline, log=False)  # serves 100,000s: keeps no bodies
     except (ScenarioError, InputError, OSError) as error:
         print(f"standin: {error}", file=sys.stderr)

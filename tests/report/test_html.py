@@ -11,8 +11,10 @@ screenshot goes to out/screenshots/ (or $QF_SCREENSHOTS) to be looked at.
 from __future__ import annotations
 
 import csv
+import html
 import json
 import os
+import re
 import shutil
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -26,6 +28,8 @@ from conftest import (
     TEN_SCENARIO,
     copy_run,
     decided,
+    env_for,
+    github_html,
     items_of,
     page,
     record,
@@ -33,6 +37,7 @@ from conftest import (
     write_questions,
     write_scenario,
 )
+from quotefinder.evalcmd import main as eval_main
 from quotefinder.report import wording
 from quotefinder.sweep import guarantee
 from quotefinder.sweep.analysis import LOSSY, Settings, Sweep
@@ -40,6 +45,7 @@ from quotefinder.sweep.grid import parse_axis
 from quotefinder.sweep.session import SweepOptions, run_sweep
 from quotefinder.sweepcmd import main
 from quotefinder.testing import synthetic
+from quotefinder.testing.standin import Later, later, load_scenario
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SCREENSHOTS = Path(os.environ.get("QF_SCREENSHOTS", ROOT / "out" / "screenshots"))
@@ -437,5 +443,29 @@ def test_a_quote_answer_page_counts_its_configurations_as_grid_csv(browser, tmp_
         x, y = opened.cell_centre("correct", 0, 2)
         opened.page.mouse.click(x, y)
         assert opened.page.inner_text("#cell-title") == "passages 1, tier deep_reasoning"
+    finally:
+        opened.close()
+
+
+def test_a_refreshs_page_opens_with_its_drift_in_the_summarys_words(browser, ten: Path, tmp_path: Path,
+                                                                    standin_for) -> None:
+    """A refresh after the answer pages were rewritten: its page, opened in Chromium, says first that the API
+    changed and that the drift gate fails, in the words of the summary's Drift section."""
+    server = standin_for(later(load_scenario(TEN_SCENARIO), Later(unsupported=1.0, seed=3)))
+    new = ten.parent / "later"
+    assert beside_the_browser(eval_main, ["--refresh", str(ten), "--sample", "10", "--run", str(new), "--rate", "0",
+                                          "--retries", "0"], env_for(server)) == 0
+    out = tmp_path / "later-report"
+    assert beside_the_browser(main, [str(new), "--drift", "--out", str(out), "--bootstrap", "0", "--folds", "0",
+                                     "--at", "0.3,0.6", "--max-wrong-rate", "0.05"]) == 1
+    opened = Opened(browser, out / "index.html")
+    try:
+        shown = opened.page.locator("#drift").inner_text()
+        summary = (out / "summary.md").read_text()
+        assert "The API has changed since" in shown and "FAIL (exit 1)" in shown
+        verdict = shown.splitlines()[1]
+        rendered = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", "", github_html(summary))))
+        assert verdict in rendered  # the summary's Drift section, as GitHub shows it
+        assert opened.requests == [] and not [m for m in opened.console if m.startswith("pageerror")]
     finally:
         opened.close()

@@ -1,0 +1,306 @@
+"""The words and tables of a refresh compared with its original (`sweep.py NEW --drift`) and of the shipped cell
+watched over refreshes (`sweep.py --monitor`): the summary's "Drift" and "Monitor" sections, drift.csv,
+drift-stages.csv, monitor.csv, their keys in decision.json, and what the terminal prints.
+
+Every number says what it is: a share says of what, a test says which test, a bound says its confidence and
+that it is one-sided."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import pandas as pd
+
+from ..pipelines import AxisSpec
+from ..questions import Outcome
+from ..sweep.analysis import Sweep
+from ..sweep.compare import ChangeKind
+from ..sweep.drift import LABELS, Drift, StageDrift, WrongRate
+from ..sweep.monitor import Monitor
+from ..textsafe import csv_text, markdown_code, markdown_text
+from .numbers import confidence
+from .wording import point_words
+
+LIST_AT_MOST = 50
+FIELD_AT_MOST = 300
+
+
+def _md(text: str, table: bool = True) -> str:
+    return markdown_code(text, in_table=table, at_most=FIELD_AT_MOST)
+
+
+def _p(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3g}"
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part} of {whole}" + (f" ({100 * part / whole:.0f}%)" if whole else "")
+
+
+def _rate(value: float) -> str:
+    return "-" if math.isnan(value) else f"{100 * value:.1f}%"
+
+
+def _change(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.4f}"
+
+
+def stage_words(stage: StageDrift) -> str:
+    """'search results: 3 of 10 answered differently, 1 asked afresh'."""
+    parts = []
+    if stage.changed:
+        parts.append(f"{stage.changed} of {stage.paired} requests asked again answered differently")
+    if stage.fresh:
+        parts.append(f"{stage.fresh} of {stage.asked} were asked afresh (their inputs changed upstream)")
+    return f"{stage.stage}: {', '.join(parts)}"
+
+
+def shift_words(stage: StageDrift, drift: Drift) -> str:
+    tested = sum(1 for s in drift.stages if s.p_value is not None)
+    return (f"{stage.probability} probabilities ({stage.stage}) moved {_change(stage.mean_change)} per question on "
+            f"average (two-sided Wilcoxon signed-rank p = {_p(stage.p_value)} < {drift.significance:g} / {tested} "
+            "stages tested)")
+
+
+def sign_words(drift: Drift) -> str:
+    worse, fixed, p = drift.sign_test
+    verdict = (f"< {drift.significance:g}: WORSE beyond noise" if drift.worse
+               else f">= {drift.significance:g}: not worse beyond noise")
+    return f"{worse} worse against {fixed} fixed, one-sided exact sign test p = {_p(p)} {verdict}"
+
+
+def rate_words(rate: WrongRate, alpha: float | None = None) -> str:
+    level = confidence(rate.delta)
+    words = (f"{_rate(rate.estimate)} (one-sided {level} bounds: at least {_rate(rate.lower)}, at most "
+             f"{_rate(rate.upper)}; exact Clopper-Pearson per label at {rate.delta:g} / {len(rate.strata)}, weighted "
+             "by each label's share of the original's questions; first repeats)")
+    if alpha is not None:
+        words += (f"; above --max-wrong-rate {alpha:g} with {level} confidence: "
+                  f"{'YES' if rate.lower > alpha else 'no'}")
+    return words
+
+
+def verdict(drift: Drift) -> str:
+    """The drift in words: the evidence still describes the API, or what changed and what to do."""
+    if drift.holds:
+        same = [f"{s.stage}: {s.paired} of {s.asked} asked again, every answer the same" for s in drift.stages
+                if not s.probability]
+        noisy = [f"{s.stage}: {s.changed} of {s.paired} answered differently and {s.fresh} asked afresh, "
+                 f"{s.probability} moved {_change(s.mean_change)} per question (Wilcoxon p = {_p(s.p_value)})"
+                 for s in drift.stages if s.probability]
+        return ("The evidence still describes the API: " + "; ".join([*same, *noisy])
+                + (" (probabilities that move by noise alone change close calls both ways)" if noisy else "")
+                + f"; decisions at the shipped cell: {sign_words(drift)}.")
+    what = [stage_words(s) for s in drift.changed] + [shift_words(s, drift) for s in drift.shifted]
+    if drift.worse:
+        what.append(f"decisions at the shipped cell got worse ({sign_words(drift)})")
+    if drift.above:
+        what.append(f"the wrong-answer rate at the shipped cell is above {drift.max_wrong_rate:g} with "
+                    f"{confidence(drift.rate.delta)} confidence (at least {_rate(drift.rate.lower)})")
+    todo = ("re-record the run (all of its questions) and sweep it again before trusting its cutoffs"
+            if drift.failed else
+            "decisions at the shipped cell are not worse beyond noise, so the cutoffs still stand on this sample; "
+            "re-record the run when you next tune them, since its evidence no longer describes every answer")
+    return f"The API has changed since {drift.original} was recorded: {'; '.join(what)}. What to do: {todo}."
+
+
+def exit_words(drift: Drift) -> str:
+    if not drift.failed:
+        return "PASS (exit 0): decisions at the shipped cell are not worse beyond noise" + (
+            f" and the rate is not shown above {drift.max_wrong_rate:g}" if drift.max_wrong_rate is not None else "")
+    reasons = [r for r, bad in (("decisions got worse beyond noise", drift.worse),
+                                (f"the rate is above {drift.max_wrong_rate} with confidence", drift.above)) if bad]
+    return f"FAIL (exit 1): {' and '.join(reasons)}"
+
+
+def _strata(drift: Drift) -> str:
+    refresh = drift.refresh_record.refresh
+    if refresh is None:
+        return f"{len(drift.questions)} question(s) compared"
+    parts = ", ".join(f"{LABELS[label]} {taken} of {held}" for label, taken, held in refresh.strata)
+    return f"a sample of {refresh.sample} ({parts}), seed {refresh.seed}"
+
+
+def _outcomes(outcomes: Sequence[Outcome]) -> str:
+    return " ".join(o.label for o in outcomes)
+
+
+def drift_markdown(drift: Drift, result: Sweep) -> list[str]:
+    """The summary's "Drift" section."""
+    then, now = drift.original_record, drift.refresh_record
+    lines = ["## Drift", "",
+             f"**{markdown_text(verdict(drift))}**", "",
+             f"- Exit status: {exit_words(drift)}",
+             f"- Original: {_md(str(drift.original), False)}, recorded {then.started_at or '?'} to "
+             f"{then.finished_at or '?'}; refresh: {_md(str(drift.refresh), False)}, recorded {now.started_at or '?'} "
+             f"to {now.finished_at or '?'}; {_strata(drift)}; each question compared on its first "
+             f"{drift.repeats_compared} repeat(s) in each run",
+             f"- Shipped cell: {point_words(result, drift.point)} ({markdown_text(drift.point_from)})",
+             *(f"- CAUTION: {markdown_text(caution)}" for caution in drift.cautions), "",
+             "### The evidence, stage by stage", "",
+             "Every request the refresh sent, looked up in the original's cache: asked then too when its body and "
+             "repeat are the same (its inputs did not change), else asked afresh. A probability's change is now minus "
+             "then, averaged within each question; the test is over the questions.", "",
+             "| Stage | Requests now | Asked then too | Answer changed | Asked afresh | Probability | Mean change "
+             "per question | Wilcoxon p (two-sided) |",
+             "|---|---:|---:|---:|---:|---|---:|---:|"]
+    for s in drift.stages:
+        lines.append(f"| {s.stage} | {s.asked} | {s.paired} | {_share(s.changed, s.paired)} | {s.fresh} | "
+                     f"{s.probability or '-'} | {_change(s.mean_change)} | {_p(s.p_value)} |")
+    tally = {kind: sum(1 for q in drift.questions if q.change.kind is kind) for kind in ChangeKind}
+    tops = sum(1 for q in drift.questions if q.top_changed)
+    quotes = sum(1 for q in drift.questions if q.quote_changed)
+    lines += ["", "### Decisions at the shipped cell", "",
+              f"- Questions: {', '.join(f'{k.value} {n}' for k, n in tally.items())}",
+              f"- Worse overall? {sign_words(drift)}",
+              f"- Top result changed: {_share(tops, len(drift.questions))} questions; quote changed (first repeat): "
+              f"{_share(quotes, len(drift.questions))}",
+              f"- Wrong-answer rate now: {rate_words(drift.rate, drift.max_wrong_rate)}", ""]
+    moved = [q for q in drift.questions
+             if q.top_changed or q.quote_changed or q.change.kind is not ChangeKind.UNCHANGED]
+    if moved:
+        lines += ["| Question | Top result changed | Quoted then | Quoted now | Outcomes then | Outcomes now "
+                  "| Change |",
+                  "|---|---|---|---|---|---|---|"]
+        for q in moved[:LIST_AT_MOST]:
+            lines.append(f"| {_md(q.question.id)} | {'yes' if q.top_changed else 'no'} | "
+                         f"{_md(q.quote_then) if q.quote_then is not None else '(no answer)'} | "
+                         f"{_md(q.quote_now) if q.quote_now is not None else '(no answer)'} | "
+                         f"{_outcomes(q.change.before)} | {_outcomes(q.change.after)} | {q.change.kind.value} |")
+        if len(moved) > LIST_AT_MOST:
+            lines.append(f"\n... and {len(moved) - LIST_AT_MOST} more in `drift.csv`.")
+        lines.append("")
+    lines += ["`drift.csv` lists every sampled question, `drift-stages.csv` every stage.", ""]
+    return lines
+
+
+def drift_frame(drift: Drift) -> pd.DataFrame:
+    """drift.csv: every sampled question then and now at the shipped cell."""
+    return pd.DataFrame([{
+        "id": csv_text(q.question.id), "question": csv_text(q.question.question), "expect": q.question.expect or "",
+        "top_then": csv_text(q.top_then), "top_now": csv_text(q.top_now), "top_changed": q.top_changed,
+        "quoted_then": csv_text(q.quote_then), "quoted_now": csv_text(q.quote_now), "quote_changed": q.quote_changed,
+        "outcomes_then": _outcomes(q.change.before), "outcomes_now": _outcomes(q.change.after),
+        "change": q.change.kind.value} for q in drift.questions],
+        columns=["id", "question", "expect", "top_then", "top_now", "top_changed", "quoted_then", "quoted_now",
+                 "quote_changed", "outcomes_then", "outcomes_now", "change"])
+
+
+def stages_frame(drift: Drift) -> pd.DataFrame:
+    """drift-stages.csv: every stage's requests, answers changed, and probabilities' paired change."""
+    return pd.DataFrame([{
+        "stage": s.stage, "requests_now": s.asked, "asked_then_too": s.paired, "answer_changed": s.changed,
+        "asked_afresh": s.fresh, "probability": s.probability, "questions_compared": len(s.per_question),
+        "probabilities_compared": s.pairs,
+        "mean_change_per_question": s.mean_change if s.mean_change is not None else float("nan"),
+        "wilcoxon_p": s.p_value if s.p_value is not None else float("nan")} for s in drift.stages],
+        columns=["stage", "requests_now", "asked_then_too", "answer_changed", "asked_afresh", "probability",
+                 "questions_compared", "probabilities_compared", "mean_change_per_question", "wilcoxon_p"])
+
+
+def _finite(value: float) -> float | None:
+    return None if math.isnan(value) else value
+
+
+def drift_record(drift: Drift, result: Sweep) -> dict[str, object]:
+    """decision.json's `drift`: the verdict and the numbers a CI step reads."""
+    worse, fixed, p = drift.sign_test
+    return {"original": str(drift.original), "refresh": str(drift.refresh),
+            "shipped": [spec.written(v) for spec, v in zip(result.system.axes, drift.point, strict=True)],
+            "shipped_from": drift.point_from, "holds": drift.holds, "failed": drift.failed,
+            "worse_questions": worse, "fixed_questions": fixed, "sign_test_p": p, "significance": drift.significance,
+            "wrong_rate": {"estimate": _finite(drift.rate.estimate), "lower": drift.rate.lower,
+                           "upper": drift.rate.upper, "confidence": 1 - drift.rate.delta,
+                           "means": "one-sided bounds, each at this confidence, on the wrong-answer rate at the "
+                                    "shipped cell for the original's question mix (first repeats)"},
+            "max_wrong_rate": drift.max_wrong_rate,
+            "stages_changed": [s.stage for s in drift.changed], "stages_shifted": [s.stage for s in drift.shifted]}
+
+
+def drift_console(drift: Drift, result: Sweep) -> list[str]:
+    """What the terminal prints of the drift."""
+    lines = [f"Drift against {drift.original} at {point_words(result, drift.point)} ({drift.point_from}):",
+             f"  {verdict(drift)}"]
+    for s in drift.stages:
+        lines.append(f"  {s.stage}: {s.asked} requests, {s.paired} asked then too, {s.changed} answered "
+                     f"differently, {s.fresh} asked afresh"
+                     + (f"; {s.probability} mean change {_change(s.mean_change)} per question, Wilcoxon p = "
+                        f"{_p(s.p_value)}" if s.probability else ""))
+    lines += [f"  Decisions: {sign_words(drift)}",
+              f"  Wrong-answer rate now: {rate_words(drift.rate, drift.max_wrong_rate)}",
+              *(f"  CAUTION: {c}" for c in drift.cautions), f"  {exit_words(drift)}"]
+    return lines
+
+
+# ---- the monitor ------------------------------------------------------------------------------------
+
+
+METHOD = ("betting confidence sequences (Waudby-Smith & Ramdas 2024, JRSSB): the lower bound with aGRAPA bets aimed "
+          "at --max-wrong-rate, the upper with predictable plug-in bets, each one-sided and truncated at 1/(2m); "
+          "valid at every refresh at once, however often it is checked")
+
+
+def monitor_alarm_words(monitor: Monitor) -> str:
+    level = confidence(monitor.delta)
+    first = monitor.first_alarm
+    if first is None:
+        last = monitor.watches[-1]
+        return (f"No alarm: after {len(monitor.watches)} refresh(es) the wrong-answer rate at the shipped cell is at "
+                f"least {_rate(last.lower)} and at most {_rate(last.upper)} ({level} each, at every refresh at once); "
+                f"the lower bound has not passed {monitor.alpha:g}")
+    return (f"ALARM after refresh {first + 1} ({monitor.watches[first].run}): the lower bound passed "
+            f"{monitor.alpha:g}, so the wrong-answer rate at the shipped cell has risen above it ({level} confidence, "
+            "anytime-valid): re-record the run and re-tune its cutoffs")
+
+
+def monitor_markdown(monitor: Monitor, axes: tuple[AxisSpec, AxisSpec]) -> str:
+    """summary.md of `sweep.py --monitor`."""
+    synthetic = "synthetic" in monitor.evidence
+    lines = [f"# Monitor of {_md(monitor.original, False)}{' (SYNTHETIC evidence)' if synthetic else ''}", ""]
+    if synthetic:
+        lines += ["> **Synthetic evidence.** These runs were recorded against the stand-in API from invented pages: "
+                  "they show what the harness reports, not how the real pipeline performs.", ""]
+    lines += ["## Monitor", "",
+              f"**{markdown_text(monitor_alarm_words(monitor))}**", "",
+              f"- Exit status: {'1 (alarm)' if monitor.alarmed else '0 (no alarm)'}",
+              f"- Shipped cell: {axes[0].title} {axes[0].shown(monitor.point[0])}, {axes[1].title} "
+              f"{axes[1].shown(monitor.point[1])}; "
+              f"--max-wrong-rate {monitor.alpha:g}; confidence {confidence(monitor.delta)} (--delta "
+              f"{monitor.delta:g})",
+              f"- Method: {METHOD}. Each refresh is one observation: its sample's estimate of the wrong-answer rate "
+              "(each question's share of wrong answers over its repeats, each label weighted by its share of the "
+              "original's questions). It assumes each refresh is a fresh random sample (its own seed) with fresh API "
+              "responses; the original's own responses, on which the cell was chosen, are not used.",
+              "- A test of each refresh on its own at the same level would alarm far more often than that level over "
+              "many refreshes; this bound does not.",
+              *(["- The refreshes were given out of time order: they are watched in the order they were recorded."]
+                if monitor.reordered else []),
+              *(f"- CAUTION: {markdown_text(caution)}" for caution in monitor.cautions), "",
+              "| # | Refresh | Recorded | Questions | Estimate | Lower bound | Upper bound | Capital | Alarm |",
+              "|---:|---|---|---:|---:|---:|---:|---:|---|"]
+    for n, w in enumerate(monitor.watches, start=1):
+        lines.append(f"| {n} | {_md(w.run)} | {w.started_at or '?'} | {w.questions} | {_rate(w.estimate)} | "
+                     f"{_rate(w.lower)} | {_rate(w.upper)} | {w.capital:.3g} | {'ALARM' if w.alarm else 'no'} |")
+    lines += ["", f"Capital is the bet's wealth against 'the rate is at most {monitor.alpha:g}'; the alarm sounds when "
+              f"it reaches 1/delta = {1 / monitor.delta:g}. `monitor.csv` has every row.", ""]
+    return "\n".join(lines)
+
+
+def monitor_frame(monitor: Monitor) -> pd.DataFrame:
+    return pd.DataFrame([{"refresh": csv_text(w.run), "recorded": w.started_at, "questions": w.questions,
+                          "estimate": w.estimate, "lower_bound": w.lower, "upper_bound": w.upper,
+                          "capital": w.capital, "alarm": w.alarm} for w in monitor.watches],
+                        columns=["refresh", "recorded", "questions", "estimate", "lower_bound", "upper_bound",
+                                 "capital", "alarm"])
+
+
+def monitor_record(monitor: Monitor, axes: tuple[AxisSpec, AxisSpec]) -> dict[str, object]:
+    """decision.json of `sweep.py --monitor`."""
+    return {"original": monitor.original,
+            "shipped": [spec.written(value) for spec, value in zip(axes, monitor.point, strict=True)],
+            "max_wrong_rate": monitor.alpha,
+            "confidence": 1 - monitor.delta, "alarm": monitor.alarmed,
+            "first_alarm": None if monitor.first_alarm is None else monitor.watches[monitor.first_alarm].run,
+            "lower_bound": monitor.watches[-1].lower, "upper_bound": monitor.watches[-1].upper,
+            "method": METHOD, "evidence": monitor.evidence, "refreshes": [w.run for w in monitor.watches]}

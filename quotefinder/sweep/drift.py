@@ -1,0 +1,365 @@
+"""Drift: does a run's evidence still describe the API, and do the cutoffs shipped still keep their promise?
+
+A refresh (`eval.py --refresh RUN --sample N`) records a seeded sample of RUN's questions afresh. Comparing it with
+RUN answers three things, each from the responses themselves:
+
+- **The evidence, stage by stage.** Every request the refresh sent is looked up in RUN's cache: the same request
+  (the same body and repeat index: the same key) was asked then when its inputs did not change, and its answer then
+  and now are compared (`System.readings`: the search results by URL and text, the sentence chosen, the candidate
+  preferred, ...). A request RUN never asked was asked afresh because something upstream changed (another result,
+  another sentence). Probabilities are compared pair by pair; since the questions are what was sampled, each
+  question's mean paired change is one observation, and the test is a two-sided Wilcoxon signed-rank test over the
+  questions (`scipy.stats.wilcoxon`): noise moves a question's probabilities either way, a drift one way.
+- **Decisions at the shipped cell.** Each question's outcomes then and now on its first m repeats in each run
+  (`compare.changes_at`, as `--baseline` compares: like with like), and the one-sided exact sign test of worse
+  against fixed questions.
+- **The wrong-answer rate now**, at that cell, from each question's first repeat: per label (answer, no-answer,
+  unlabelled), an exact Clopper-Pearson bound at level delta / (labels sampled), combined with the label's share of
+  RUN's questions, so that the bound is for RUN's question mix whatever the sample's rounding (Bonferroni over the
+  labels). The one-sided lower bound says the rate is above ALPHA with confidence 1 - delta; the upper bound that it
+  is below.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import CorruptEntry, InputError
+from ..pipelines import Reading, System
+from ..questions import Question
+from ..recipe import pipeline
+from ..recipe.contract import ApiRequest
+from ..record.rundir import RUN_FILE, RunRecord
+from ..record.store import open_store
+from .analysis import LOSSY, Sweep
+from .compare import SIGNIFICANCE, Change, changes_at, pipeline_changes, sign_test_of
+from .grid import at_point
+from .guarantee import DELTA, upper_bounds
+from .replay import Coverage, run_system
+
+LABELS = {"answer": "answer", "no-answer": "no-answer", "": "unlabelled"}
+
+
+def drift_problems(new: RunRecord, original: RunRecord) -> list[str]:
+    """Why the refresh cannot be compared with the original ([] when it can): another system, pipeline, pipeline or
+    cache version, kind of evidence, or questions the original never asked."""
+    problems = []
+    if new.config.system != original.config.system:
+        problems.append(f"another system ({original.config.system} then, {new.config.system} now)")
+    elif new.config.pipeline_digest != original.config.pipeline_digest:
+        changed = pipeline_changes(original.config.pipeline.as_json(), new.config.pipeline.as_json())
+        problems.append(f"another pipeline ({'; '.join(changed) or 'its digest'})")
+    for name, then, now in (("pipeline version", original.pipeline_version, new.pipeline_version),
+                            ("cache format", original.cache_format, new.cache_format)):
+        if then != now:
+            problems.append(f"another {name} ({then!r} then, {now!r} now)")
+    if new.evidence != original.evidence:
+        problems.append(f"{original.evidence} evidence then, {new.evidence} evidence now (mixed evidence)")
+    strangers = set(new.texts) - set(original.texts)
+    if strangers:
+        problems.append(f"another question set ({len(strangers)} question(s) the original never asked)")
+    return problems
+
+
+@dataclass(frozen=True)
+class StageDrift:
+    """One stage's requests in the refresh, against the same requests in the original."""
+
+    stage: str
+    asked: int  # requests the refresh holds at this stage (each question repeat compared)
+    paired: int  # of them, asked identically then (the same key)
+    changed: int  # of the paired, a different answer now
+    probability: str  # the name of the probabilities compared ('' when the stage gives none)
+    per_question: tuple[float, ...]  # each question's mean paired change of those probabilities (now - then)
+    pairs: int  # probabilities compared
+
+    @property
+    def fresh(self) -> int:
+        """Requests the original never asked: their inputs changed upstream."""
+        return self.asked - self.paired
+
+    @property
+    def mean_change(self) -> float | None:
+        """The mean over questions of each question's mean paired change; None without pairs."""
+        return float(np.mean(self.per_question)) if self.per_question else None
+
+    @property
+    def p_value(self) -> float | None:
+        """The two-sided Wilcoxon signed-rank test of 'no shift' over the questions' mean changes (1.0 when none
+        moved; None without pairs)."""
+        if not self.per_question:
+            return None
+        moved = [d for d in self.per_question if d != 0.0]
+        if not moved:
+            return 1.0
+        from scipy.stats import wilcoxon
+
+        return float(wilcoxon(moved, zero_method="wilcox", alternative="two-sided").pvalue)
+
+
+@dataclass(frozen=True)
+class QuestionDrift:
+    """One sampled question: its top result and its quote at the shipped cell (first repeat) then and now, and how
+    its outcomes changed there (`compare.Change`)."""
+
+    question: Question
+    top_then: str | None
+    top_now: str | None
+    quote_then: str | None
+    quote_now: str | None
+    change: Change
+
+    @property
+    def top_changed(self) -> bool:
+        return self.top_then != self.top_now
+
+    @property
+    def quote_changed(self) -> bool:
+        return self.quote_then != self.quote_now
+
+
+@dataclass(frozen=True)
+class WrongRate:
+    """The wrong-answer rate at the shipped cell in the refresh (first repeats), for the original's question mix:
+    per label (label, wrong, sampled, the original's questions with that label), the estimate, and one-sided
+    bounds each at confidence 1 - delta."""
+
+    strata: tuple[tuple[str, int, int, int], ...]
+    delta: float
+    estimate: float
+    lower: float
+    upper: float
+
+    @classmethod
+    def of(cls, strata: Sequence[tuple[str, int, int, int]], delta: float = DELTA) -> WrongRate:
+        used = [s for s in strata if s[2] > 0]
+        held = sum(s[3] for s in used)
+        if not used or held == 0:
+            return cls(tuple(strata), delta, math.nan, 0.0, 1.0)
+        level = delta / len(used)
+        estimate = lower = upper = 0.0
+        for _, wrong, n, of in used:
+            share = of / held
+            estimate += share * wrong / n
+            upper += share * float(upper_bounds(np.array([wrong]), n, level)[0])
+            lower += share * (1.0 - float(upper_bounds(np.array([n - wrong]), n, level)[0]))  # of the right ones
+        return cls(tuple(strata), delta, estimate, max(lower, 0.0), min(upper, 1.0))
+
+
+@dataclass
+class Drift:
+    """A refresh against its original: the evidence per stage, decisions at the shipped cell, the rate now."""
+
+    original: Path
+    refresh: Path
+    original_record: RunRecord
+    refresh_record: RunRecord
+    point: tuple[float, float]
+    point_from: str  # where the shipped cell comes from, in words
+    stages: list[StageDrift]
+    questions: list[QuestionDrift]
+    repeats_compared: int
+    rate: WrongRate
+    significance: float = SIGNIFICANCE
+    max_wrong_rate: float | None = None
+    cautions: list[str] = field(default_factory=list)
+
+    @property
+    def sign_test(self) -> tuple[int, int, float]:
+        """(questions worse, questions fixed, the one-sided exact sign test's p-value)."""
+        return sign_test_of(q.change.kind for q in self.questions)
+
+    @property
+    def worse(self) -> bool:
+        """Decisions at the shipped cell got worse beyond noise."""
+        return self.sign_test[2] < self.significance
+
+    @property
+    def above(self) -> bool:
+        """With --max-wrong-rate: the refresh shows the rate above it with confidence 1 - delta."""
+        return self.max_wrong_rate is not None and self.rate.lower > self.max_wrong_rate
+
+    @property
+    def failed(self) -> bool:
+        return self.worse or self.above
+
+    @property
+    def shifted(self) -> list[StageDrift]:
+        """The stages whose probabilities moved one way beyond noise: the Wilcoxon test below `significance` shared
+        among the stages tested (Bonferroni), so that pure noise flags some stage at most that often."""
+        tested = [s for s in self.stages if s.p_value is not None]
+        return [s for s in tested if s.p_value is not None and s.p_value < self.significance / len(tested)]
+
+    @property
+    def changed(self) -> list[StageDrift]:
+        """The stages without probabilities (the search results, an answer's text) where an answer asked again
+        came back different: the sources or the answer itself changed. (A stage with probabilities may answer
+        differently, or see requests asked afresh, from noise alone: its probabilities' shift is what tells.)"""
+        return [s for s in self.stages if not s.probability and s.changed]
+
+    @property
+    def holds(self) -> bool:
+        """The evidence still describes the API: no source or answer text changed, no probability shifted beyond
+        noise, and decisions at the shipped cell are not worse."""
+        return not (self.changed or self.shifted or self.failed)
+
+
+def shipped_point(at: tuple[float, float] | None, original: Sweep) -> tuple[tuple[float, float], str]:
+    """The cell the drift is checked at: --at, else the original run's recommended cell."""
+    if at is not None:
+        return at, "--at"
+    return (original.recommended.h, original.recommended.a), f"the recommended cell of {original.replayed.run_dir}"
+
+
+def _walk(store: Any, under_test: System, config: Any, coverage: Coverage, text: str, repeat: int,
+          then: Any) -> list[tuple[Reading, Reading | None]]:
+    """Each request of one question repeat in the refresh, read (`System.readings`), beside the original's reading of
+    the same request (None when the original never asked it)."""
+    found: list[tuple[Reading, Reading | None]] = []
+
+    def lookup(request: ApiRequest) -> Any:
+        data = store.require(request).data
+        try:
+            old = then.get(request)
+        except CorruptEntry as error:
+            raise InputError(f"{error}; the original run's entry cannot be compared") from None
+        olds = under_test.readings(request, old.data) if old is not None else []
+        for n, reading in enumerate(under_test.readings(request, data)):
+            found.append((reading, olds[n] if n < len(olds) else None))
+        return data
+
+    pipeline.replay(under_test.steps(text, config, coverage, repeat), lookup)
+    return found
+
+
+def evidence(refresh: Path, original: Path, record: RunRecord, questions: Sequence[Question], repeats: int,
+             coverage: Coverage, progress: Callable[[], None] = lambda: None
+             ) -> tuple[list[StageDrift], dict[str, tuple[str | None, str | None]]]:
+    """The stages compared over `questions` x the first `repeats` repeats, and each question's top result (first
+    repeat) then and now."""
+    under_test, config = run_system(record)
+    now, then = open_store(refresh, record.cache_format), open_store(original, record.cache_format)
+    asked: dict[str, int] = defaultdict(int)
+    paired: dict[str, int] = defaultdict(int)
+    changed: dict[str, int] = defaultdict(int)
+    names: dict[str, str] = {}
+    moves: dict[str, list[float]] = defaultdict(list)
+    counted: dict[str, int] = defaultdict(int)
+    tops: dict[str, tuple[str | None, str | None]] = {}
+    order: list[str] = []
+    try:
+        for question in questions:
+            per_stage: dict[str, list[float]] = defaultdict(list)
+            for repeat in range(repeats):
+                for new, old in _walk(now, under_test, config, coverage, question.question, repeat, then):
+                    if new.stage not in asked:
+                        order.append(new.stage)
+                    asked[new.stage] += 1
+                    names.setdefault(new.stage, new.probability)
+                    if repeat == 0 and new.top is not None and question.id not in tops:
+                        tops[question.id] = (old.top if old is not None else None, new.top)
+                    if old is None:
+                        continue
+                    paired[new.stage] += 1
+                    changed[new.stage] += new.answer != old.answer
+                    if len(new.probabilities) == len(old.probabilities):
+                        per_stage[new.stage] += [a - b for a, b in zip(new.probabilities, old.probabilities,
+                                                                       strict=True)]
+            for stage, differences in per_stage.items():
+                if differences:
+                    moves[stage].append(float(np.mean(differences)))
+                    counted[stage] += len(differences)
+            progress()
+    finally:
+        now.close()
+        then.close()
+    stages = [StageDrift(stage, asked[stage], paired[stage], changed[stage], names[stage],
+                         tuple(moves[stage]) if names[stage] else (), counted[stage]) for stage in order]
+    return stages, tops
+
+
+def question_drifts(new: Sweep, original: Sweep, point: tuple[float, float],
+                    tops: dict[str, tuple[str | None, str | None]]) -> tuple[list[QuestionDrift], int]:
+    """Each sampled question at the shipped cell, then and now, and the repeats compared (m)."""
+    rows, m = changes_at(new, original, point)
+    now = {j_curve.question.question: j for j_curve, j in zip(new.judged[0], at_point(new.judged[0], *point),
+                                                               strict=True)}
+    then = {j_curve.question.question: j for j_curve, j in zip(original.judged[0],
+                                                                at_point(original.judged[0], *point), strict=True)}
+    found = []
+    for row in rows:
+        text = row.question.question
+        top_then, top_now = tops.get(row.question.id, (None, None))
+        found.append(QuestionDrift(row.question, top_then, top_now, then[text].sentence, now[text].sentence, row))
+    return found, m
+
+
+def losses_at(result: Sweep, point: tuple[float, float], repeats: int | None = 1) -> list[tuple[str, float]]:
+    """Each question's label and its share of wrong answers at `point` (a quote not known to be correct counts as
+    wrong, as the guarantee counts it) over its first `repeats` repeats (None: every one)."""
+    runs = [at_point(curves, *point) for curves in result.judged[:repeats]]
+    return [(question.expect or "", float(np.mean([run[n].quote is not None and run[n].outcome in LOSSY
+                                                    for run in runs])))
+            for n, question in enumerate(result.questions)]
+
+
+def label_weights(record: RunRecord, labels: Sequence[str]) -> dict[str, int]:
+    """How many of the original's questions each label holds: the refresh's `strata`; a run that is no refresh weighs
+    its own `labels`."""
+    if record.refresh is not None:
+        return {label: held for label, _, held in record.refresh.strata}
+    return {label: sum(1 for found in labels if found == label) for label in LABELS}
+
+
+def wrong_rate(new: Sweep, point: tuple[float, float], record: RunRecord, delta: float) -> WrongRate:
+    """The rate at `point` from the refresh's first repeats, per label, weighted by the original's label counts."""
+    losses = losses_at(new, point)
+    held = label_weights(record, [label for label, _ in losses])
+    strata = []
+    for label in LABELS:
+        mine = [loss for found, loss in losses if found == label]
+        if mine:
+            strata.append((label, int(sum(mine)), len(mine), held.get(label, len(mine))))
+    return WrongRate.of(strata, delta)
+
+
+def weighted_estimate(new: Sweep, point: tuple[float, float], record: RunRecord) -> float:
+    """The refresh's estimate of the wrong-answer rate at `point` on the original's question mix: each question's
+    share of wrong answers over every repeat, each label's mean weighted by its share of the original's questions
+    (unbiased for that mix under the stratified sample)."""
+    losses = losses_at(new, point, None)
+    held = label_weights(record, [label for label, _ in losses])
+    means = {label: float(np.mean([loss for found, loss in losses if found == label]))
+             for label in LABELS if any(found == label for found, _ in losses)}
+    total = sum(held.get(label, 0) for label in means)
+    return sum(held.get(label, 0) / total * mean for label, mean in means.items()) if total else math.nan
+
+
+def require_comparable(new: RunRecord, original: RunRecord, new_dir: Path, original_dir: Path) -> list[str]:
+    """The cautions for comparing a refresh with its original; `InputError` (exit 2) when they cannot be compared."""
+    if Path(new_dir).resolve() == Path(original_dir).resolve():
+        raise InputError(f"{new_dir} is given as its own original: --drift compares a refresh with the run it "
+                         "refreshes")
+    problems = drift_problems(new, original)
+    if problems:
+        raise InputError(f"{new_dir} cannot be compared with {original_dir}: " + "; ".join(problems))
+    cautions = []
+    if new.refresh is not None and Path(new.refresh.origin(new_dir)).resolve() != Path(original_dir).resolve():
+        cautions.append(f"{new_dir} refreshes {new.refresh.origin(new_dir)}, not {original_dir}")
+    if new.refresh is not None:
+        digest = hashlib.sha256((Path(original_dir) / RUN_FILE).read_bytes()).hexdigest()
+        if digest != new.refresh.run_json_sha256:
+            cautions.append(f"{original_dir}/{RUN_FILE} changed since the refresh began (it was re-recorded or "
+                            "extended): the comparison is with what it holds now")
+    if new.repeats != original.repeats:
+        cautions.append(f"{original.repeats} repeat(s) then, {new.repeats} now: each question is compared on its first "
+                        f"{min(new.repeats, original.repeats)}")
+    return cautions
