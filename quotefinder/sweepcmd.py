@@ -368,6 +368,9 @@ def _watch_refusal(args: argparse.Namespace) -> str:
                     "names the original when its run.json does not)")
         if args.baseline is not None:
             return "--drift is the comparison with the original run: leave out --baseline"
+        if args.review:
+            return ("--drift compares the refresh as judged now: review its quotes first (sweep.py NEW --review), "
+                    "then run --drift without --review")
         return ""
     if len(args.runs) < 2:
         return "--monitor RUN REFRESH1 REFRESH2 ...: give the run and its refreshes (eval.py --refresh RUN)"

@@ -18,6 +18,7 @@ import hashlib
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -35,8 +36,9 @@ def label_of(question: Question) -> str:
 
 
 def allocation(sizes: Sequence[int], total: int) -> list[int]:
-    """`total` shared among strata of `sizes` in proportion (largest remainders; ties to the earlier stratum),
-    never more than a stratum holds."""
+    """`total` shared among strata of `sizes` in proportion (largest remainders; ties to the earlier stratum), never
+    more than a stratum holds, and at least one each when `total` allows: a label left out of a sample would leave
+    its questions out of every estimate of the mix."""
     held = sum(sizes)
     if not 0 < total <= held:
         raise ValueError(f"a sample of {total} from {held}")
@@ -45,6 +47,12 @@ def allocation(sizes: Sequence[int], total: int) -> list[int]:
     order = sorted(range(len(sizes)), key=lambda n: (-(exact[n] - taken[n]), n))
     for n in order[: total - sum(taken)]:
         taken[n] += 1
+    if total >= len(sizes):
+        for n in range(len(sizes)):
+            if taken[n] == 0:  # taken from the stratum furthest above its share that keeps one
+                donor = max((m for m in range(len(sizes)) if taken[m] > 1), key=lambda m: (taken[m] - exact[m], -m))
+                taken[donor] -= 1
+                taken[n] = 1
     return taken
 
 
@@ -112,7 +120,8 @@ def plan_refresh(original_dir: Path, run_dir: Path, size: int, seed: int) -> Ref
     sample, strata = draw(population.questions, size, seed)
     digest = hashlib.sha256((original_dir / RUN_FILE).read_bytes()).hexdigest()
     relative = os.path.relpath(original_dir.resolve(), run_dir.resolve())
-    refresh = Refresh(relative, digest, (record.started_at, record.finished_at), size, seed, strata)
+    began = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    refresh = Refresh(relative, digest, (record.started_at, record.finished_at), size, seed, strata, began)
     previous = RunRecord.load(run_dir)
     if previous is not None:
         held = previous.refresh
@@ -122,6 +131,13 @@ def plan_refresh(original_dir: Path, run_dir: Path, size: int, seed: int) -> Ref
             raise RunDirError(f"{run_dir}: is a refresh of {held.origin(run_dir)} (--sample {held.sample} --seed "
                               f"{held.seed}); give those to resume it, or record into a new --run DIR")
         refresh = held  # resumed: as first recorded (the original's digest and dates then), the same questions
+        listed = {q.question for q in population.questions}
+        gone = [q.id for q in previous.questions if q.question not in listed]
+        if gone:
+            shown = ", ".join(gone[:5]) + (", ..." if len(gone) > 5 else "")
+            raise InputError(f"{population.path}: no longer lists {len(gone)} question(s) the refresh {run_dir} "
+                             f"sampled ({shown}); restore them to resume it, or record a new refresh into "
+                             "another --run DIR")
         recorded = set(previous.texts)
         sample = [q for q in population.questions if q.question in recorded]
     return RefreshPlan(dataclasses.replace(population, questions=tuple(sample)), run_dir, original_dir, record, refresh)

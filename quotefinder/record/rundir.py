@@ -17,7 +17,7 @@ committed run byte-identical.
      "stopped" (when the last recording stopped short): "max-requests" | "interrupt" | "error",
      "refresh" (a refresh: `eval.py --refresh RUN --sample N`): {"run": <RUN relative to this run>,
                 "run_json_sha256": <of RUN's run.json then>, "run_recorded": [RUN's started_at, finished_at],
-                "sample": N, "seed": S, "strata": {label: [sampled, of]}}}
+                "sample": N, "seed": S, "strata": {label: [sampled, of]}, "began": <when it was first invoked>}}
 
 `pipeline` is `QuoteFinderPipeline.as_json()` and `pipeline_digest` its digest (a digest that does not match
 is refused: run.json was edited); a run.json written before pipelines existed has neither and reads as the
@@ -87,11 +87,12 @@ class Refresh:
     sample: int
     seed: int
     strata: tuple[tuple[str, int, int], ...]
+    began: str = ""  # when the refresh was first invoked (a resume keeps it): its place in a monitored sequence
 
     def as_json(self) -> dict[str, Any]:
         return {"run": self.run, "run_json_sha256": self.run_json_sha256, "run_recorded": list(self.run_recorded),
                 "sample": self.sample, "seed": self.seed,
-                "strata": {label: [taken, held] for label, taken, held in self.strata}}
+                "strata": {label: [taken, held] for label, taken, held in self.strata}, "began": self.began}
 
     def origin(self, run_dir: Path) -> Path:
         """The original run's directory, as reached from here."""
@@ -489,7 +490,8 @@ def _refresh(given: dict[str, Any] | None) -> Refresh | None:
     if not run:
         raise _Bad("`refresh.run` names no run")
     return Refresh(run, _get(given, "run_json_sha256", "text", "", where), (recorded[0], recorded[1]),
-                   _get(given, "sample", "count", 0, where), _get(given, "seed", "count", 0, where), tuple(found))
+                   _get(given, "sample", "count", 0, where), _get(given, "seed", "count", 0, where), tuple(found),
+                   _get(given, "began", "text", "", where))
 
 
 def _quote_finder_config(config: dict[str, Any]) -> RunConfig:

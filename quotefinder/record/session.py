@@ -149,6 +149,11 @@ class Recording:
         questions = questions or load_questions(questions_path)
         run_dir = run_dir or default_run_dir(questions.path, options.pipeline)
         previous = RunRecord.load(run_dir)
+        if previous is not None and previous.refresh is not None and refresh is None:
+            was = previous.refresh
+            raise RunDirError(f"{run_dir}: is a refresh of {was.origin(run_dir)} (a sample of {was.sample}); resume "
+                              f"it with `eval.py --refresh {was.origin(run_dir)} --sample {was.sample} --seed "
+                              f"{was.seed} --run {run_dir}`, or record the question file into another --run DIR")
         pipeline = run_pipeline(run_dir, previous, options.system, options.pipeline, questions.path)
         if previous is not None and (changes := previous.question_changes(questions)):
             notify(f"The question set changed since {run_dir} was recorded: {changes}. "

@@ -72,37 +72,49 @@ def sign_words(drift: Drift) -> str:
 
 def rate_words(rate: WrongRate, alpha: float | None = None) -> str:
     level = confidence(rate.delta)
-    words = (f"{_rate(rate.estimate)} (one-sided {level} bounds: at least {_rate(rate.lower)}, at most "
-             f"{_rate(rate.upper)}; exact Clopper-Pearson per label at {rate.delta:g} / {len(rate.strata)}, weighted "
-             "by each label's share of the original's questions; first repeats)")
+    sampled = sum(1 for _, _, n, _ in rate.strata if n)
+    left = (f"; {', '.join(LABELS[label] for label in rate.partial)} not sampled, so counted as anything from 0 to "
+            "100%" if rate.partial else "")
+    words = (f"{_rate(rate.estimate)} (one-sided {level} bounds, each: at least {_rate(rate.lower)}, at most "
+             f"{_rate(rate.upper)}; exact Clopper-Pearson per label at {rate.delta:g} / {sampled}, weighted by each "
+             f"label's share of the original's questions; first repeats{left})")
     if alpha is not None:
         words += (f"; above --max-wrong-rate {alpha:g} with {level} confidence: "
                   f"{'YES' if rate.lower > alpha else 'no'}")
     return words
 
 
+REGRESSION = ("the shipped cell was chosen on the original's responses, so fresh ones tend to look a little worse "
+              "there by chance alone; the sign test does not correct for that, so a borderline WORSE deserves a "
+              "larger refresh before a re-recording")
+
+
 def verdict(drift: Drift) -> str:
-    """The drift in words: the evidence still describes the API, or what changed and what to do."""
-    if drift.holds:
+    """The drift in words: the evidence still describes the API, or what changed and what to do; and, apart, what
+    the rate now says."""
+    rate = ""
+    if drift.above:
+        rate = (f" The wrong-answer rate at the shipped cell is above {drift.max_wrong_rate:g} now, with "
+                f"{confidence(drift.rate.delta)} confidence (at least {_rate(drift.rate.lower)}): the cutoffs do not "
+                "keep that promise on today's API, whether or not it changed.")
+    if not (drift.changed or drift.shifted or drift.worse):
         same = [f"{s.stage}: {s.paired} of {s.asked} asked again, every answer the same" for s in drift.stages
-                if not s.probability]
-        noisy = [f"{s.stage}: {s.changed} of {s.paired} answered differently and {s.fresh} asked afresh, "
-                 f"{s.probability} moved {_change(s.mean_change)} per question (Wilcoxon p = {_p(s.p_value)})"
-                 for s in drift.stages if s.probability]
+                if s.sources]
+        noisy = [f"{s.stage}: {s.changed} of {s.paired} answered differently and {s.fresh} asked afresh"
+                 + (f", {s.probability} moved {_change(s.mean_change)} per question (Wilcoxon p = {_p(s.p_value)})"
+                    if s.probability else "")
+                 for s in drift.stages if not s.sources]
         return ("The evidence still describes the API: " + "; ".join([*same, *noisy])
-                + (" (probabilities that move by noise alone change close calls both ways)" if noisy else "")
-                + f"; decisions at the shipped cell: {sign_words(drift)}.")
+                + (" (noise alone changes close calls, and text written anew, both ways)" if noisy else "")
+                + f"; decisions at the shipped cell: {sign_words(drift)}." + rate)
     what = [stage_words(s) for s in drift.changed] + [shift_words(s, drift) for s in drift.shifted]
     if drift.worse:
-        what.append(f"decisions at the shipped cell got worse ({sign_words(drift)})")
-    if drift.above:
-        what.append(f"the wrong-answer rate at the shipped cell is above {drift.max_wrong_rate:g} with "
-                    f"{confidence(drift.rate.delta)} confidence (at least {_rate(drift.rate.lower)})")
+        what.append(f"decisions at the shipped cell got worse ({sign_words(drift)}; {REGRESSION})")
     todo = ("re-record the run (all of its questions) and sweep it again before trusting its cutoffs"
             if drift.failed else
             "decisions at the shipped cell are not worse beyond noise, so the cutoffs still stand on this sample; "
             "re-record the run when you next tune them, since its evidence no longer describes every answer")
-    return f"The API has changed since {drift.original} was recorded: {'; '.join(what)}. What to do: {todo}."
+    return f"The API has changed since {drift.original} was recorded: {'; '.join(what)}. What to do: {todo}." + rate
 
 
 def exit_words(drift: Drift) -> str:
@@ -236,9 +248,9 @@ def drift_console(drift: Drift, result: Sweep) -> list[str]:
 # ---- the monitor ------------------------------------------------------------------------------------
 
 
-METHOD = ("betting confidence sequences (Waudby-Smith & Ramdas 2024, JRSSB): the lower bound with aGRAPA bets aimed "
-          "at --max-wrong-rate, the upper with predictable plug-in bets, each one-sided and truncated at 1/(2m); "
-          "valid at every refresh at once, however often it is checked")
+METHOD = ("a betting confidence sequence (Waudby-Smith & Ramdas 2024, JRSSB): aGRAPA bets aimed at --max-wrong-rate "
+          "from the last five refreshes, truncated at 1/(2m); one-sided, valid at every refresh at once, however often "
+          "it is checked")
 
 
 def monitor_alarm_words(monitor: Monitor) -> str:
@@ -246,12 +258,13 @@ def monitor_alarm_words(monitor: Monitor) -> str:
     first = monitor.first_alarm
     if first is None:
         last = monitor.watches[-1]
-        return (f"No alarm: after {len(monitor.watches)} refresh(es) the wrong-answer rate at the shipped cell is at "
-                f"least {_rate(last.lower)} and at most {_rate(last.upper)} ({level} each, at every refresh at once); "
-                f"the lower bound has not passed {monitor.alpha:g}")
-    return (f"ALARM after refresh {first + 1} ({monitor.watches[first].run}): the lower bound passed "
-            f"{monitor.alpha:g}, so the wrong-answer rate at the shipped cell has risen above it ({level} confidence, "
-            "anytime-valid): re-record the run and re-tune its cutoffs")
+        return (f"No alarm: after {len(monitor.watches)} refresh(es) the lower bound is {_rate(last.lower)}, below "
+                f"{monitor.alpha:g}: nothing shows the wrong-answer rate at the shipped cell above it ({level} "
+                "confidence, however often this is checked)")
+    return (f"ALARM after refresh {first + 1} ({monitor.watches[first].run}): the lower bound reached "
+            f"{monitor.alpha:g}, so at some refresh the wrong-answer rate at the shipped cell was above it ({level} "
+            "confidence, anytime-valid): re-record the run, re-tune its cutoffs, and start monitoring again from the "
+            "new run")
 
 
 def monitor_markdown(monitor: Monitor, axes: tuple[AxisSpec, AxisSpec]) -> str:
@@ -271,28 +284,31 @@ def monitor_markdown(monitor: Monitor, axes: tuple[AxisSpec, AxisSpec]) -> str:
               f"- Method: {METHOD}. Each refresh is one observation: its sample's estimate of the wrong-answer rate "
               "(each question's share of wrong answers over its repeats, each label weighted by its share of the "
               "original's questions). It assumes each refresh is a fresh random sample (its own seed) with fresh API "
-              "responses; the original's own responses, on which the cell was chosen, are not used.",
+              "responses, watched in the order they began, none left out after the fact; the original's own "
+              "responses, on which the cell was chosen, are not used.",
               "- A test of each refresh on its own at the same level would alarm far more often than that level over "
               "many refreshes; this bound does not.",
               *(["- The refreshes were given out of time order: they are watched in the order they were recorded."]
                 if monitor.reordered else []),
               *(f"- CAUTION: {markdown_text(caution)}" for caution in monitor.cautions), "",
-              "| # | Refresh | Recorded | Questions | Estimate | Lower bound | Upper bound | Capital | Alarm |",
-              "|---:|---|---|---:|---:|---:|---:|---:|---|"]
+              "| # | Refresh | Began | Questions | Estimate | Lower bound | Highest capital | Alarm |",
+              "|---:|---|---|---:|---:|---:|---:|---|"]
     for n, w in enumerate(monitor.watches, start=1):
         lines.append(f"| {n} | {_md(w.run)} | {w.started_at or '?'} | {w.questions} | {_rate(w.estimate)} | "
-                     f"{_rate(w.lower)} | {_rate(w.upper)} | {w.capital:.3g} | {'ALARM' if w.alarm else 'no'} |")
-    lines += ["", f"Capital is the bet's wealth against 'the rate is at most {monitor.alpha:g}'; the alarm sounds when "
-              f"it reaches 1/delta = {1 / monitor.delta:g}. `monitor.csv` has every row.", ""]
+                     f"{_rate(w.lower)} | {w.capital:.3g} | {'ALARM' if w.alarm else 'no'} |")
+    lines += ["", f"The lower bound is one-sided at {confidence(monitor.delta)}, for the highest rate up to that "
+              f"refresh, and never falls back. Capital is the bet's wealth against 'every rate so far is at most "
+              f"{monitor.alpha:g}', the highest it has been; the alarm sounds when it reaches 1/delta = "
+              f"{1 / monitor.delta:g}. `monitor.csv` has every row.", ""]
     return "\n".join(lines)
 
 
 def monitor_frame(monitor: Monitor) -> pd.DataFrame:
-    return pd.DataFrame([{"refresh": csv_text(w.run), "recorded": w.started_at, "questions": w.questions,
-                          "estimate": w.estimate, "lower_bound": w.lower, "upper_bound": w.upper,
-                          "capital": w.capital, "alarm": w.alarm} for w in monitor.watches],
-                        columns=["refresh", "recorded", "questions", "estimate", "lower_bound", "upper_bound",
-                                 "capital", "alarm"])
+    return pd.DataFrame([{"refresh": csv_text(w.run), "began": w.started_at, "questions": w.questions,
+                          "estimate": w.estimate, "lower_bound": w.lower, "highest_capital": w.capital,
+                          "alarm": w.alarm} for w in monitor.watches],
+                        columns=["refresh", "began", "questions", "estimate", "lower_bound", "highest_capital",
+                                 "alarm"])
 
 
 def monitor_record(monitor: Monitor, axes: tuple[AxisSpec, AxisSpec]) -> dict[str, object]:
@@ -302,5 +318,5 @@ def monitor_record(monitor: Monitor, axes: tuple[AxisSpec, AxisSpec]) -> dict[st
             "max_wrong_rate": monitor.alpha,
             "confidence": 1 - monitor.delta, "alarm": monitor.alarmed,
             "first_alarm": None if monitor.first_alarm is None else monitor.watches[monitor.first_alarm].run,
-            "lower_bound": monitor.watches[-1].lower, "upper_bound": monitor.watches[-1].upper,
+            "lower_bound": monitor.watches[-1].lower,
             "method": METHOD, "evidence": monitor.evidence, "refreshes": [w.run for w in monitor.watches]}

@@ -74,7 +74,12 @@ def summary_markdown(result: Sweep, plots: Sequence[tuple[str, str]] = (), gate:
         lines += ["> **Synthetic evidence.** This run was recorded against the stand-in API from invented pages: it "
                   "shows what the harness reports, not how the real pipeline performs.", ""]
     also = "the terminal and the header of `index.html`" if page else "the terminal"
-    lines += [*opening, "## Decision", "", *(f"- {line}" for line in decision_lines(result)), "",
+    checks = "the Drift section checks" if opening else "`sweep.py RUN --drift` checks"
+    alone = ([f"This is the sweep of the refresh's sample on its own ({len(result.questions)} question(s)); the cell "
+              f"you ship is the one {checks}; choose cutoffs on a whole run, re-recorded.", ""]
+             if record.refresh is not None else [])
+    heading = "## Decision (this sample alone)" if record.refresh is not None else "## Decision"
+    lines += [*opening, heading, "", *alone, *(f"- {line}" for line in decision_lines(result)), "",
               f"The same cell is in `decision.json` (for CI) and {also}.", "", "## The run", ""]
     judged = replayed.question_set
     swept = len(result.questions)
@@ -87,7 +92,9 @@ def summary_markdown(result: Sweep, plots: Sequence[tuple[str, str]] = (), gate:
         f"{swept} question(s) swept: {n_answer} answer, {n_none} no-answer{unlabelled}",
         f"- Run: {_md(str(replayed.run_dir), False)}, evidence **{evidence}**, recorded "
         f"{record.started_at or '?'} to {record.finished_at or '?'}, "
-        f"{'complete' if record.complete else 'INCOMPLETE'}{repeats}",
+        f"{'complete' if record.complete else 'INCOMPLETE'}{repeats}"
+        + (f"; a refresh of {_md(record.refresh.run, False)} (a sample of {record.refresh.sample}, seed "
+           f"{record.refresh.seed})" if record.refresh else ""),
         *([f"- Pipeline: {markdown_text(pipeline)}"] if (pipeline := pipeline_words(result)) else []),
         f"- Requests: {record.responses} cached responses, {record.input_tokens} input tokens "
         f"(last recording sent {record.requests.sent})",

@@ -80,6 +80,7 @@ class StageDrift:
     probability: str  # the name of the probabilities compared ('' when the stage gives none)
     per_question: tuple[float, ...]  # each question's mean paired change of those probabilities (now - then)
     pairs: int  # probabilities compared
+    sources: bool = False  # the stage that finds the sources (its readings name a top one)
 
     @property
     def fresh(self) -> int:
@@ -138,16 +139,27 @@ class WrongRate:
     lower: float
     upper: float
 
+    @property
+    def partial(self) -> list[str]:
+        """The labels the original holds that the sample left out (their rate enters as anything from 0 to 1)."""
+        return [label for label, _, n, of in self.strata if n == 0 and of > 0]
+
     @classmethod
     def of(cls, strata: Sequence[tuple[str, int, int, int]], delta: float = DELTA) -> WrongRate:
+        """`strata` as (label, wrong, sampled, held). A label sampled gets Clopper-Pearson bounds at delta / (labels
+        sampled); a label held but not sampled contributes its share as 0 to the lower bound and as 1 to the upper,
+        and makes the estimate NaN."""
+        held = sum(s[3] for s in strata)
         used = [s for s in strata if s[2] > 0]
-        held = sum(s[3] for s in used)
         if not used or held == 0:
             return cls(tuple(strata), delta, math.nan, 0.0, 1.0)
         level = delta / len(used)
         estimate = lower = upper = 0.0
-        for _, wrong, n, of in used:
+        for _, wrong, n, of in strata:
             share = of / held
+            if n == 0:
+                estimate, upper = math.nan, upper + share
+                continue
             estimate += share * wrong / n
             upper += share * float(upper_bounds(np.array([wrong]), n, level)[0])
             lower += share * (1.0 - float(upper_bounds(np.array([n - wrong]), n, level)[0]))  # of the right ones
@@ -200,16 +212,17 @@ class Drift:
 
     @property
     def changed(self) -> list[StageDrift]:
-        """The stages without probabilities (the search results, an answer's text) where an answer asked again
-        came back different: the sources or the answer itself changed. (A stage with probabilities may answer
-        differently, or see requests asked afresh, from noise alone: its probabilities' shift is what tells.)"""
-        return [s for s in self.stages if not s.probability and s.changed]
+        """The stages that find the sources (the search results; the quote-answer API's answer with its sources)
+        where a request asked again came back different: the pages changed. Elsewhere an answer may change from
+        noise alone (a close call among probabilities, a summary written anew): a stage's probabilities' shift,
+        and the decisions, are what tell."""
+        return [s for s in self.stages if s.sources and s.changed]
 
     @property
     def holds(self) -> bool:
-        """The evidence still describes the API: no source or answer text changed, no probability shifted beyond
-        noise, and decisions at the shipped cell are not worse."""
-        return not (self.changed or self.shifted or self.failed)
+        """The evidence still describes the API: no source changed, no probability shifted beyond noise, and
+        decisions at the shipped cell are not worse. (Whether the rate now keeps --max-wrong-rate is `above`'s.)"""
+        return not (self.changed or self.shifted or self.worse)
 
 
 def shipped_point(at: tuple[float, float] | None, original: Sweep) -> tuple[tuple[float, float], str]:
@@ -255,6 +268,7 @@ def evidence(refresh: Path, original: Path, record: RunRecord, questions: Sequen
     counted: dict[str, int] = defaultdict(int)
     tops: dict[str, tuple[str | None, str | None]] = {}
     order: list[str] = []
+    finding: set[str] = set()
     try:
         for question in questions:
             per_stage: dict[str, list[float]] = defaultdict(list)
@@ -264,6 +278,8 @@ def evidence(refresh: Path, original: Path, record: RunRecord, questions: Sequen
                         order.append(new.stage)
                     asked[new.stage] += 1
                     names.setdefault(new.stage, new.probability)
+                    if new.top is not None:
+                        finding.add(new.stage)
                     if repeat == 0 and new.top is not None and question.id not in tops:
                         tops[question.id] = (old.top if old is not None else None, new.top)
                     if old is None:
@@ -282,7 +298,8 @@ def evidence(refresh: Path, original: Path, record: RunRecord, questions: Sequen
         now.close()
         then.close()
     stages = [StageDrift(stage, asked[stage], paired[stage], changed[stage], names[stage],
-                         tuple(moves[stage]) if names[stage] else (), counted[stage]) for stage in order]
+                         tuple(moves[stage]) if names[stage] else (), counted[stage], stage in finding)
+              for stage in order]
     return stages, tops
 
 
@@ -303,44 +320,53 @@ def question_drifts(new: Sweep, original: Sweep, point: tuple[float, float],
 
 
 def losses_at(result: Sweep, point: tuple[float, float], repeats: int | None = 1) -> list[tuple[str, float]]:
-    """Each question's label and its share of wrong answers at `point` (a quote not known to be correct counts as
-    wrong, as the guarantee counts it) over its first `repeats` repeats (None: every one)."""
+    """Each question's label as its run recorded it (the label it was sampled by; '' unlabelled) and its share of
+    wrong answers at `point` (a quote not known to be correct counts as wrong, as the guarantee counts it) over
+    its first `repeats` repeats (None: every one), judged with the question file as it is now."""
+    recorded = {q.question: q.expect or "" for q in result.replayed.record.questions}
     runs = [at_point(curves, *point) for curves in result.judged[:repeats]]
-    return [(question.expect or "", float(np.mean([run[n].quote is not None and run[n].outcome in LOSSY
-                                                    for run in runs])))
+    return [(recorded.get(question.question, question.expect or ""),
+             float(np.mean([run[n].quote is not None and run[n].outcome in LOSSY for run in runs])))
             for n, question in enumerate(result.questions)]
 
 
-def label_weights(record: RunRecord, labels: Sequence[str]) -> dict[str, int]:
-    """How many of the original's questions each label holds: the refresh's `strata`; a run that is no refresh weighs
-    its own `labels`."""
+def label_weights(record: RunRecord, original: RunRecord) -> dict[str, int]:
+    """How many of the original's questions each label holds: the refresh's `strata` (counted when it was drawn); for
+    a run that is no refresh, the original's recorded questions."""
     if record.refresh is not None:
         return {label: held for label, _, held in record.refresh.strata}
-    return {label: sum(1 for found in labels if found == label) for label in LABELS}
+    return {label: sum(1 for q in original.questions if (q.expect or "") == label) for label in LABELS}
 
 
-def wrong_rate(new: Sweep, point: tuple[float, float], record: RunRecord, delta: float) -> WrongRate:
-    """The rate at `point` from the refresh's first repeats, per label, weighted by the original's label counts."""
+def wrong_rate(new: Sweep, point: tuple[float, float], record: RunRecord, original: RunRecord,
+               delta: float) -> WrongRate:
+    """The rate at `point` from the refresh's first repeats, per label, weighted by the original's label counts; a
+    label the original holds but the refresh did not sample enters the bounds as anything from 0 to 1."""
     losses = losses_at(new, point)
-    held = label_weights(record, [label for label, _ in losses])
+    held = label_weights(record, original)
     strata = []
     for label in LABELS:
         mine = [loss for found, loss in losses if found == label]
-        if mine:
-            strata.append((label, int(sum(mine)), len(mine), held.get(label, len(mine))))
+        if mine or held.get(label, 0):
+            strata.append((label, int(sum(mine)), len(mine), held.get(label, 0) or len(mine)))
     return WrongRate.of(strata, delta)
 
 
-def weighted_estimate(new: Sweep, point: tuple[float, float], record: RunRecord) -> float:
+def weighted_estimate(new: Sweep, point: tuple[float, float], record: RunRecord, original: RunRecord) -> float:
     """The refresh's estimate of the wrong-answer rate at `point` on the original's question mix: each question's
     share of wrong answers over every repeat, each label's mean weighted by its share of the original's questions
-    (unbiased for that mix under the stratified sample)."""
+    (unbiased for that mix under the stratified sample). `InputError` when a label the original holds was not
+    sampled: the estimate would leave those questions out."""
     losses = losses_at(new, point, None)
-    held = label_weights(record, [label for label, _ in losses])
+    held = label_weights(record, original)
+    missing = [LABELS[label] for label, count in held.items() if count and not any(f == label for f, _ in losses)]
+    if missing:
+        raise InputError(f"{new.replayed.run_dir} sampled no {' and no '.join(missing)} question: its estimate would "
+                         "leave them out; refresh with a larger --sample (each label gets at least one)")
     means = {label: float(np.mean([loss for found, loss in losses if found == label]))
-             for label in LABELS if any(found == label for found, _ in losses)}
-    total = sum(held.get(label, 0) for label in means)
-    return sum(held.get(label, 0) / total * mean for label, mean in means.items()) if total else math.nan
+             for label in LABELS if held.get(label, 0)}
+    total = sum(held[label] for label in means)
+    return sum(held[label] / total * mean for label, mean in means.items()) if total else math.nan
 
 
 def require_comparable(new: RunRecord, original: RunRecord, new_dir: Path, original_dir: Path) -> list[str]:

@@ -8,34 +8,36 @@ one stops: with probability at least 1 - delta, the lower bound never passes a r
 **The method.** Betting confidence sequences (Waudby-Smith & Ramdas, "Estimating means of bounded random
 variables by betting", JRSSB 2024), one-sided. Each refresh k gives one observation X_k in [0, 1]: its sample's
 estimate of the wrong-answer rate at the shipped cell (each question's share of wrong answers over its repeats,
-each label weighted by its share of the original run's questions, so that X_k is unbiased for the rate on the
-original's question mix at the time of refresh k, whatever the stratified sample's rounding). For a candidate
-rate m the capital
+each label, as the refresh recorded it, weighted by its share of the original run's questions, so that X_k is
+unbiased for the rate r_k on the original's question mix at the time of refresh k). For a candidate rate m the
+capital
 
     K_t(m) = prod_{k <= t} (1 + lambda_k(m) (X_k - m)),  lambda_k(m) = min(lambda_k, c / m),  c = 1/2,
 
-is a nonnegative supermartingale whenever every refresh's expected X is at most m, for any bet lambda_k >= 0
-fixed before X_k is seen (each factor then has conditional mean at most 1, and stays above 1 - c). By Ville's
-inequality it ever reaches 1/delta with probability at most delta. The bet is the paper's aGRAPA (the
-growth-rate-adaptive bet) aimed at alpha, the rate that must not be passed:
-lambda_k = max(0, (mu - alpha) / (s2 + (mu - alpha)^2)) from the refreshes before k, mu their mean and s2 their
-spread, each started from one pseudo-observation (alpha, and alpha (1 - alpha) / n, the spread of a mean of n
-answers at rate alpha, n the refreshes' mean sample size, fixed by design): it stakes nothing while the rate looks
-like alpha, and more as it rises. Because lambda_k does not depend on m, K_t(m) falls as m rises, so the values
-m not yet rejected form an interval [L_t, 1]: L_t (found by bisection, kept as a running maximum) is the lower
-bound, and the alarm, K_t(alpha) >= 1/delta at some t so far, is the lower bound passing alpha: the rate has
-provably risen. The upper bound is the same construction for 1 - X, with the paper's predictable plug-in bet
-(lambda_k = sqrt(2 log(1/delta) / (s2 k log(1 + k))), from 1/2 and 1/4).
+is a nonnegative supermartingale while every r_k is at most m, for any bet lambda_k >= 0 fixed before X_k is seen
+(each factor then has conditional mean at most 1, and stays at or above 1 - c). By Ville's inequality it ever
+reaches 1/delta with probability at most delta. The bet is the paper's aGRAPA (the growth-rate-adaptive bet)
+aimed at alpha, the rate that must not be passed, from the last `WINDOW` refreshes before k (so that a long calm
+history does not blunt it): lambda_k = max(0, (mu - alpha) / (s2 + (mu - alpha)^2)), mu their mean and s2 their
+spread, each started from one pseudo-observation (alpha, and alpha (1 - alpha) / n_k, the spread of a mean of n_k
+answers at rate alpha; n_k, refresh k's sample size, is fixed before its answers are seen). It stakes nothing while
+the rate looks like alpha, and more as it rises. The bet is the same for every m and K_t(m) falls as m rises (the
+truncation only lowers a stake as m grows, and each factor falls with m), so the rates not rejected form an
+interval above L_t: L_t, found by bisection and kept as a running maximum, is the lower bound. With probability at
+least 1 - delta, L_t never exceeds the highest rate up to t. The alarm is K(alpha) having reached 1/delta at some
+refresh so far, the lower bound reaching alpha: the rate has provably risen above alpha at some refresh. (No upper
+bound is reported: the same construction bounds only the lowest rate so far, which says nothing once the rate
+has risen.)
 
 A refresh's questions are one observation (their mean) rather than one each, because they are drawn without
 replacement from the original's questions: their mean is unbiased, one by one they are not independent. The
-validity rests on each refresh being a fresh random sample (its own seed) with fresh API responses; the
-refreshes may share questions.
+validity rests on each refresh being a fresh random sample (its own seed) with fresh API responses, on the
+refreshes being watched in the order they were made, none left out after the fact; the refreshes may share
+questions.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -46,36 +48,27 @@ TRUNCATION = 0.5  # c: a bet never stakes more than c / m, so that a loss never 
 BISECTIONS = 50
 
 
-def _before(values: np.ndarray, first: float) -> np.ndarray:
-    """`values` shifted one step along time: what was known before each observation (`first` before the first)."""
-    return np.concatenate([np.full(values.shape[:-1] + (1,), first), values[..., :-1]], axis=-1)
+WINDOW = 5  # the refreshes the bet looks back on
 
 
-def aimed_bets(xs: Values, target: float, spread: float) -> np.ndarray:
-    """aGRAPA bets aimed at `target`: max(0, (mu - target) / (s2 + (mu - target)^2)) from the observations before
-    each one, mu and s2 each started from one pseudo-observation (`target`, and `spread`)."""
+def aimed_bets(xs: Values, target: float, spreads: Values, window: int = WINDOW) -> np.ndarray:
+    """aGRAPA bets aimed at `target`: max(0, (mu - target) / (s2 + (mu - target)^2)) from the last `window`
+    observations before each one, mu and s2 each started from one pseudo-observation (`target`, and that step's
+    `spreads`, fixed before its observation)."""
     values = np.asarray(xs, dtype=float)
-    k = np.arange(1, values.shape[-1] + 1)
-    mu = _before((target + np.cumsum(values, axis=-1)) / (k + 1), target)
-    s2 = _before((spread + np.cumsum((values - mu) ** 2, axis=-1)) / (k + 1), spread)
-    gap = mu - target
-    with np.errstate(divide="ignore", invalid="ignore"):
-        found = np.where(gap > 0, gap / (s2 + gap**2), 0.0)
-    return np.nan_to_num(found, nan=0.0, posinf=0.0)
-
-
-def plug_in_bets(xs: Values, delta: float) -> np.ndarray:
-    """The predictable plug-in bets sqrt(2 log(1/delta) / (s2 k log(1 + k))), s2 from the observations before each
-    one (mu from 1/2, s2 from 1/4)."""
-    values = np.asarray(xs, dtype=float)
-    k = np.arange(1, values.shape[-1] + 1)
-    mu = _before((0.5 + np.cumsum(values, axis=-1)) / (k + 1), 0.5)
-    s2 = _before((0.25 + np.cumsum((values - mu) ** 2, axis=-1)) / (k + 1), 0.25)
-    return np.sqrt(2 * math.log(1 / delta) / (s2 * k * np.log1p(k)))
+    spread = np.broadcast_to(np.asarray(spreads, dtype=float), values.shape[-1:])
+    found = np.zeros(values.shape)
+    for k in range(values.shape[-1]):
+        seen = values[..., max(0, k - window):k]
+        mu = (target + seen.sum(axis=-1)) / (seen.shape[-1] + 1)
+        s2 = (spread[k] + ((seen - mu[..., None]) ** 2).sum(axis=-1)) / (seen.shape[-1] + 1)
+        gap = mu - target
+        found[..., k] = np.where(gap > 0, gap / np.maximum(s2 + gap**2, 1e-300), 0.0)
+    return found
 
 
 def capital(xs: Values, m: float, bets: np.ndarray, c: float = TRUNCATION) -> np.ndarray:
-    """K_t(m) after each observation (last axis: time), for the null 'every expected X is at most m'."""
+    """K_t(m) after each observation (last axis: time), for the null 'every rate so far is at most m'."""
     values = np.asarray(xs, dtype=float)
     stake = np.minimum(bets, c / m) if m > 0 else bets
     return np.cumprod(1 + stake * (values - m), axis=-1)
@@ -83,7 +76,7 @@ def capital(xs: Values, m: float, bets: np.ndarray, c: float = TRUNCATION) -> np
 
 def lower_bounds(xs: Values, bets: np.ndarray, delta: float, c: float = TRUNCATION) -> list[float]:
     """The running lower confidence bound after each observation: with probability at least 1 - delta, none of
-    them is ever above the rate (a rate that changes: every rate so far)."""
+    them is ever above the highest rate up to it."""
     values = np.asarray(xs, dtype=float)
     threshold = 1 / delta
     found: list[float] = []
@@ -104,40 +97,37 @@ def lower_bounds(xs: Values, bets: np.ndarray, delta: float, c: float = TRUNCATI
     return found
 
 
-def bounds(xs: Values, alpha: float, delta: float, spread: float) -> tuple[list[float], list[float], np.ndarray,
-                                                                           np.ndarray]:
-    """(running lower bounds, running upper bounds, the capital against alpha, the alarm) after each observation:
-    each bound one-sided at confidence 1 - delta."""
-    values = np.asarray(xs, dtype=float)
-    aimed = aimed_bets(values, alpha, spread)
-    lows = lower_bounds(values, aimed, delta)
-    highs = [1 - b for b in lower_bounds(1 - values, plug_in_bets(1 - values, delta), delta)]
-    wealth = capital(values, alpha, aimed)
-    return lows, highs, wealth, alarms(values, alpha, delta, spread)
+def spreads_of(alpha: float, questions: Values) -> np.ndarray:
+    """Each refresh's starting spread for the bet: alpha (1 - alpha) / n_k, the variance of a mean of n_k answers at
+    rate alpha (n_k its sample size, known before its answers)."""
+    return alpha * (1 - alpha) / np.maximum(np.asarray(questions, dtype=float), 1.0)
 
 
-def alarms(xs: Values, alpha: float, delta: float, spread: float, c: float = TRUNCATION) -> np.ndarray:
-    """After each observation (last axis), whether the capital against 'the rate is at most alpha' has reached
-    1/delta by then (`aimed_bets`): the alarm, raised at most delta of the time when the rate never exceeds alpha."""
-    wealth = capital(xs, alpha, aimed_bets(xs, alpha, spread), c)
+def alarms(xs: Values, alpha: float, delta: float, spreads: Values, c: float = TRUNCATION) -> np.ndarray:
+    """After each observation (last axis), whether the capital against 'every rate so far is at most alpha' has
+    reached 1/delta by then (`aimed_bets`): the alarm, raised at most delta of the time when no rate exceeds alpha."""
+    wealth = capital(xs, alpha, aimed_bets(xs, alpha, spreads), c)
     return np.maximum.accumulate(wealth, axis=-1) >= 1 / delta
 
 
-def spread_of(alpha: float, questions: Sequence[int]) -> float:
-    """The bets' starting spread: alpha (1 - alpha) / n, the variance of a mean of n answers at rate alpha, n the
-    refreshes' mean sample size."""
-    return alpha * (1 - alpha) / max(float(np.mean(questions)), 1.0)
+def bounds(xs: Values, alpha: float, delta: float, spreads: Values) -> tuple[list[float], np.ndarray, np.ndarray]:
+    """(running lower bounds, the highest capital against alpha so far, the alarm) after each observation."""
+    values = np.asarray(xs, dtype=float)
+    aimed = aimed_bets(values, alpha, spreads)
+    wealth = np.maximum.accumulate(capital(values, alpha, aimed), axis=-1)
+    return lower_bounds(values, aimed, delta), wealth, wealth >= 1 / delta
+
+
 @dataclass(frozen=True)
 class Watch:
-    """One refresh in the monitored sequence: when, how many questions, its estimate, and the running bounds and
-    capital after it."""
+    """One refresh in the monitored sequence: when it began, how many questions, its estimate, and after it the
+    running lower bound and the highest capital so far."""
 
     run: str
     started_at: str
     questions: int
     estimate: float
     lower: float
-    upper: float
     capital: float
     alarm: bool
 
@@ -170,8 +160,7 @@ def watch(original: str, point: tuple[float, float], alpha: float, delta: float,
           cautions: Sequence[str] = ()) -> Monitor:
     """The monitor over `refreshes` (run, started_at, questions, estimate), already in time order."""
     xs = np.array([estimate for *_, estimate in refreshes], dtype=float)
-    lows, highs, wealth, raised = bounds(xs, alpha, delta, spread_of(alpha, [n for _, _, n, _ in refreshes]))
-    watches = tuple(Watch(run, started, n, float(x), lo, hi, float(k), bool(flag))
-                    for (run, started, n, x), lo, hi, k, flag in zip(refreshes, lows, highs, wealth, raised,
-                                                                      strict=True))
+    lows, wealth, raised = bounds(xs, alpha, delta, spreads_of(alpha, [n for _, _, n, _ in refreshes]))
+    watches = tuple(Watch(run, started, n, float(x), lo, float(k), bool(flag))
+                    for (run, started, n, x), lo, k, flag in zip(refreshes, lows, wealth, raised, strict=True))
     return Monitor(original, point, alpha, delta, watches, evidence, reordered, tuple(cautions))

@@ -10,13 +10,14 @@ and compares it with a baseline run. Writing the report is `report.directory`'s.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
 from ..errors import InputError
-from ..record.rundir import RunRecord
+from ..record.rundir import RUN_FILE, RunRecord
 from . import drift
 from .analysis import FOLDS, Settings, Sweep, analyse
 from .compare import SIGNIFICANCE, Comparison, compare, require_comparable
@@ -144,9 +145,14 @@ def run_drift(options: SweepOptions, original: Path | None = None, max_wrong_rat
             raise InputError(f"{options.run} is not a refresh (its run.json names no run it refreshes): give the run "
                              "to compare it with, --drift RUN")
         original = record.refresh.origin(options.run)
+        if not (Path(original) / RUN_FILE).exists():
+            raise InputError(f"{options.run} refreshes {original}, which holds no {RUN_FILE} (moved or removed?): give "
+                             "the original run with --drift RUN")
     base = RunRecord.require(original)
     cautions = drift.require_comparable(record, base, options.run, original)
-    result, _ = run_sweep(dataclasses.replace(options, baseline=None))
+    # the refresh's own sweep certifies nothing: with --drift, --max-wrong-rate is the drift's test of the rate now
+    own = dataclasses.replace(options.settings, max_wrong_rate=None)
+    result, _ = run_sweep(dataclasses.replace(options, baseline=None, settings=own))
     judging = result.replayed.question_set.path
     if options.at is None:  # the original's recommended cell: its whole sweep, by the same rule on the same grid
         before = run_sweep(dataclasses.replace(options, run=original, questions=judging, baseline=None))[0]
@@ -167,7 +173,7 @@ def run_drift(options: SweepOptions, original: Path | None = None, max_wrong_rat
     m = min(record.repeats, base.repeats)
     stages, tops = drift.evidence(options.run, original, record, sampled, m, coverage)
     questions, m = drift.question_drifts(result, before, point, tops)
-    rate = drift.wrong_rate(result, point, record, options.settings.delta)
+    rate = drift.wrong_rate(result, point, record, base, options.settings.delta)
     found = Drift(Path(original), options.run, base, result.replayed.record, point, point_from, stages, questions, m,
                   rate, options.significance, max_wrong_rate, cautions)
     return result, found
@@ -188,35 +194,43 @@ def point_axes(record: RunRecord, point: tuple[float, float]) -> tuple[Axis, Axi
 def run_monitor(options: SweepOptions, runs: Sequence[Path], alpha: float,
                 say: Callable[[str], None] = print) -> Monitor:
     """The refreshes `runs[1:]` of the run `runs[0]`, each replayed at `options.at` alone and judged with the
-    original's question file, watched in time order (their recordings' start) with the confidence sequence of
-    `monitor`. `InputError` when a run refreshes another run or cannot be compared with it, or --at is missing."""
+    original's question file, watched in the order they began with the confidence sequence of `monitor`.
+    `InputError` when --at is missing, a run is given twice, is no refresh of `runs[0]` (named by its path, or by
+    the digest of its run.json), cannot be compared with it, or two refreshes drew the same sample."""
     if options.at is None:
         raise InputError("--monitor watches one cell: give it with --at H,A (the cell you ship)")
     original = runs[0]
     base = RunRecord.require(original)
+    digest_now = hashlib.sha256((Path(original) / RUN_FILE).read_bytes()).hexdigest()
     given = [(run, RunRecord.require(run)) for run in runs[1:]]
     if not given:
         raise InputError("--monitor RUN REFRESH ...: give the refreshes of RUN after it (eval.py --refresh RUN)")
+    seen: dict[Path, Path] = {}
     for run, record in given:
-        if record.refresh is None or record.refresh.origin(run).resolve() != Path(original).resolve():
-            named = record.refresh.origin(run) if record.refresh else "no run"
+        if (twice := seen.setdefault(run.resolve(), run)) is not run:
+            raise InputError(f"{run} is given twice (as {twice} too): each refresh is one observation")
+        refresh = record.refresh
+        if refresh is None or (refresh.origin(run).resolve() != Path(original).resolve()
+                               and refresh.run_json_sha256 != digest_now):
+            named = refresh.origin(run) if refresh else "no run"
             raise InputError(f"{run} is not a refresh of {original} (its run.json names {named}): monitor the "
                              f"refreshes of one run, made with `eval.py --refresh {original}`")
         if problems := drift.drift_problems(record, base):
             raise InputError(f"{run} cannot be compared with {original}: " + "; ".join(problems))
-    seen: dict[Path, Path] = {}
-    for run, _ in given:
-        if (twice := seen.setdefault(run.resolve(), run)) is not run:
-            raise InputError(f"{run} is given twice (as {twice} too): each refresh is one observation")
-    seeds: dict[int, list[str]] = {}
+    samples: dict[tuple[int, int], list[str]] = {}
     for run, record in given:
-        sampled = record.refresh
-        if sampled is not None and sampled.sample < sum(held for _, _, held in sampled.strata):  # (a sample of all
-            seeds.setdefault(sampled.seed, []).append(str(run))  # questions is the same whatever the seed)
-    cautions = [f"{', '.join(runs)} were sampled with the same seed {seed}, so they asked the same questions: the "
-                "bound assumes each refresh is a fresh sample (give each its own --seed)"
-                for seed, runs in seeds.items() if len(runs) > 1]
-    ordered = sorted(given, key=lambda pair: pair[1].started_at)
+        refresh = record.refresh
+        if refresh is not None and refresh.sample < sum(held for _, _, held in refresh.strata):  # (a sample of all
+            samples.setdefault((refresh.seed, refresh.sample), []).append(str(run))  # is the same whatever the seed)
+    if same := next((names for names in samples.values() if len(names) > 1), None):
+        raise InputError(f"{' and '.join(same)} drew the same sample (the same --seed and --sample), so they are not "
+                         "fresh samples and cannot both be watched: keep one, and give each refresh its own --seed")
+    cautions = []
+    digests = {record.refresh.run_json_sha256 for _, record in given if record.refresh is not None}
+    if digests != {digest_now}:
+        cautions.append(f"{original}/{RUN_FILE} is not what every refresh sampled from (it was re-recorded or "
+                        "extended since some of them): the refreshes may describe different question sets")
+    ordered = sorted(given, key=lambda pair: (pair[1].refresh.began if pair[1].refresh else "") or pair[1].started_at)
     judging = judging_path(original, base, options.questions)
     h_axis, a_axis = point_axes(base, options.at)
     quick = dataclasses.replace(options.settings, resamples=0, folds=0, max_wrong_rate=None)
@@ -227,8 +241,9 @@ def run_monitor(options: SweepOptions, runs: Sequence[Path], alpha: float,
         result = run_sweep(dataclasses.replace(options, run=run, has_answer=h_axis, answer=a_axis, settings=quick,
                                                questions=judging, baseline=None))[0]
         evidence.add(result.replayed.record.evidence_word)
-        found.append((str(run), record.started_at, len(result.questions),
-                      drift.weighted_estimate(result, options.at, record)))
+        began = (record.refresh.began if record.refresh else "") or record.started_at
+        estimate = drift.weighted_estimate(result, options.at, record, base)
+        found.append((str(run), began, len(result.questions), estimate))
     return watch(str(original), options.at, alpha, options.settings.delta, found, "/".join(sorted(evidence)),
                  reordered=[run for run, _ in ordered] != [run for run, _ in given], cautions=cautions)
 

@@ -23,12 +23,22 @@ def questions(answer: int, none: int, unlabelled: int = 0) -> list[Question]:
     return found + [Question(f"u{n}", f"unlabelled question {n}?", None, ()) for n in range(unlabelled)]
 
 
-@pytest.mark.parametrize(("sizes", "total"), [((7, 3), 5), ((6, 4), 5), ((1, 1, 1), 2), ((90, 9, 1), 10),
+@pytest.mark.parametrize(("sizes", "total"), [((7, 3), 5), ((6, 4), 5), ((1, 1, 1), 2), ((90, 9, 11), 10),
                                               ((3, 3), 6), ((5,), 1)])
 def test_each_label_gets_its_share_within_one_question(sizes: tuple[int, ...], total: int) -> None:
     taken = allocation(sizes, total)
     assert sum(taken) == total and all(0 <= t <= s for t, s in zip(taken, sizes, strict=True))
     assert all(abs(t - total * s / sum(sizes)) < 1 for t, s in zip(taken, sizes, strict=True))
+
+
+@pytest.mark.parametrize(("sizes", "total", "expected"), [((95, 5), 10, [9, 1]), ((190, 10), 10, [9, 1]),
+                                                          ((98, 1, 1), 3, [1, 1, 1]), ((1, 1, 1), 2, [1, 1, 0]),
+                                                          ((90, 9, 1), 10, [8, 1, 1])])
+def test_every_label_gets_one_question_when_the_sample_allows(sizes: tuple[int, ...], total: int,
+                                                              expected: list[int]) -> None:
+    """A label whose share rounds to nothing would leave its questions out of every estimate of the mix: it gets
+    one, taken from the label furthest above its share."""
+    assert allocation(sizes, total) == expected
 
 
 def test_the_sample_is_seeded_and_keeps_the_file_order() -> None:

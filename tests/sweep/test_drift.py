@@ -139,6 +139,21 @@ def test_the_wrong_rate_gate_fails_when_the_fresh_sample_shows_it_above_alpha(te
     assert "above --max-wrong-rate 0.05 with 90% confidence: YES" in summary
 
 
+def test_an_unchanged_api_passes_the_rate_gate_on_a_small_sample(ten: Path, standin_for, capsys) -> None:
+    """`--drift --at H,A --max-wrong-rate ALPHA`, the README's and the workflow's command, on an unchanged API and a
+    sample of 6: exit 0. The refresh's own sweep certifies nothing (with --drift, --max-wrong-rate is the test of
+    the rate now), so no certificate of the small sample can fail the gate."""
+    server = ten_served(standin_for)
+    assert refresh(ten, ten.parent / "calm", server, "--sample", "6", "--seed", "2") == 0
+    capsys.readouterr()
+    out = ten.parent.parent / "calm-drift"
+    assert drift(ten.parent / "calm", out, "--at", "0.3,0.9", "--max-wrong-rate", "0.2") == 0
+    found = json.loads((out / "decision.json").read_text())
+    assert found["drift"]["failed"] is False and found["drift"]["holds"] is True
+    assert found["certified"] is None  # the sample's own grid is not certified
+    assert "PASS (exit 0)" in capsys.readouterr().out
+
+
 def test_runs_that_cannot_be_compared_are_refused(ten: Path, tmp_path: Path, standin_for, capsys) -> None:
     """--drift against a run of another pipeline, or a run given as its own original: exit 2, naming why."""
     variant = copy_run(ROOT / "runs" / "ten-terse-criteria", ten.parent / "ten-terse-criteria")
@@ -285,6 +300,23 @@ def test_the_other_systems_are_refreshed_and_compared_on_their_own_stages(tmp_pa
     assert (stages["answer_changed"] == 0).all()
     rewritten = standin_for(later(load_scenario(TEN_SCENARIO), Later(unsupported=1.0, seed=5)))
     assert refresh(runs / "os", runs / "os-later", rewritten, "--sample", "6") == 0
-    drift(runs / "os-later", tmp_path / "os-later")
+    found_exit = drift(runs / "os-later", tmp_path / "os-later")
     found = json.loads((tmp_path / "os-later" / "decision.json").read_text())["drift"]
     assert found["holds"] is False and "search results" in found["stages_changed"]
+    assert found_exit == (1 if found["failed"] else 0)
+
+
+def test_a_refresh_run_is_not_turned_into_a_whole_run_by_recording_the_question_file_into_it(
+        ten: Path, standin_for, capsys) -> None:
+    """Recording the question file into a refresh run would add every other question and drop what it refreshes:
+    refused (exit 2), naming the command that resumes it; the run is left as it was."""
+    server = ten_served(standin_for)
+    new = ten.parent / "kept"
+    assert refresh(ten, new, server, "--sample", "3", "--seed", "4") == 0
+    before = run_files(new)
+    capsys.readouterr()
+    assert eval_main([str(ten.parent.parent / "questions" / "ten.yaml"), "--run", str(new), "--rate", "0"],
+                     env=env_for(server)) == 2
+    said = capsys.readouterr().err
+    assert "is a refresh of" in said and "--sample 3 --seed 4" in said
+    assert run_files(new) == before

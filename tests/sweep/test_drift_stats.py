@@ -53,3 +53,12 @@ def test_the_stage_test_is_wilcoxon_over_the_questions_mean_changes() -> None:
     still = StageDrift("compare", 5, 5, 0, "answers", (0.0, 0.0), 4)
     assert still.p_value == 1.0
     assert StageDrift("search results", 5, 5, 1, "", (), 0).p_value is None
+
+
+def test_a_label_the_sample_left_out_counts_as_anything_from_0_to_1() -> None:
+    """The no-answer questions (40 of 100) were not sampled: the lower bound counts them as never wrong, the upper
+    as always, and the estimate is not given."""
+    rate = WrongRate.of([("answer", 2, 10, 60), ("no-answer", 0, 0, 40)], 0.1)
+    assert rate.partial == ["no-answer"] and math.isnan(rate.estimate)
+    assert rate.upper == pytest.approx(0.6 * stats.beta.ppf(0.9, 3, 8) + 0.4)
+    assert rate.lower == pytest.approx(0.6 * stats.beta.ppf(0.1, 2, 9))

@@ -12,15 +12,7 @@ import math
 import numpy as np
 
 from quotefinder.sweep.guarantee import upper_bounds as clopper_pearson_upper
-from quotefinder.sweep.monitor import (
-    aimed_bets,
-    alarms,
-    bounds,
-    capital,
-    lower_bounds,
-    plug_in_bets,
-    spread_of,
-)
+from quotefinder.sweep.monitor import aimed_bets, alarms, bounds, capital, lower_bounds, spreads_of, watch
 
 ALPHA, DELTA, REFRESHES, SAMPLE, POPULATION, DRAWS = 0.1, 0.1, 20, 30, 300, 2000
 SLACK = 3 * math.sqrt(DELTA * (1 - DELTA) / DRAWS)
@@ -59,58 +51,84 @@ def test_under_no_drift_the_alarm_holds_its_level_however_often_it_is_checked() 
     DELTA alarms in more than half of them (76% when written)."""
     rng = np.random.default_rng(20261202)
     estimates, naive = refreshes(rng, [ALPHA] * REFRESHES)
-    spread = spread_of(ALPHA, [SAMPLE])
+    spread = spreads_of(ALPHA, [SAMPLE])
     ever = alarms(estimates, ALPHA, DELTA, spread)[:, -1].mean()
     assert ever <= DELTA + SLACK
     assert naive.any(axis=1).mean() > 0.5
 
 
 def test_a_real_rise_is_caught_within_a_stated_number_of_refreshes() -> None:
-    """The rate doubles to 0.2 after refresh 5 (samples of 30): by refresh 16 at least 75% of 2,000 sequences have
-    alarmed, and by refresh 20 at least 93% (measured when written: 79% and 97%, the median first alarm at refresh
-    14; each threshold about three Monte-Carlo standard errors below)."""
+    """The rate doubles to 0.2 after refresh 5 (samples of 30): by refresh 16 at least 85% of 2,000 sequences have
+    alarmed, and by refresh 20 at least 97% (measured when written: 89% and 99%, the median first alarm at refresh
+    13; each threshold about three Monte-Carlo standard errors below)."""
     rng = np.random.default_rng(7)
     rates = [ALPHA] * 5 + [0.2] * (REFRESHES - 5)
     estimates, _ = refreshes(rng, rates)
-    raised = alarms(estimates, ALPHA, DELTA, spread_of(ALPHA, [SAMPLE]))
-    assert raised[:, 15].mean() >= 0.75
-    assert raised[:, -1].mean() >= 0.93
+    raised = alarms(estimates, ALPHA, DELTA, spreads_of(ALPHA, [SAMPLE]))
+    assert raised[:, 15].mean() >= 0.85
+    assert raised[:, -1].mean() >= 0.97
     assert not raised[:, :5].any(axis=1).mean() > DELTA + SLACK  # before the rise: no more than the level
 
 
-def test_the_bounds_cover_the_rate_at_every_refresh_at_once() -> None:
-    """At a rate of 0.3 (no change), the running lower bound ever passes it, and the running upper bound ever falls
-    below it, each in at most DELTA of 400 sequences (plus three standard errors at 400: 0.045)."""
+def test_the_lower_bound_covers_the_rate_at_every_refresh_at_once() -> None:
+    """At a steady rate of 0.3, the running lower bound ever passes it in at most DELTA of 1,000 sequences of 10
+    refreshes (plus three standard errors at 1,000: 0.028)."""
     rng = np.random.default_rng(11)
-    draws = 400
-    rate = 0.3
+    draws, rate = 1000, 0.3
     xs = rng.binomial(SAMPLE, rate, size=(draws, 10)) / SAMPLE
-    spread = spread_of(ALPHA, [SAMPLE])
-    missed_low = missed_high = 0
-    for row in xs:
-        lows, highs, _, _ = bounds(row, ALPHA, DELTA, spread)
-        missed_low += max(lows) > rate
-        missed_high += min(highs) < rate
-    slack = 3 * math.sqrt(DELTA * (1 - DELTA) / draws)
-    assert missed_low / draws <= DELTA + slack and missed_high / draws <= DELTA + slack
+    spreads = spreads_of(ALPHA, [SAMPLE] * 10)
+    missed = sum(max(bounds(row, ALPHA, DELTA, spreads)[0]) > rate for row in xs)
+    assert missed / draws <= DELTA + 3 * math.sqrt(DELTA * (1 - DELTA) / draws)
+
+
+def test_a_long_calm_history_does_not_blunt_the_alarm() -> None:
+    """The rate jumps from 5% to 20% after 5, 20 or 40 calm refreshes: the bet looks back on the last five, so
+    however long the calm, at least 90% of 2,000 sequences alarm within 15 refreshes of the jump (measured when
+    written: 98 to 99% each, the median at 10)."""
+    rng = np.random.default_rng(12)
+    for calm in (5, 20, 40):
+        rates = np.array([0.05] * calm + [0.2] * 15)
+        xs = rng.binomial(SAMPLE, rates, size=(DRAWS, len(rates))) / SAMPLE
+        raised = alarms(xs, ALPHA, DELTA, spreads_of(ALPHA, [SAMPLE] * len(rates)))
+        assert raised[:, -1].mean() >= 0.9, calm
+        assert raised[:, calm - 1].mean() <= DELTA + SLACK  # no more than the level before the jump
+
+
+def test_a_later_refresh_never_changes_what_was_said_of_the_earlier_ones() -> None:
+    """The bets are fixed before each refresh is seen: appending a refresh (of another sample size) leaves every
+    earlier row (bound, capital, alarm) as it was."""
+    rng = np.random.default_rng(13)
+    for _ in range(100):
+        sizes = rng.integers(10, 200, size=8)
+        rows = [(f"r{k}", f"2026-{k + 1:02d}", int(n), float(rng.binomial(n, 0.15) / n)) for k, n in enumerate(sizes)]
+        full = watch("run", (0.3, 0.6), ALPHA, DELTA, rows, "live").watches
+        shorter = watch("run", (0.3, 0.6), ALPHA, DELTA, rows[:5], "live").watches
+        assert full[:5] == shorter
 
 
 def test_the_alarm_is_the_lower_bound_passing_alpha() -> None:
     """On random sequences the alarm after refresh t holds exactly when the running lower bound then is at alpha or
     above (to the bisection's precision): the two are one test."""
     rng = np.random.default_rng(3)
-    spread = spread_of(ALPHA, [SAMPLE])
+    spread = spreads_of(ALPHA, [SAMPLE] * 8)
     for _ in range(200):
         xs = rng.binomial(SAMPLE, rng.uniform(0.05, 0.4), size=8) / SAMPLE
-        lows, _, _, raised = bounds(xs, ALPHA, DELTA, spread)
+        lows, _, raised = bounds(xs, ALPHA, DELTA, spread)
         for low, alarm in zip(lows, raised, strict=True):
             assert alarm == (low >= ALPHA - 1e-9) or abs(low - ALPHA) < 1e-9
 
 
 def test_capital_is_a_direct_product_and_falls_as_the_rate_rises() -> None:
-    """K_t(m) is the product of 1 + min(lambda, c/m) (X - m), computed directly; it never rises with m."""
-    xs = np.array([0.1, 0.3, 0.0, 0.5, 0.2])
-    stakes = aimed_bets(xs, ALPHA, 0.003)
+    """K_t(m) is the product of 1 + min(lambda, c/m) (X - m), computed directly, with lambda the aGRAPA bet from the
+    last five observations; it never rises with m."""
+    xs = np.array([0.1, 0.3, 0.0, 0.5, 0.2, 0.4, 0.35])
+    spreads = np.full(len(xs), 0.003)
+    stakes = aimed_bets(xs, ALPHA, spreads)
+    for k in range(len(xs)):
+        seen = xs[max(0, k - 5):k]
+        mu = (ALPHA + seen.sum()) / (len(seen) + 1)
+        s2 = (0.003 + ((seen - mu) ** 2).sum()) / (len(seen) + 1)
+        assert math.isclose(stakes[k], max(0.0, (mu - ALPHA) / (s2 + (mu - ALPHA) ** 2)), abs_tol=1e-12)
     direct, wealth = 1.0, capital(xs, 0.15, stakes)
     for x, stake, k in zip(xs, stakes, wealth, strict=True):
         direct *= 1 + min(stake, 0.5 / 0.15) * (x - 0.15)
@@ -118,6 +136,4 @@ def test_capital_is_a_direct_product_and_falls_as_the_rate_rises() -> None:
     grid = np.linspace(0.01, 1, 100)
     finals = [capital(xs, m, stakes)[-1] for m in grid]
     assert all(a >= b - 1e-12 for a, b in zip(finals, finals[1:], strict=False))
-    plug = plug_in_bets(xs, DELTA)
-    assert plug[0] == math.sqrt(2 * math.log(1 / DELTA) / (0.25 * 1 * math.log(2)))
-    assert lower_bounds(np.zeros(5), stakes, DELTA) == [0.0] * 5
+    assert lower_bounds(np.zeros(5), stakes[:5], DELTA) == [0.0] * 5
