@@ -249,22 +249,22 @@ def drift_console(drift: Drift, result: Sweep) -> list[str]:
 
 
 METHOD = ("a betting confidence sequence (Waudby-Smith & Ramdas 2024, JRSSB): aGRAPA bets aimed at --max-wrong-rate "
-          "from the last five refreshes, truncated at 1/(2m); one-sided, valid at every refresh at once, however often "
-          "it is checked")
+          "from the last five refreshes (the first refresh stakes nothing: it only informs the next bet), truncated at "
+          "1/(2m); one-sided, valid at every refresh at once, however often it is checked")
 
 
 def monitor_alarm_words(monitor: Monitor) -> str:
     level = confidence(monitor.delta)
     first = monitor.first_alarm
+    alpha = f"--max-wrong-rate {_rate(monitor.alpha)}"
     if first is None:
         last = monitor.watches[-1]
         return (f"No alarm: after {len(monitor.watches)} refresh(es) the lower bound is {_rate(last.lower)}, below "
-                f"{monitor.alpha:g}: nothing shows the wrong-answer rate at the shipped cell above it ({level} "
-                "confidence, however often this is checked)")
-    return (f"ALARM after refresh {first + 1} ({monitor.watches[first].run}): the lower bound reached "
-            f"{monitor.alpha:g}, so at some refresh the wrong-answer rate at the shipped cell was above it ({level} "
-            "confidence, anytime-valid): re-record the run, re-tune its cutoffs, and start monitoring again from the "
-            "new run")
+                f"{alpha}: nothing shows the wrong-answer rate at the shipped cell above it ({level} confidence, "
+                "however often this is checked)")
+    return (f"ALARM after refresh {first + 1} ({monitor.watches[first].run}): the lower bound reached {alpha}, so at "
+            f"some refresh the wrong-answer rate at the shipped cell was above it ({level} confidence, "
+            "anytime-valid): re-record the run, re-tune its cutoffs, and start monitoring again from the new run")
 
 
 def monitor_markdown(monitor: Monitor, axes: tuple[AxisSpec, AxisSpec]) -> str:
@@ -288,7 +288,7 @@ def monitor_markdown(monitor: Monitor, axes: tuple[AxisSpec, AxisSpec]) -> str:
               "responses, on which the cell was chosen, are not used.",
               "- A test of each refresh on its own at the same level would alarm far more often than that level over "
               "many refreshes; this bound does not.",
-              *(["- The refreshes were given out of time order: they are watched in the order they were recorded."]
+              *(["- The refreshes were given out of time order: they are watched in the order they began."]
                 if monitor.reordered else []),
               *(f"- CAUTION: {markdown_text(caution)}" for caution in monitor.cautions), "",
               "| # | Refresh | Began | Questions | Estimate | Lower bound | Highest capital | Alarm |",
