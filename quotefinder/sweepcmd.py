@@ -427,11 +427,13 @@ def _systems(args: argparse.Namespace, options: SweepOptions, target: ReportDir)
 
 def _sweep(args: argparse.Namespace, options: SweepOptions, target: ReportDir,
            ask: Callable[[str], str] | None) -> int:
-    painter = None
-    drift = None
-    try:
+    painter: Painter | None = None
+
+    def work() -> int:
+        nonlocal painter
         target.check()  # a directory it may not write is refused before anything is replayed
         painter = None if args.no_plots else Painter()  # starts drawing's imports while the run is replayed
+        drift = None
         if args.drift is not None:
             result, drift = run_drift(options, None if args.drift is True else args.drift, args.max_wrong_rate)
             comparison = None
@@ -443,21 +445,15 @@ def _sweep(args: argparse.Namespace, options: SweepOptions, target: ReportDir,
         console.show_sweep(result, target.path, gate, comparison, page=not (args.no_plots or args.no_html))
         if drift is not None:
             console.show_drift(drift, result)
-    except QuoteFinderError as error:
-        cli.report_error("sweep.py", error)
-        return EXIT_ERROR
-    except BrokenPipeError:
-        raise  # not a file: stdout's reader went away, and main stops quietly
-    except OSError as error:
-        print(f"sweep.py: cannot read or write {error.filename or 'a file'} ({error.strerror or error})",
-              file=sys.stderr)
-        return EXIT_ERROR
+        worse = (gate is not None and not gate.holds) or (comparison is not None and comparison.worse) or (
+            drift is not None and drift.failed)
+        return EXIT_WORSE if worse else EXIT_OK
+
+    try:
+        return _reported(work)
     finally:
         if painter is not None:
             painter.close()
-    worse = (gate is not None and not gate.holds) or (comparison is not None and comparison.worse) or (
-        drift is not None and drift.failed)
-    return EXIT_WORSE if worse else EXIT_OK
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ directory and cache, so no response of the original is ever served to it.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,7 +24,7 @@ import numpy as np
 
 from ..errors import InputError, RunDirError
 from ..questions import Question, QuestionSet, load_questions
-from .rundir import RUN_FILE, Refresh, RunRecord
+from .rundir import RUN_FILE, Refresh, RunRecord, run_json_digest
 from .session import RecordOptions
 
 STRATA = ("answer", "no-answer", "")  # the labels a sample is stratified by ('' unlabelled), in this order
@@ -118,7 +117,7 @@ def plan_refresh(original_dir: Path, run_dir: Path, size: int, seed: int) -> Ref
         raise InputError(f"--sample {size}: {original_dir} holds {len(population.questions)} question(s) that "
                          f"{population.path} still lists; sample at most that many")
     sample, strata = draw(population.questions, size, seed)
-    digest = hashlib.sha256((original_dir / RUN_FILE).read_bytes()).hexdigest()
+    digest = run_json_digest(original_dir)
     relative = os.path.relpath(original_dir.resolve(), run_dir.resolve())
     began = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     refresh = Refresh(relative, digest, (record.started_at, record.finished_at), size, seed, strata, began)
@@ -138,8 +137,15 @@ def plan_refresh(original_dir: Path, run_dir: Path, size: int, seed: int) -> Ref
             raise InputError(f"{population.path}: no longer lists {len(gone)} question(s) the refresh {run_dir} "
                              f"sampled ({shown}); restore them to resume it, or record a new refresh into "
                              "another --run DIR")
-        recorded = set(previous.texts)
-        sample = [q for q in population.questions if q.question in recorded]
+        sampled_as = {q.question: label_of(q) for q in previous.questions}
+        relabelled = [q.id for q in population.questions
+                      if q.question in sampled_as and label_of(q) != sampled_as[q.question]]
+        if relabelled:  # its strata were counted with the labels it was drawn by: resuming would mix the two
+            shown = ", ".join(relabelled[:5]) + (", ..." if len(relabelled) > 5 else "")
+            raise InputError(f"{population.path}: {len(relabelled)} question(s) the refresh {run_dir} sampled carry "
+                             f"another label now ({shown}); its sample was stratified by the labels then, so record a "
+                             "new refresh into another --run DIR (or restore the labels to resume it)")
+        sample = [q for q in population.questions if q.question in sampled_as]
     return RefreshPlan(dataclasses.replace(population, questions=tuple(sample)), run_dir, original_dir, record, refresh)
 
 

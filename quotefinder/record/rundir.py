@@ -32,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import fcntl
+import hashlib
 import json
 import math
 import os
@@ -60,6 +61,11 @@ from .client import EVIDENCE
 RUN_FORMAT = "quotefinder-run/1"
 PIPELINE_VERSION = 1  # bump when a request body or the decision rule changes
 RUN_FILE = "run.json"
+
+
+def run_json_digest(run_dir: Path) -> str:
+    """The SHA-256 of a run's run.json as it is on disk: how a refresh names the recording it sampled from."""
+    return hashlib.sha256((Path(run_dir) / RUN_FILE).read_bytes()).hexdigest()
 _VOLATILE = ("started_at", "finished_at", "requests")  # may differ without run.json being rewritten
 _VERSIONS = ("format", "code_version", "pipeline_version", "cache_format")
 # Why a recording stopped before every question was recorded, in run.json, and in words.

@@ -22,7 +22,6 @@ RUN answers three things, each from the responses themselves:
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -37,7 +36,7 @@ from ..pipelines import Reading, System
 from ..questions import Question
 from ..recipe import pipeline
 from ..recipe.contract import ApiRequest
-from ..record.rundir import RUN_FILE, RunRecord
+from ..record.rundir import RUN_FILE, RunRecord, run_json_digest
 from ..record.store import open_store
 from .analysis import LOSSY, Sweep
 from .compare import SIGNIFICANCE, Change, changes_at, pipeline_changes, sign_test_of
@@ -352,21 +351,20 @@ def wrong_rate(new: Sweep, point: tuple[float, float], record: RunRecord, origin
     return WrongRate.of(strata, delta)
 
 
-def weighted_estimate(new: Sweep, point: tuple[float, float], record: RunRecord, original: RunRecord) -> float:
-    """The refresh's estimate of the wrong-answer rate at `point` on the original's question mix: each question's
-    share of wrong answers over every repeat, each label's mean weighted by its share of the original's questions
-    (unbiased for that mix under the stratified sample). `InputError` when a label the original holds was not
-    sampled: the estimate would leave those questions out."""
+def weighted_estimate(new: Sweep, point: tuple[float, float], record: RunRecord,
+                      original: RunRecord) -> tuple[float, list[str]]:
+    """The refresh's estimate of the wrong-answer rate at `point` on the original's question mix, and the labels it
+    sampled no question of: each question's share of wrong answers over every repeat, each label's mean weighted by
+    its share of the original's questions (unbiased for that mix under the stratified sample). A label the original
+    holds but the refresh did not sample counts as never wrong: the estimate is then biased low, never high, so a
+    lower bound built on it stays valid (and the monitor says so)."""
     losses = losses_at(new, point, None)
     held = label_weights(record, original)
-    missing = [LABELS[label] for label, count in held.items() if count and not any(f == label for f, _ in losses)]
-    if missing:
-        raise InputError(f"{new.replayed.run_dir} sampled no {' and no '.join(missing)} question: its estimate would "
-                         "leave them out; refresh with a larger --sample (each label gets at least one)")
-    means = {label: float(np.mean([loss for found, loss in losses if found == label]))
-             for label in LABELS if held.get(label, 0)}
+    missing = [label for label, count in held.items() if count and not any(f == label for f, _ in losses)]
+    means = {label: (float(np.mean([loss for found, loss in losses if found == label])) if label not in missing
+                     else 0.0) for label in LABELS if held.get(label, 0)}
     total = sum(held[label] for label in means)
-    return sum(held[label] / total * mean for label, mean in means.items()) if total else math.nan
+    return (sum(held[label] / total * mean for label, mean in means.items()) if total else math.nan), missing
 
 
 def require_comparable(new: RunRecord, original: RunRecord, new_dir: Path, original_dir: Path) -> list[str]:
@@ -381,7 +379,7 @@ def require_comparable(new: RunRecord, original: RunRecord, new_dir: Path, origi
     if new.refresh is not None and Path(new.refresh.origin(new_dir)).resolve() != Path(original_dir).resolve():
         cautions.append(f"{new_dir} refreshes {new.refresh.origin(new_dir)}, not {original_dir}")
     if new.refresh is not None:
-        digest = hashlib.sha256((Path(original_dir) / RUN_FILE).read_bytes()).hexdigest()
+        digest = run_json_digest(original_dir)
         if digest != new.refresh.run_json_sha256:
             cautions.append(f"{original_dir}/{RUN_FILE} changed since the refresh began (it was re-recorded or "
                             "extended): the comparison is with what it holds now")

@@ -24,7 +24,11 @@ answers at rate alpha; n_k, refresh k's sample size, is fixed before its answers
 the rate looks like alpha, and more as it rises. The bet is the same for every m and K_t(m) falls as m rises (the
 truncation only lowers a stake as m grows, and each factor falls with m), so the rates not rejected form an
 interval above L_t: L_t, found by bisection and kept as a running maximum, is the lower bound. With probability at
-least 1 - delta, L_t never exceeds the highest rate up to t. The alarm is K(alpha) having reached 1/delta at some
+least 1 - delta, L_t never exceeds the highest rate up to t, at every t at once: with M_t that rate, and M_k <= M_t
+for k <= t, each factor falls as m rises, so K_t(M_t) <= W_t = prod_{k <= t} (1 + lambda_k(M_k) (X_k - M_k)), one
+nonnegative supermartingale (E X_k <= r_k <= M_k), which by Ville's inequality ever reaches 1/delta with probability
+at most delta; an estimate biased low (E X_k < r_k: a label a refresh did not sample counted as never wrong) only
+helps. The alarm is K(alpha) having reached 1/delta at some
 refresh so far, the lower bound reaching alpha: the rate has provably risen above alpha at some refresh. (No upper
 bound is reported: the same construction bounds only the lowest rate so far, which says nothing once the rate
 has risen.)

@@ -10,14 +10,13 @@ and compares it with a baseline run. Writing the report is `report.directory`'s.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
 from ..errors import InputError
-from ..record.rundir import RUN_FILE, RunRecord
+from ..record.rundir import RUN_FILE, RunRecord, run_json_digest
 from . import drift
 from .analysis import FOLDS, Settings, Sweep, analyse
 from .compare import SIGNIFICANCE, Comparison, compare, require_comparable
@@ -201,7 +200,7 @@ def run_monitor(options: SweepOptions, runs: Sequence[Path], alpha: float,
         raise InputError("--monitor watches one cell: give it with --at H,A (the cell you ship)")
     original = runs[0]
     base = RunRecord.require(original)
-    digest_now = hashlib.sha256((Path(original) / RUN_FILE).read_bytes()).hexdigest()
+    digest_now = run_json_digest(original)
     given = [(run, RunRecord.require(run)) for run in runs[1:]]
     if not given:
         raise InputError("--monitor RUN REFRESH ...: give the refreshes of RUN after it (eval.py --refresh RUN)")
@@ -217,11 +216,12 @@ def run_monitor(options: SweepOptions, runs: Sequence[Path], alpha: float,
                              f"refreshes of one run, made with `eval.py --refresh {original}`")
         if problems := drift.drift_problems(record, base):
             raise InputError(f"{run} cannot be compared with {original}: " + "; ".join(problems))
-    samples: dict[tuple[int, int], list[str]] = {}
+    samples: dict[tuple[int, int, frozenset[str]], list[str]] = {}  # the same seed drawing the same questions
     for run, record in given:
         refresh = record.refresh
         if refresh is not None and refresh.sample < sum(held for _, _, held in refresh.strata):  # (a sample of all
-            samples.setdefault((refresh.seed, refresh.sample), []).append(str(run))  # is the same whatever the seed)
+            drawn = (refresh.seed, refresh.sample, frozenset(record.texts))  # is the same whatever the seed)
+            samples.setdefault(drawn, []).append(str(run))
     if same := next((names for names in samples.values() if len(names) > 1), None):
         raise InputError(f"{' and '.join(same)} drew the same sample (the same --seed and --sample), so they are not "
                          "fresh samples and cannot both be watched: keep one, and give each refresh its own --seed")
@@ -242,7 +242,11 @@ def run_monitor(options: SweepOptions, runs: Sequence[Path], alpha: float,
                                                questions=judging, baseline=None))[0]
         evidence.add(result.replayed.record.evidence_word)
         began = (record.refresh.began if record.refresh else "") or record.started_at
-        estimate = drift.weighted_estimate(result, options.at, record, base)
+        estimate, unsampled = drift.weighted_estimate(result, options.at, record, base)
+        if unsampled:
+            cautions.append(f"{run} sampled no {' and no '.join(drift.LABELS[label] for label in unsampled)} "
+                            "question: its estimate counts them as never wrong (so the lower bound stays valid, but "
+                            "learns less); refresh with a larger --sample (each label gets one when it allows)")
         found.append((str(run), began, len(result.questions), estimate))
     return watch(str(original), options.at, alpha, options.settings.delta, found, "/".join(sorted(evidence)),
                  reordered=[run for run, _ in ordered] != [run for run, _ in given], cautions=cautions)

@@ -273,6 +273,18 @@ def test_the_monitor_refuses_what_it_cannot_watch(ten: Path, standin_for, capsys
     other = copy_run(ROOT / "runs" / "ten-terse-criteria", ten.parent / "other")
     assert monitor([other, ten.parent / "one"], out, "--at", "0.3,0.6", "--max-wrong-rate", "0.1") == 2
     assert "is not a refresh of" in capsys.readouterr().err
+    watched = ("--at", "0.3,0.6", "--max-wrong-rate", "0.1")
+    assert monitor([ten, ten.parent / "one", ten.parent / "one"], out, *watched) == 2
+    assert "is given twice" in capsys.readouterr().err
+    assert refresh(ten, ten.parent / "same", server, "--sample", "4") == 0  # the same seed: the same questions
+    assert monitor([ten, ten.parent / "one", ten.parent / "same"], out, *watched) == 2
+    assert "drew the same sample" in capsys.readouterr().err and not (out / "decision.json").exists()
+    assert refresh(ten, ten.parent / "other-seed", server, "--sample", "4", "--seed", "3") == 0
+    assert monitor([ten, ten.parent / "one", ten.parent / "other-seed"], out, "--at", "0.3,0.6",
+                   "--max-wrong-rate", "0.1") == 0
+    moved = copy_run(ten, ten.parent / "moved")  # the original elsewhere: known by its run.json's digest
+    assert monitor([moved, ten.parent / "one", ten.parent / "other-seed"], out, "--at", "0.3,0.6",
+                   "--max-wrong-rate", "0.1") == 0
 
 
 def test_the_other_systems_are_refreshed_and_compared_on_their_own_stages(tmp_path: Path, standin_for) -> None:
@@ -320,3 +332,56 @@ def test_a_refresh_run_is_not_turned_into_a_whole_run_by_recording_the_question_
     said = capsys.readouterr().err
     assert "is a refresh of" in said and "--sample 3 --seed 4" in said
     assert run_files(new) == before
+
+
+def test_a_refresh_resumes_only_on_the_questions_and_labels_it_was_drawn_from(ten: Path, standin_for,
+                                                                            capsys) -> None:
+    """An interrupted refresh (--max-requests 3) is not resumed after a question it sampled left the file, nor
+    after one was relabelled (its strata were counted with the labels then): exit 2, naming the question and what
+    to do, the run left as it was; with the file restored it resumes to the end."""
+    server = ten_served(standin_for)
+    new = ten.parent / "interrupted"
+    assert refresh(ten, new, server, "--sample", "4", "--seed", "1", "--max-requests", "3") == 2
+    sampled = json.loads((new / "run.json").read_text())["questions"]
+    labelled = next(q for q in sampled if q["expect"] == "no-answer")
+    path = ten.parent.parent / "questions" / "ten.yaml"
+    kept = path.read_text(encoding="utf-8")
+    before = run_files(new)
+    entry = kept.index(f"  - id: {labelled['id']}\n")
+    label = kept.index("    expect: no-answer\n", entry)
+    path.write_text(kept[:label] + kept[label + len("    expect: no-answer\n"):], encoding="utf-8")  # unlabelled
+    capsys.readouterr()
+    assert refresh(ten, new, server, "--sample", "4", "--seed", "1") == 2
+    said = capsys.readouterr().err
+    assert "carry another label now" in said and labelled["id"] in said and "record a new refresh" in said
+    ending = kept.index("  - id:", entry + 1) if "  - id:" in kept[entry + 1:] else len(kept)
+    path.write_text(kept[:entry] + kept[ending:], encoding="utf-8")  # the question gone from the file
+    assert refresh(ten, new, server, "--sample", "4", "--seed", "1") == 2
+    said = capsys.readouterr().err
+    assert "no longer lists 1 question(s)" in said and labelled["id"] in said
+    assert run_files(new) == before
+    path.write_text(kept, encoding="utf-8")
+    assert refresh(ten, new, server, "--sample", "4", "--seed", "1") == 0
+    assert json.loads((new / "run.json").read_text())["complete"] is True
+
+
+def test_the_monitor_counts_a_label_a_refresh_did_not_sample_as_never_wrong_and_says_so(ten: Path, standin_for,
+                                                                                       capsys) -> None:
+    """A refresh of one question samples one label only: the monitor still watches it (exit 0, not 2), its estimate
+    counts the other label's questions as never wrong (biased low, so the lower bound stays valid), and the
+    summary says which refresh and which label."""
+    server = ten_served(standin_for, unsupported=1.0, seed=3)
+    assert refresh(ten, ten.parent / "tiny", server, "--sample", "1", "--seed", "5") == 0
+    assert refresh(ten, ten.parent / "whole", server, "--sample", "10", "--seed", "6") == 0
+    strata = json.loads((ten.parent / "tiny" / "run.json").read_text())["refresh"]["strata"]
+    (label, (sampled, held)), = ((k, v) for k, v in strata.items() if v[0])
+    missing = next(k for k in ("answer", "no-answer") if k != label)
+    out = ten.parent.parent / "tiny-monitor"
+    capsys.readouterr()
+    assert monitor([ten, ten.parent / "tiny", ten.parent / "whole"], out, "--at", "0.3,0.6",
+                   "--max-wrong-rate", "0.5") == 0
+    rows = pd.read_csv(out / "monitor.csv").set_index("refresh")
+    assert len(rows) == 2  # the tiny refresh's one question over 3 repeats, weighted by its label's share of 10
+    assert min(abs(rows.loc[str(ten.parent / "tiny"), "estimate"] - held / 10 * k / 3) for k in range(4)) < 1e-9
+    summary = (out / "summary.md").read_text()
+    assert f"sampled no {missing} question" in summary and "never wrong" in summary

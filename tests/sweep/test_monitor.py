@@ -81,17 +81,22 @@ def test_the_lower_bound_covers_the_rate_at_every_refresh_at_once() -> None:
     assert missed / draws <= DELTA + 3 * math.sqrt(DELTA * (1 - DELTA) / draws)
 
 
-def test_a_long_calm_history_does_not_blunt_the_alarm() -> None:
-    """The rate jumps from 5% to 20% after 5, 20 or 40 calm refreshes: the bet looks back on the last five, so
-    however long the calm, at least 90% of 2,000 sequences alarm within 15 refreshes of the jump (measured when
-    written: 98 to 99% each, the median at 10)."""
+def test_a_long_calm_history_well_below_alpha_does_not_blunt_the_alarm() -> None:
+    """The rate jumps from 5% to 20% after 5, 40 or 120 calm refreshes: the bet looks back on the last five, so
+    however long that calm, at least 90% of 2,000 sequences alarm within 15 refreshes of the jump (measured when
+    written: 98 to 99% each, the median at 10). A calm just under alpha (8%) does dull it, as the README says:
+    the bets it loses on noise above alpha must be won back first (measured: 95% within 15 after 40 calm ones, 71%
+    and a median of 13 after 120)."""
     rng = np.random.default_rng(12)
-    for calm in (5, 20, 40):
-        rates = np.array([0.05] * calm + [0.2] * 15)
+    caught = {}
+    for before, calm in ((0.05, 5), (0.05, 40), (0.05, 120), (0.08, 40), (0.08, 120)):
+        rates = np.array([before] * calm + [0.2] * 15)
         xs = rng.binomial(SAMPLE, rates, size=(DRAWS, len(rates))) / SAMPLE
         raised = alarms(xs, ALPHA, DELTA, spreads_of(ALPHA, [SAMPLE] * len(rates)))
-        assert raised[:, -1].mean() >= 0.9, calm
+        caught[before, calm] = raised[:, -1].mean()
         assert raised[:, calm - 1].mean() <= DELTA + SLACK  # no more than the level before the jump
+    assert min(caught[0.05, calm] for calm in (5, 40, 120)) >= 0.9, caught
+    assert caught[0.08, 40] >= 0.9 and 0.6 <= caught[0.08, 120] <= 0.8, caught  # 3 standard errors: 0.03
 
 
 def test_a_later_refresh_never_changes_what_was_said_of_the_earlier_ones() -> None:
