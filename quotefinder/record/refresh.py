@@ -142,6 +142,11 @@ def plan_refresh(original_dir: Path, run_dir: Path, size: int, seed: int) -> Ref
                       if q.question in sampled_as and label_of(q) != sampled_as[q.question]]
         if relabelled:  # its strata were counted with the labels it was drawn by: resuming would mix the two
             shown = ", ".join(relabelled[:5]) + (", ..." if len(relabelled) > 5 else "")
+            if previous.complete:
+                raise InputError(f"{run_dir}: the refresh is complete, so there is nothing to record, and "
+                                 f"{len(relabelled)} question(s) it sampled carry another label now in "
+                                 f"{population.path} ({shown}); sweep it as it is (it keeps the labels it was drawn "
+                                 "by), or record a new refresh into another --run DIR")
             raise InputError(f"{population.path}: {len(relabelled)} question(s) the refresh {run_dir} sampled carry "
                              f"another label now ({shown}); its sample was stratified by the labels then, so record a "
                              "new refresh into another --run DIR (or restore the labels to resume it)")

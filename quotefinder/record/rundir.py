@@ -62,14 +62,15 @@ RUN_FORMAT = "quotefinder-run/1"
 PIPELINE_VERSION = 1  # bump when a request body or the decision rule changes
 RUN_FILE = "run.json"
 
-
-def run_json_digest(run_dir: Path) -> str:
-    """The SHA-256 of a run's run.json as it is on disk: how a refresh names the recording it sampled from."""
-    return hashlib.sha256((Path(run_dir) / RUN_FILE).read_bytes()).hexdigest()
 _VOLATILE = ("started_at", "finished_at", "requests")  # may differ without run.json being rewritten
 _VERSIONS = ("format", "code_version", "pipeline_version", "cache_format")
 # Why a recording stopped before every question was recorded, in run.json, and in words.
 STOPS = {"max-requests": "stopped by --max-requests", "interrupt": "interrupted", "error": "stopped by an error"}
+
+
+def run_json_digest(run_dir: Path) -> str:
+    """The SHA-256 of a run's run.json as it is on disk: how a refresh names the recording it sampled from."""
+    return hashlib.sha256((Path(run_dir) / RUN_FILE).read_bytes()).hexdigest()
 
 
 @dataclass(frozen=True)

@@ -87,5 +87,7 @@ def show_monitor(monitor: Monitor, axes: tuple[AxisSpec, AxisSpec], out_dir: Pat
         print(f"  {n}. {terminal(w.run)} ({w.started_at}): {w.questions} questions, estimate {100 * w.estimate:.1f}%, "
               f"lower bound {100 * w.lower:.1f}% (one-sided), highest capital {w.capital:.3g}"
               f"{', ALARM' if w.alarm else ''}", file=out)
+    for caution in monitor.cautions:
+        print(f"  CAUTION: {terminal(caution)}", file=out)
     print(terminal(drifting.monitor_alarm_words(monitor)), file=out)
     print(f"\nWrote {out_dir}/summary.md, {out_dir}/decision.json and {out_dir}/monitor.csv", file=out)

@@ -319,4 +319,5 @@ def monitor_record(monitor: Monitor, axes: tuple[AxisSpec, AxisSpec]) -> dict[st
             "confidence": 1 - monitor.delta, "alarm": monitor.alarmed,
             "first_alarm": None if monitor.first_alarm is None else monitor.watches[monitor.first_alarm].run,
             "lower_bound": monitor.watches[-1].lower,
-            "method": METHOD, "evidence": monitor.evidence, "refreshes": [w.run for w in monitor.watches]}
+            "method": METHOD, "evidence": monitor.evidence, "refreshes": [w.run for w in monitor.watches],
+            "cautions": list(monitor.cautions)}

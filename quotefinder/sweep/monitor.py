@@ -5,33 +5,31 @@ twenty refreshes each tested at 10% alarm, under no change at all, far more ofte
 confidence sequence is a bound that holds at every refresh at once, however often it is looked at and whenever
 one stops: with probability at least 1 - delta, the lower bound never passes a rate that held all along.
 
-**The method.** Betting confidence sequences (Waudby-Smith & Ramdas, "Estimating means of bounded random
-variables by betting", JRSSB 2024), one-sided. Each refresh k gives one observation X_k in [0, 1]: its sample's
-estimate of the wrong-answer rate at the shipped cell (each question's share of wrong answers over its repeats,
-each label, as the refresh recorded it, weighted by its share of the original run's questions, so that X_k is
-unbiased for the rate r_k on the original's question mix at the time of refresh k). For a candidate rate m the
-capital
+**The method.** Betting confidence sequences (Waudby-Smith & Ramdas, "Estimating means of bounded random variables by
+betting", JRSSB 2024), one-sided. Each refresh k gives one observation X_k in [0, 1]: its sample's estimate of the
+wrong-answer rate at the shipped cell (each question's share of wrong answers over its repeats, each label, as the
+refresh recorded it, weighted by its share of the original run's questions, so that X_k is unbiased for the rate r_k on
+the original's question mix at the time of refresh k; a label the refresh did not sample counts as never wrong, which
+biases X_k low, E X_k <= r_k, all the argument below needs). For a candidate rate m the capital
 
     K_t(m) = prod_{k <= t} (1 + lambda_k(m) (X_k - m)),  lambda_k(m) = min(lambda_k, c / m),  c = 1/2,
 
-is a nonnegative supermartingale while every r_k is at most m, for any bet lambda_k >= 0 fixed before X_k is seen
-(each factor then has conditional mean at most 1, and stays at or above 1 - c). By Ville's inequality it ever
-reaches 1/delta with probability at most delta. The bet is the paper's aGRAPA (the growth-rate-adaptive bet)
-aimed at alpha, the rate that must not be passed, from the last `WINDOW` refreshes before k (so that a long calm
-history does not blunt it): lambda_k = max(0, (mu - alpha) / (s2 + (mu - alpha)^2)), mu their mean and s2 their
-spread, each started from one pseudo-observation (alpha, and alpha (1 - alpha) / n_k, the spread of a mean of n_k
-answers at rate alpha; n_k, refresh k's sample size, is fixed before its answers are seen). It stakes nothing while
-the rate looks like alpha, and more as it rises. The bet is the same for every m and K_t(m) falls as m rises (the
-truncation only lowers a stake as m grows, and each factor falls with m), so the rates not rejected form an
-interval above L_t: L_t, found by bisection and kept as a running maximum, is the lower bound. With probability at
-least 1 - delta, L_t never exceeds the highest rate up to t, at every t at once: with M_t that rate, and M_k <= M_t
-for k <= t, each factor falls as m rises, so K_t(M_t) <= W_t = prod_{k <= t} (1 + lambda_k(M_k) (X_k - M_k)), one
-nonnegative supermartingale (E X_k <= r_k <= M_k), which by Ville's inequality ever reaches 1/delta with probability
-at most delta; an estimate biased low (E X_k < r_k: a label a refresh did not sample counted as never wrong) only
-helps. The alarm is K(alpha) having reached 1/delta at some
-refresh so far, the lower bound reaching alpha: the rate has provably risen above alpha at some refresh. (No upper
-bound is reported: the same construction bounds only the lowest rate so far, which says nothing once the rate
-has risen.)
+is a nonnegative supermartingale while every r_k is at most m, for any bet lambda_k >= 0 fixed before X_k is seen (each
+factor then has conditional mean at most 1, and stays at or above 1 - c). By Ville's inequality it ever reaches 1/delta
+with probability at most delta. The bet is the paper's aGRAPA (the growth-rate-adaptive bet) aimed at alpha, the rate
+that must not be passed, from the last `WINDOW` refreshes before k (so that a long calm history well below alpha does
+not blunt it): lambda_k = max(0, (mu - alpha) / (s2 + (mu - alpha)^2)), mu their mean and s2 their spread, each started
+from one pseudo-observation (alpha, and alpha (1 - alpha) / n_k, the spread of a mean of n_k answers at rate alpha; n_k,
+refresh k's sample size, is fixed before its answers are seen). It stakes nothing while the rate looks like alpha, and
+more as it rises. The bet is the same for every m and K_t(m) falls as m rises (the truncation only lowers a stake as m
+grows, and each factor falls with m), so the rates not rejected form an interval above L_t: L_t, found by bisection and
+kept as a running maximum, is the lower bound. With probability at least 1 - delta, L_t never exceeds the highest rate
+up to t, at every t at once: with M_t that rate, and M_k <= M_t for k <= t, each factor falls as m rises, so K_t(M_t) <=
+W_t = prod_{k <= t} (1 + lambda_k(M_k) (X_k - M_k)), one nonnegative supermartingale (E X_k <= r_k <= M_k), which by
+Ville's inequality ever reaches 1/delta with probability at most delta; and each running maximum L_t = max_{s <= t} l_s
+then has l_s <= M_s <= M_t. The alarm is K(alpha) having reached 1/delta at some refresh so far, the lower bound
+reaching alpha: the rate has provably risen above alpha at some refresh. (No upper bound is reported: the same
+construction bounds only the lowest rate so far, which says nothing once the rate has risen.)
 
 A refresh's questions are one observation (their mean) rather than one each, because they are drawn without
 replacement from the original's questions: their mean is unbiased, one by one they are not independent. The

@@ -195,7 +195,7 @@ def run_monitor(options: SweepOptions, runs: Sequence[Path], alpha: float,
     """The refreshes `runs[1:]` of the run `runs[0]`, each replayed at `options.at` alone and judged with the
     original's question file, watched in the order they began with the confidence sequence of `monitor`.
     `InputError` when --at is missing, a run is given twice, is no refresh of `runs[0]` (named by its path, or by
-    the digest of its run.json), cannot be compared with it, or two refreshes drew the same sample."""
+    the digest of its run.json), cannot be compared with it, or two refreshes were drawn with the same seed."""
     if options.at is None:
         raise InputError("--monitor watches one cell: give it with --at H,A (the cell you ship)")
     original = runs[0]
@@ -216,15 +216,14 @@ def run_monitor(options: SweepOptions, runs: Sequence[Path], alpha: float,
                              f"refreshes of one run, made with `eval.py --refresh {original}`")
         if problems := drift.drift_problems(record, base):
             raise InputError(f"{run} cannot be compared with {original}: " + "; ".join(problems))
-    samples: dict[tuple[int, int, frozenset[str]], list[str]] = {}  # the same seed drawing the same questions
-    for run, record in given:
+    samples: dict[int, list[str]] = {}  # by seed: one seed over a population a question larger or smaller, or with
+    for run, record in given:  # another --sample, still draws mostly the same questions
         refresh = record.refresh
         if refresh is not None and refresh.sample < sum(held for _, _, held in refresh.strata):  # (a sample of all
-            drawn = (refresh.seed, refresh.sample, frozenset(record.texts))  # is the same whatever the seed)
-            samples.setdefault(drawn, []).append(str(run))
+            samples.setdefault(refresh.seed, []).append(str(run))  # is the same whatever the seed)
     if same := next((names for names in samples.values() if len(names) > 1), None):
-        raise InputError(f"{' and '.join(same)} drew the same sample (the same --seed and --sample), so they are not "
-                         "fresh samples and cannot both be watched: keep one, and give each refresh its own --seed")
+        raise InputError(f"{' and '.join(same)} were drawn with the same --seed, so they share most of their "
+                         "questions and are not fresh samples: keep one, and give each refresh its own --seed")
     cautions = []
     digests = {record.refresh.run_json_sha256 for _, record in given if record.refresh is not None}
     if digests != {digest_now}:
@@ -243,10 +242,13 @@ def run_monitor(options: SweepOptions, runs: Sequence[Path], alpha: float,
         evidence.add(result.replayed.record.evidence_word)
         began = (record.refresh.began if record.refresh else "") or record.started_at
         estimate, unsampled = drift.weighted_estimate(result, options.at, record, base)
-        if unsampled:
+        if result.replayed.unjudged_in_run:
+            cautions.append(f"{result.replayed.unjudged_in_run} question(s) {run} sampled are no longer in "
+                            f"{judging}: its estimate leaves them out, so it may be off either way; restore them")
+        elif unsampled:
             cautions.append(f"{run} sampled no {' and no '.join(drift.LABELS[label] for label in unsampled)} "
-                            "question: its estimate counts them as never wrong (so the lower bound stays valid, but "
-                            "learns less); refresh with a larger --sample (each label gets one when it allows)")
+                            "question: its estimate counts them as never wrong, so the lower bound stays valid but "
+                            "a later alarm may come later; give a refresh at least one question per label")
         found.append((str(run), began, len(result.questions), estimate))
     return watch(str(original), options.at, alpha, options.settings.delta, found, "/".join(sorted(evidence)),
                  reordered=[run for run, _ in ordered] != [run for run, _ in given], cautions=cautions)

@@ -278,7 +278,7 @@ def test_the_monitor_refuses_what_it_cannot_watch(ten: Path, standin_for, capsys
     assert "is given twice" in capsys.readouterr().err
     assert refresh(ten, ten.parent / "same", server, "--sample", "4") == 0  # the same seed: the same questions
     assert monitor([ten, ten.parent / "one", ten.parent / "same"], out, *watched) == 2
-    assert "drew the same sample" in capsys.readouterr().err and not (out / "decision.json").exists()
+    assert "the same --seed" in capsys.readouterr().err and not (out / "decision.json").exists()
     assert refresh(ten, ten.parent / "other-seed", server, "--sample", "4", "--seed", "3") == 0
     assert monitor([ten, ten.parent / "one", ten.parent / "other-seed"], out, "--at", "0.3,0.6",
                    "--max-wrong-rate", "0.1") == 0
@@ -363,6 +363,11 @@ def test_a_refresh_resumes_only_on_the_questions_and_labels_it_was_drawn_from(te
     path.write_text(kept, encoding="utf-8")
     assert refresh(ten, new, server, "--sample", "4", "--seed", "1") == 0
     assert json.loads((new / "run.json").read_text())["complete"] is True
+    finished = run_files(new)
+    path.write_text(kept[:label] + kept[label + len("    expect: no-answer\n"):], encoding="utf-8")
+    capsys.readouterr()
+    assert refresh(ten, new, server, "--sample", "4", "--seed", "1") == 2  # complete: kept as drawn
+    assert "the refresh is complete" in capsys.readouterr().err and run_files(new) == finished
 
 
 def test_the_monitor_counts_a_label_a_refresh_did_not_sample_as_never_wrong_and_says_so(ten: Path, standin_for,
@@ -382,6 +387,10 @@ def test_the_monitor_counts_a_label_a_refresh_did_not_sample_as_never_wrong_and_
                    "--max-wrong-rate", "0.5") == 0
     rows = pd.read_csv(out / "monitor.csv").set_index("refresh")
     assert len(rows) == 2  # the tiny refresh's one question over 3 repeats, weighted by its label's share of 10
-    assert min(abs(rows.loc[str(ten.parent / "tiny"), "estimate"] - held / 10 * k / 3) for k in range(4)) < 1e-9
+    tiny = rows.loc[str(ten.parent / "tiny"), "estimate"]
+    assert min(abs(tiny - held / 10 * k / 3) for k in range(1, 4)) < 1e-9  # (every page rewritten: it is wrong)
     summary = (out / "summary.md").read_text()
     assert f"sampled no {missing} question" in summary and "never wrong" in summary
+    assert f"sampled no {missing} question" in capsys.readouterr().out
+    cautions = json.loads((out / "decision.json").read_text())["monitor"]["cautions"]
+    assert len(cautions) == 1 and "never wrong" in cautions[0]
