@@ -12,6 +12,7 @@ shows the closest candidate (`decision.closest`). A set the recording did not co
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -53,7 +54,13 @@ def quote_of(scored: Scored | Candidate) -> Quote:
 def coverage_of(coverage: Mapping[str, Sequence[Any]]) -> Coverage:
     """The recipe's `Coverage` from the values a recording must cover on HAS_ANSWER_CUTOFF: at most one span
     (lo, hi) and any single points."""
-    items = list(coverage.get(HAS_ANSWER.name, ()))
+    return _coverage(tuple(coverage.get(HAS_ANSWER.name, ())))
+
+
+@functools.lru_cache(maxsize=8)
+def _coverage(items: tuple[Any, ...]) -> Coverage:
+    """`coverage_of` for one tuple of values, built once: a replay asks it for every question with the same ones
+    (frozen, so sharing it is safe)."""
     spans = [item for item in items if isinstance(item, tuple)]
     if len(spans) > 1:
         raise ValueError("the quote finder covers one HAS_ANSWER_CUTOFF span at a time")

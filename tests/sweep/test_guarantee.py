@@ -137,6 +137,25 @@ def test_the_smallest_certifiable_alpha_is_where_the_grid_starts_certifying() ->
         assert not certify(totals, 100, repeats, alpha - 1e-6, 0.1).any
 
 
+def test_the_smallest_certifiable_alpha_is_the_least_of_every_familys_own_bound_bit_for_bit() -> None:
+    """The slow, obvious reference: every family's first cell bounded on its own, the least taken (the first such
+    family on a tie). The fast form bounds only the least total's cell; on random grids with ties, ordered and
+    not, one repeat and three, it gives the same alpha to the last bit and the same row."""
+    rng = np.random.default_rng(19)
+    for trial in range(40):
+        rows, columns, n = int(rng.integers(1, 7)), int(rng.integers(1, 5)), int(rng.integers(5, 200))
+        repeats = (1, 3)[trial % 2]
+        totals = rng.integers(0, max(1, n * repeats // 4), size=(rows, columns))
+        totals[int(rng.integers(rows))] = totals[0]  # a tie between rows now and then
+        for ordered in (True, False):
+            first = totals[:, -1] if ordered else totals.reshape(-1)
+            level = 0.1 / len(first)
+            bounds = [upper_bound(int(total), n, repeats, level) for total in first]
+            found = int(np.argmin(bounds))
+            alpha, row = smallest_certifiable(totals, n, repeats, 0.1, ordered)
+            assert alpha == bounds[found] and row == (found if ordered else found // columns), (trial, ordered)
+
+
 @pytest.mark.parametrize(("k", "n"), [(0, 10), (1, 10), (4, 60), (30, 300)])
 def test_the_bound_at_one_point_is_the_clopper_pearson_bound(k: int, n: int) -> None:
     bound = upper_bound(k, n, 1, 0.1)
