@@ -132,10 +132,20 @@ def smallest_certifiable(totals: np.ndarray, n: int, repeats: int, delta: float 
     """
     first = families(totals, ordered)[:, -1]
     level = delta / len(first)
-    # A cell's bound rises with its loss total (the p-value does at every alpha), so the least bound is the least
-    # total's, and the first family holding it is the first of the least bounds: one bisection, not one a family.
-    found = int(np.argmin(first))
-    return upper_bound(int(first[found]), n, repeats, level), found if ordered else found // totals.shape[1]
+    # A family's bound never falls as its first cell's loss total grows (its p-value does not, at any alpha), so the
+    # least bound is the least total's. It can stay level over a few larger totals (with several repeats the Bentkus
+    # term counts ceil(total / repeats); and whenever every bound is 1), so those are bounded too, in rising order
+    # until one is above it, and the row is the first family holding any of them: the alpha and the row that
+    # bounding every family gives, in one or two bisections instead of one a family.
+    distinct = np.unique(first)
+    least = upper_bound(int(distinct[0]), n, repeats, level)
+    tied = [int(distinct[0])]
+    for total in distinct[1:]:
+        if upper_bound(int(total), n, repeats, level) != least:
+            break
+        tied.append(int(total))
+    found = int(np.flatnonzero(np.isin(first, tied))[0])
+    return least, found if ordered else found // totals.shape[1]
 
 
 def best_case_alpha(n: int, rows: int, delta: float = DELTA) -> float:

@@ -6,10 +6,11 @@ DIR is a checkout of the code before (`git worktree add DIR COMMIT`); this check
 code sweeps its own hard-linked copy of RUN (the same response files, so the same page cache; each its own
 replay index, whose key may differ between codes), with the question file beside it. Each round times, in fresh
 processes, `--no-plots` each: the floor (read, checksum, parse every response, `bench.FLOOR`), then for each
-code a first 101 x 101 sweep (no index of that grid; the 1 x 1 grid's rebuilt just before), a repeated one,
-and the two with `--bootstrap 20`: 101 x 101 and 1 x 1. It prints each row's median over the rounds, as
-seconds and as a ratio to the floor, and last compares the two codes' reports byte for byte (on the before
-code's copy of RUN, so that the run's path is the same in both).
+code (the first in every other round) a first 101 x 101 sweep (no index of that grid; the 1 x 1 grid's rebuilt
+just before), a repeated one, and the two with `--bootstrap 20`: 101 x 101 and 1 x 1. It prints each row's
+median over the rounds, as seconds and as a ratio to the floor, and last has each code replay the before code's
+copy of RUN afresh (so that the run's path is the same in both reports) and compares the two reports byte for
+byte, and their exit status (exit 1 when they differ).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ..record.rundir import RunRecord
 from .bench import EVEN_RESAMPLES, FLOOR, timed
 
 BIG = ["--has-answer", "0:1:0.01", "--answer", "0:1:0.01", "--no-plots", "--force"]
@@ -31,14 +33,21 @@ ROWS = ("first", "repeated", "big_even", "small_even")
 
 
 def linked_copy(run: Path, target: Path) -> Path:
-    """RUN's files hard-linked under `target` (its run directory, and the question file beside it), no index."""
+    """RUN's files hard-linked under `target` (its run directory, no index, and the question file its run.json
+    names, at the same place relative to it). SystemExit when they cannot be linked there."""
+    record = RunRecord.require(run)
+    named = run / record.questions_file.path if record.questions_file else None
+    if named is None or not named.resolve().is_relative_to(run.parent.resolve()):
+        raise SystemExit(f"{run}: its question file must lie beside the run (in {run.parent}) to be linked")
     if target.exists():
         shutil.rmtree(target)
     target.mkdir(parents=True)
+    if os.stat(target).st_dev != os.stat(run).st_dev:
+        raise SystemExit(f"--work {target} is on another filesystem than {run}: hard links need the same one")
     shutil.copytree(run, target / run.name, copy_function=os.link, ignore=shutil.ignore_patterns("replay-index"))
-    for sibling in run.parent.iterdir():
-        if sibling.is_file():
-            os.link(sibling, target / sibling.name)
+    relative = named.resolve().relative_to(run.parent.resolve())
+    (target / relative).parent.mkdir(parents=True, exist_ok=True)
+    os.link(named.resolve(), target / relative)
     return target / run.name
 
 
@@ -47,12 +56,13 @@ def sweep(code: Path, run: Path, out: Path, *options: str) -> list[str]:
 
 
 def same_reports(left: Path, right: Path) -> list[str]:
-    """The files that differ between two report directories (or are in one only)."""
-    found = filecmp.dircmp(left, right)
-    differ = [*found.left_only, *found.right_only, *found.diff_files]
-    for name, sub in found.subdirs.items():
-        differ += [f"{name}/{d}" for d in same_reports(Path(sub.left), Path(sub.right))]
-    return differ
+    """The paths that differ between two report directories, byte for byte, or are in one only."""
+    def listed(root: Path) -> set[str]:
+        return {str(path.relative_to(root)) for path in root.rglob("*") if not path.is_dir()}
+
+    mine, theirs = listed(left), listed(right)
+    return sorted((mine ^ theirs) | {name for name in mine & theirs
+                                     if not filecmp.cmp(left / name, right / name, shallow=False)})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -70,9 +80,10 @@ def main(argv: list[str] | None = None) -> int:
     floor = [sys.executable, "-c", FLOOR, str(runs["after"] / "responses")]
     timed(floor)  # warm
     samples: dict[str, list[float]] = {name: [] for name in ["floor", *(f"{c} {r}" for c in codes for r in ROWS)]}
-    for _ in range(args.rounds):
+    for round_ in range(args.rounds):
         samples["floor"].append(timed(floor)[0])
-        for name, code in codes.items():
+        order = list(codes.items())
+        for name, code in order if round_ % 2 == 0 else order[::-1]:  # each code first in every other round
             run = runs[name]
             shutil.rmtree(run / "replay-index", ignore_errors=True)
             timed(sweep(code, run, out / "small", *SMALL))  # the 1 x 1 grid's index, so only 101 x 101's is missing
@@ -91,10 +102,18 @@ def main(argv: list[str] | None = None) -> int:
     for name in codes:
         print(f"{name}: 101 x 101 / 1 x 1, both --bootstrap {EVEN_RESAMPLES}: "
               f"{medians[f'{name} big_even'] / medians[f'{name} small_even']:.2f}")
-    for name, code in codes.items():  # both on the before code's copy: the same run path in both reports
-        subprocess.run(sweep(code, runs["before"], out / f"same-{name}", *BIG), check=False,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    statuses = []
+    for name, code in codes.items():  # both on the before code's copy: the same run path in both reports, and
+        shutil.rmtree(out / f"same-{name}", ignore_errors=True)  # each replaying it afresh (no index)
+        shutil.rmtree(runs["before"] / "replay-index", ignore_errors=True)
+        done = subprocess.run(sweep(code, runs["before"], out / f"same-{name}", *BIG), check=False,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if done.returncode not in (0, 1):
+            raise SystemExit(f"the {name} code's sweep failed (exit {done.returncode}): {done.stderr[-2000:]}")
+        statuses.append(done.returncode)
     differ = same_reports(out / "same-before", out / "same-after")
+    if statuses[0] != statuses[1]:
+        differ.append(f"the exit status ({statuses[0]} before, {statuses[1]} after)")
     print("reports byte-identical: " + ("yes" if not differ else "NO: " + ", ".join(differ)))
     return 0 if not differ else 1
 

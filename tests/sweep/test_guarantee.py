@@ -139,21 +139,29 @@ def test_the_smallest_certifiable_alpha_is_where_the_grid_starts_certifying() ->
 
 def test_the_smallest_certifiable_alpha_is_the_least_of_every_familys_own_bound_bit_for_bit() -> None:
     """The slow, obvious reference: every family's first cell bounded on its own, the least taken (the first such
-    family on a tie). The fast form bounds only the least total's cell; on random grids with ties, ordered and
-    not, one repeat and three, it gives the same alpha to the last bit and the same row."""
-    rng = np.random.default_rng(19)
-    for trial in range(40):
-        rows, columns, n = int(rng.integers(1, 7)), int(rng.integers(1, 5)), int(rng.integers(5, 200))
-        repeats = (1, 3)[trial % 2]
-        totals = rng.integers(0, max(1, n * repeats // 4), size=(rows, columns))
-        totals[int(rng.integers(rows))] = totals[0]  # a tie between rows now and then
+    family on a tie). The fast form bounds the least total's cell and the next totals while their bound is level
+    with it; on random grids, ordered and not, one repeat and three, it gives the same alpha to the last bit and
+    the same row. Bounds are level across different totals with three repeats (the Bentkus term counts
+    ceil(total / 3): 17 and 18 of 50 questions) and when every bound is 1 (a tiny delta): there the first family
+    holding the least bound is not the one holding the least total."""
+    def reference(totals: np.ndarray, n: int, repeats: int, delta: float, ordered: bool) -> tuple[float, int]:
+        first = totals[:, -1] if ordered else totals.reshape(-1)
+        bounds = [upper_bound(int(total), n, repeats, delta / len(first)) for total in first]
+        found = int(np.argmin(bounds))
+        return bounds[found], found if ordered else found // totals.shape[1]
+
+    cases = [(np.array([[18], [17]]), 50, 3, 0.1), (np.array([[10], [9]]), 10, 1, 1e-11)]
+    assert reference(*cases[0], True)[1] == 0 and reference(*cases[1], True)[1] == 0  # not the least total's row
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        for trial in range(12):
+            rows, columns, n = int(rng.integers(1, 7)), int(rng.integers(1, 5)), int(rng.integers(5, 200))
+            repeats = (1, 3)[trial % 2]
+            cases.append((rng.integers(0, max(1, n * repeats // 4), size=(rows, columns)), n, repeats, 0.1))
+    for totals, n, repeats, delta in cases:
         for ordered in (True, False):
-            first = totals[:, -1] if ordered else totals.reshape(-1)
-            level = 0.1 / len(first)
-            bounds = [upper_bound(int(total), n, repeats, level) for total in first]
-            found = int(np.argmin(bounds))
-            alpha, row = smallest_certifiable(totals, n, repeats, 0.1, ordered)
-            assert alpha == bounds[found] and row == (found if ordered else found // columns), (trial, ordered)
+            assert smallest_certifiable(totals, n, repeats, delta, ordered) == reference(totals, n, repeats, delta,
+                                                                                         ordered), (totals, n, repeats)
 
 
 @pytest.mark.parametrize(("k", "n"), [(0, 10), (1, 10), (4, 60), (30, 300)])
