@@ -248,7 +248,7 @@ def run_monitor(options: SweepOptions, runs: Sequence[Path], alpha: float,
         elif unsampled:
             cautions.append(f"{run} sampled no {' and no '.join(drift.LABELS[label] for label in unsampled)} "
                             "question: its estimate counts them as never wrong, so the lower bound stays valid but "
-                            "a later alarm may come later; give a refresh at least one question per label")
+                            "an alarm may come later than it would; give a refresh at least one question per label")
         found.append((str(run), began, len(result.questions), estimate))
     return watch(str(original), options.at, alpha, options.settings.delta, found, "/".join(sorted(evidence)),
                  reordered=[run for run, _ in ordered] != [run for run, _ in given], cautions=cautions)
