@@ -301,6 +301,22 @@ FLOOR = ("import pathlib, sys\nfrom quotefinder.record.cache import decode_entry
          "for path in pathlib.Path(sys.argv[1]).rglob('*.json'):\n    decode_entry(path.read_bytes(), path)\n")
 READING_TARGETS = {"first": 1.5, "repeated": 0.5, "grid": 1.2}  # issue 19: x the floor; 101 x 101 / 1 x 1
 EVEN_RESAMPLES = 20  # what the default bootstrap budget gives a 101 x 101 grid of 10,000 questions
+BIG_GRID = ("--has-answer", "0:1:0.01", "--answer", "0:1:0.01")  # 101 x 101
+SMALL_GRID = ("--has-answer", "0.3:0.3:0.1", "--answer", "0.6:0.6:0.1")  # 1 x 1
+
+
+def reading_round(big: list[str], small: list[str], index: Path) -> dict[str, tuple[float, float]]:
+    """One round of the sweeps `reading` times, each a fresh process, as (seconds, peak MiB): a first 101 x 101
+    sweep (`big`; `index` removed and the 1 x 1 grid's rebuilt first, so that only the 101 x 101 one is missing), a
+    repeated one, a repeated 1 x 1 (`small`), and the two repeated with `EVEN_RESAMPLES` bootstrap resamples (by
+    default a 1 x 1 grid takes 1,000 and a 101 x 101 one 20)."""
+    shutil.rmtree(index, ignore_errors=True)
+    timed(small)
+    found = {"first": timed(big), "repeated": timed(big), "small": timed(small)}
+    even = ["--bootstrap", str(EVEN_RESAMPLES)]
+    found["big_even"] = timed([*big, *even])
+    found["small_even"] = timed([*small, *even])
+    return found
 
 
 def reading(run: Path, work: Path, repeats: int) -> dict[str, float]:
@@ -311,10 +327,8 @@ def reading(run: Path, work: Path, repeats: int) -> dict[str, float]:
     small grid many more."""
     index = run / "replay-index"
     out = ["--no-plots", "--out", str(work / "reading-report"), "--force"]
-    big = [sys.executable, "-m", "quotefinder.sweepcmd", str(run), "--has-answer", "0:1:0.01", "--answer",
-           "0:1:0.01", *out]
-    small = [sys.executable, "-m", "quotefinder.sweepcmd", str(run), "--has-answer", "0.3:0.3:0.1", "--answer",
-             "0.6:0.6:0.1", *out]
+    big = [sys.executable, "-m", "quotefinder.sweepcmd", str(run), *BIG_GRID, *out]
+    small = [sys.executable, "-m", "quotefinder.sweepcmd", str(run), *SMALL_GRID, *out]
     floor = [sys.executable, "-c", FLOOR, str(run / "responses")]
     timed(floor)  # warm: every measurement below reads from the page cache
     timed(small)  # the 1 x 1 coverage's index
@@ -323,20 +337,13 @@ def reading(run: Path, work: Path, repeats: int) -> dict[str, float]:
     memory = 0.0
     for _ in range(repeats):
         samples["floor"].append(timed(floor)[0])
-        shutil.rmtree(index, ignore_errors=True)
-        timed(small)  # its index again, so that only the 101 x 101 one is missing
-        seconds, peak = timed(big)
-        samples["first"].append(seconds)
-        seconds, peak2 = timed(big)
-        samples["repeated"].append(seconds)
-        samples["small"].append(timed(small)[0])
-        # the same bootstrap both ways: by default a 1 x 1 grid takes 1,000 resamples and a 101 x 101 one 20
-        samples["big_even"].append(timed([*big, "--bootstrap", str(EVEN_RESAMPLES)])[0])
-        samples["small_even"].append(timed([*small, "--bootstrap", str(EVEN_RESAMPLES)])[0])
-        memory = max(memory, peak, peak2)
-    found = {name: statistics.median(values) for name, values in samples.items()}
-    found["memory"] = memory
-    return found
+        found = reading_round(big, small, index)
+        for name, (seconds, _) in found.items():
+            samples[name].append(seconds)
+        memory = max(memory, found["first"][1], found["repeated"][1])
+    medians = {name: statistics.median(values) for name, values in samples.items()}
+    medians["memory"] = memory
+    return medians
 
 
 def reading_rows(found: dict[str, float]) -> list[str]:

@@ -4,10 +4,11 @@ codes round by round is what makes their difference readable).
 
 DIR is a checkout of the code before (`git worktree add DIR COMMIT`); this checkout is the code after. Each
 code sweeps its own hard-linked copy of RUN (the same response files, so the same page cache; each its own
-replay index, whose key may differ between codes), with the question file beside it. Each round times, in fresh
+replay index, whose key may differ between codes), with its question file. Each round times, in fresh
 processes, `--no-plots` each: the floor (read, checksum, parse every response, `bench.FLOOR`), then for each
-code (the first in every other round) a first 101 x 101 sweep (no index of that grid; the 1 x 1 grid's rebuilt
-just before), a repeated one, and the two with `--bootstrap 20`: 101 x 101 and 1 x 1. It prints each row's
+code (the first in every other round) the sweeps of `bench.reading_round`: a first 101 x 101 sweep (no index of
+that grid; the 1 x 1 grid's rebuilt just before), a repeated one, a repeated 1 x 1, and the two with
+`--bootstrap 20`: 101 x 101 and 1 x 1. It prints each row's
 median over the rounds, as seconds and as a ratio to the floor, and last has each code replay the before code's
 copy of RUN afresh (so that the run's path is the same in both reports) and compares the two reports byte for
 byte, and their exit status (exit 1 when they differ).
@@ -25,30 +26,31 @@ import sys
 from pathlib import Path
 
 from ..record.rundir import RunRecord
-from .bench import EVEN_RESAMPLES, FLOOR, timed
+from .bench import BIG_GRID, EVEN_RESAMPLES, FLOOR, SMALL_GRID, reading_round, timed
 
-BIG = ["--has-answer", "0:1:0.01", "--answer", "0:1:0.01", "--no-plots", "--force"]
-SMALL = ["--has-answer", "0.3:0.3:0.1", "--answer", "0.6:0.6:0.1", "--no-plots", "--force"]
-ROWS = ("first", "repeated", "big_even", "small_even")
+REPORT = ("--no-plots", "--force")
+ROWS = ("first", "repeated", "small", "big_even", "small_even")  # `bench.reading_round`'s
 
 
 def linked_copy(run: Path, target: Path) -> Path:
-    """RUN's files hard-linked under `target` (its run directory, no index, and the question file its run.json
-    names, at the same place relative to it). SystemExit when they cannot be linked there."""
+    """RUN's files hard-linked under `target`: its run directory (no index) and the question file its run.json
+    names, placed as they are relative to each other (below their nearest common directory). SystemExit when
+    they cannot be linked there."""
     record = RunRecord.require(run)
-    named = run / record.questions_file.path if record.questions_file else None
-    if named is None or not named.resolve().is_relative_to(run.parent.resolve()):
-        raise SystemExit(f"{run}: its question file must lie beside the run (in {run.parent}) to be linked")
+    if record.questions_file is None:
+        raise SystemExit(f"{run}: its run.json names no question file to sweep it with")
+    named = (run / record.questions_file.path).resolve()
+    base = Path(os.path.commonpath([run.resolve(), named.parent]))
     if target.exists():
         shutil.rmtree(target)
     target.mkdir(parents=True)
     if os.stat(target).st_dev != os.stat(run).st_dev:
         raise SystemExit(f"--work {target} is on another filesystem than {run}: hard links need the same one")
-    shutil.copytree(run, target / run.name, copy_function=os.link, ignore=shutil.ignore_patterns("replay-index"))
-    relative = named.resolve().relative_to(run.parent.resolve())
-    (target / relative).parent.mkdir(parents=True, exist_ok=True)
-    os.link(named.resolve(), target / relative)
-    return target / run.name
+    copied = target / run.resolve().relative_to(base)
+    shutil.copytree(run, copied, copy_function=os.link, ignore=shutil.ignore_patterns("replay-index"))
+    (target / named.relative_to(base)).parent.mkdir(parents=True, exist_ok=True)
+    os.link(named, target / named.relative_to(base))
+    return copied
 
 
 def sweep(code: Path, run: Path, out: Path, *options: str) -> list[str]:
@@ -85,13 +87,10 @@ def main(argv: list[str] | None = None) -> int:
         order = list(codes.items())
         for name, code in order if round_ % 2 == 0 else order[::-1]:  # each code first in every other round
             run = runs[name]
-            shutil.rmtree(run / "replay-index", ignore_errors=True)
-            timed(sweep(code, run, out / "small", *SMALL))  # the 1 x 1 grid's index, so only 101 x 101's is missing
-            samples[f"{name} first"].append(timed(sweep(code, run, out / "big", *BIG))[0])
-            samples[f"{name} repeated"].append(timed(sweep(code, run, out / "big", *BIG))[0])
-            even = ["--bootstrap", str(EVEN_RESAMPLES)]
-            samples[f"{name} big_even"].append(timed(sweep(code, run, out / "big", *BIG, *even))[0])
-            samples[f"{name} small_even"].append(timed(sweep(code, run, out / "small", *SMALL, *even))[0])
+            found = reading_round(sweep(code, run, out / "big", *BIG_GRID, *REPORT),
+                                  sweep(code, run, out / "small", *SMALL_GRID, *REPORT), run / "replay-index")
+            for row, (seconds, _) in found.items():
+                samples[f"{name} {row}"].append(seconds)
     medians = {name: statistics.median(values) for name, values in samples.items()}
     print(f"floor: {medians['floor']:.2f} s (median of {args.rounds}; every round: "
           f"{', '.join(f'{v:.2f}' for v in samples['floor'])})")
@@ -106,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, code in codes.items():  # both on the before code's copy: the same run path in both reports, and
         shutil.rmtree(out / f"same-{name}", ignore_errors=True)  # each replaying it afresh (no index)
         shutil.rmtree(runs["before"] / "replay-index", ignore_errors=True)
-        done = subprocess.run(sweep(code, runs["before"], out / f"same-{name}", *BIG), check=False,
+        done = subprocess.run(sweep(code, runs["before"], out / f"same-{name}", *BIG_GRID, *REPORT), check=False,
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if done.returncode not in (0, 1):
             raise SystemExit(f"the {name} code's sweep failed (exit {done.returncode}): {done.stderr[-2000:]}")
