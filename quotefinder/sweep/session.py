@@ -246,9 +246,10 @@ def run_monitor(options: SweepOptions, runs: Sequence[Path], alpha: float,
             cautions.append(f"{result.replayed.unjudged_in_run} question(s) {run} sampled are no longer in "
                             f"{judging}: its estimate leaves them out, so it may be off either way; restore them")
         elif unsampled:
-            cautions.append(f"{run} sampled no {' and no '.join(drift.LABELS[label] for label in unsampled)} "
-                            "question: its estimate counts them as never wrong, so the lower bound stays valid but "
-                            "an alarm may come later than it would; give a refresh at least one question per label")
+            none = " and ".join(f"none of the {drift.LABELS[label]} questions" for label in unsampled)
+            cautions.append(f"{run} sampled {none}: its estimate counts them as never wrong, so the lower bound "
+                            "stays valid but an alarm may come later than it would; give a refresh at least one "
+                            "question per label")
         found.append((str(run), began, len(result.questions), estimate))
     return watch(str(original), options.at, alpha, options.settings.delta, found, "/".join(sorted(evidence)),
                  reordered=[run for run, _ in ordered] != [run for run, _ in given], cautions=cautions)

@@ -390,7 +390,32 @@ def test_the_monitor_counts_a_label_a_refresh_did_not_sample_as_never_wrong_and_
     tiny = rows.loc[str(ten.parent / "tiny"), "estimate"]
     assert min(abs(tiny - held / 10 * k / 3) for k in range(1, 4)) < 1e-9  # (every page rewritten: it is wrong)
     summary = (out / "summary.md").read_text()
-    assert f"sampled no {missing} question" in summary and "never wrong" in summary
-    assert f"sampled no {missing} question" in capsys.readouterr().out
+    assert f"sampled none of the {missing} questions" in summary and "never wrong" in summary
+    assert f"sampled none of the {missing} questions" in capsys.readouterr().out
     cautions = json.loads((out / "decision.json").read_text())["monitor"]["cautions"]
     assert len(cautions) == 1 and "never wrong" in cautions[0]
+
+
+def test_the_monitor_cautions_when_questions_a_refresh_sampled_are_no_longer_in_the_question_file(
+        ten: Path, standin_for, capsys) -> None:
+    """A question file that has lost a question a refresh sampled: the monitor still watches (exit 0) the 9 it still
+    judges, and the terminal, the summary (as GitHub shows it) and decision.json say how many were left out, of
+    which refresh and file, and to restore them."""
+    server = ten_served(standin_for, unsupported=1.0, seed=3)
+    assert refresh(ten, ten.parent / "all", server, "--sample", "10", "--seed", "7") == 0
+    text = (ten.parent.parent / "questions" / "ten.yaml").read_text(encoding="utf-8")
+    start = text.index("  - id: bones\n")
+    smaller = ten.parent.parent / "questions" / "nine.yaml"
+    smaller.write_text(text[:start] + text[text.index("  - id: ", start + 1):], encoding="utf-8")
+    out = ten.parent.parent / "nine-monitor"
+    capsys.readouterr()
+    assert monitor([ten, ten.parent / "all"], out, "--at", "0.3,0.6", "--max-wrong-rate", "0.5",
+                   "--questions", str(smaller)) == 0
+    said = capsys.readouterr().out
+    caution = f"1 question(s) {ten.parent / 'all'} sampled are no longer in {smaller}"
+    assert caution in said and "restore them" in said
+    assert f"<li>CAUTION: {caution}" in github_html((out / "summary.md").read_text())  # as GitHub shows it
+    cautions = json.loads((out / "decision.json").read_text())["monitor"]["cautions"]
+    assert len(cautions) == 1 and cautions[0].startswith(caution)
+    rows = pd.read_csv(out / "monitor.csv")
+    assert len(rows) == 1 and rows["questions"][0] == 9
