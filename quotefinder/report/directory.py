@@ -49,7 +49,7 @@ from . import figures, html, versus
 from .painter import Painter
 from .summary import summary_markdown
 from .systems import outcomes_frame, systems_decision, systems_frame
-from .tables import comparison_frame, csv_bytes, grid_frame, questions_frame
+from .tables import comparison_table, csv_bytes, frame_of, grid_table, questions_table
 from .wording import decision_record
 
 MANIFEST = "report.json"
@@ -345,22 +345,22 @@ def write_report(out: ReportDir | Path, result: Sweep, comparison: Comparison | 
     the summary's opening "Drift" section and decision.json's `drift`."""
     target = out if isinstance(out, ReportDir) else ReportDir(out)
     target.check()
-    grid = grid_frame(result)
+    grid = grid_table(result)
     staging = target.stage()
     try:
-        planned = figures.plan(result, grid, staging, comparison) if plots else []
+        planned = figures.plan(result, frame_of(grid), staging, comparison) if plots else []
         with contextlib.ExitStack() as stack:
             if planned:
                 painter = painter or stack.enter_context(Painter())  # one made here is closed here
                 painter.start(planned)
             files = {"decision.json": decision_json(result, drift),
                      "grid.csv": csv_bytes(grid),
-                     "questions.csv": csv_bytes(questions_frame(result, comparison), text=True)}
+                     "questions.csv": csv_bytes(questions_table(result, comparison), text=True)}
             if drift is not None:
                 files["drift.csv"] = csv_bytes(drifting.drift_frame(drift), text=True)
                 files["drift-stages.csv"] = csv_bytes(drifting.stages_frame(drift))
             if comparison is not None:
-                files["comparison.csv"] = csv_bytes(comparison_frame(result, comparison))
+                files["comparison.csv"] = csv_bytes(comparison_table(result, comparison))
             drawn = [(job.title, job.name) for job in planned]
             if plots and page:
                 shown = [drifting.verdict(drift), drifting.exit_words(drift)] if drift is not None else []

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from ..pipelines import AxisSpec
 from ..questions import Outcome
@@ -21,6 +20,9 @@ from ..sweep.monitor import Monitor
 from ..textsafe import csv_text, markdown_code, markdown_text
 from .numbers import confidence
 from .wording import point_words
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 LIST_AT_MOST = 50
 FIELD_AT_MOST = 300
@@ -189,6 +191,8 @@ def drift_markdown(drift: Drift, result: Sweep) -> list[str]:
 
 def drift_frame(drift: Drift) -> pd.DataFrame:
     """drift.csv: every sampled question then and now at the shipped cell."""
+    import pandas as pd  # here: a sweep that writes tables alone never imports pandas
+
     return pd.DataFrame([{
         "id": csv_text(q.question.id), "question": csv_text(q.question.question), "expect": q.question.expect or "",
         "top_then": csv_text(q.top_then), "top_now": csv_text(q.top_now), "top_changed": q.top_changed,
@@ -201,6 +205,8 @@ def drift_frame(drift: Drift) -> pd.DataFrame:
 
 def stages_frame(drift: Drift) -> pd.DataFrame:
     """drift-stages.csv: every stage's requests, answers changed, and probabilities' paired change."""
+    import pandas as pd  # here: a sweep that writes tables alone never imports pandas
+
     return pd.DataFrame([{
         "stage": s.stage, "requests_now": s.asked, "asked_then_too": s.paired, "answer_changed": s.changed,
         "asked_afresh": s.fresh, "probability": s.probability, "questions_compared": len(s.per_question),
@@ -304,6 +310,8 @@ def monitor_markdown(monitor: Monitor, axes: tuple[AxisSpec, AxisSpec]) -> str:
 
 
 def monitor_frame(monitor: Monitor) -> pd.DataFrame:
+    import pandas as pd  # here: a sweep that writes tables alone never imports pandas
+
     return pd.DataFrame([{"refresh": csv_text(w.run), "began": w.started_at, "questions": w.questions,
                           "estimate": w.estimate, "lower_bound": w.lower, "highest_capital": w.capital,
                           "alarm": w.alarm} for w in monitor.watches],

@@ -5,16 +5,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ..questions import OUTCOMES, UNKNOWN
 from ..sweep.analysis import Sweep, label_masks
 from ..sweep.compare import Comparison
 from .numbers import confidence
 from .tables import flip_frame
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # Whether more of a heatmap's quantity is better ("more") or worse ("less"): it picks the colour scale (the
 # PNGs' `plots.COLOURMAPS`, the page's palettes), so good and bad outcomes never share one.
@@ -81,6 +83,8 @@ def risk_coverage_frame(result: Sweep) -> pd.DataFrame:
     `coverage` (quoted questions / questions, weighted to the production mix when there is one), `observed`
     (the wrong-answer rate) and `bound` (its upper bound at the level the certificate's test uses there), all
     three from each question's first repeat, the data the guarantee uses."""
+    import pandas as pd  # here: a sweep that writes tables alone never imports pandas
+
     i = result.decision.cell[0]
     g = result.guarantee
     a = result.a_axis.values

@@ -9,14 +9,15 @@ Run names and pipeline labels are what a user typed or wrote in a file: in Markd
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..questions import OUTCOMES
 from ..sweep.systems import Difference, System, Systems
 from ..textsafe import csv_text, markdown_code
 from .numbers import at_most, plain_number
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 FIELD_AT_MOST = 300  # characters of a name in the summary
 
@@ -166,6 +167,8 @@ def systems_frame(systems: Systems) -> pd.DataFrame:
     (sum over questions), `cv_score` (mean cross-validated score per question) and, for every run but the best,
     `difference_vs_best` (per question), `standard_error` (per question), `p_vs_best` (two-sided, with the
     Bonferroni factor) and, with a certificate, `mcnemar_p` (empty for the best)."""
+    import pandas as pd  # here: a sweep that writes tables alone never imports pandas
+
     rows = []
     headings = list(dict.fromkeys(heading for system in systems.systems for heading in system.headings))
     for index, system in enumerate(systems.systems):
@@ -220,6 +223,8 @@ def systems_decision(systems: Systems) -> dict[str, Any]:
 def outcomes_frame(systems: Systems) -> pd.DataFrame:
     """A question's outcome in every system: id, question, then one column per run (named by the run, in the
     order given) with its outcome at its recommended cell, first repeat."""
+    import pandas as pd  # here: a sweep that writes tables alone never imports pandas
+
     frame = pd.DataFrame({"id": [csv_text(q.id) for q in systems.questions],
                           "question": [csv_text(q.question) for q in systems.questions]})
     used = {"id", "question"}

@@ -1,5 +1,8 @@
 """The sweep's results as tables: `grid.csv`, `questions.csv`, `comparison.csv` and the flip table the
-plots draw. DataFrames at the edge: the computing is done (`sweep`), these only lay it out.
+plots draw. The computing is done (`sweep`); these only lay it out, as columns (`Columns`) that `csv_bytes`
+writes with the standard library's `csv`, as pandas' `to_csv` would (a test holds it to pandas byte for byte), so
+that a sweep writing tables alone never imports pandas (a sixth of a repeated sweep's time); the plots and other
+reports still get DataFrames (`frame_of`).
 
 Deterministic (stable orders, no clock), so a committed report diffs cleanly. Third-party text is made
 inert on the way out (`textsafe.csv_text`).
@@ -9,10 +12,11 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
 
 from ..questions import OUTCOMES
 from ..sweep.analysis import Sweep
@@ -21,12 +25,40 @@ from ..sweep.grid import CODE, JudgedCurve
 from ..textsafe import csv_text
 from .numbers import plain_number
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 COUNT_COLUMNS = [outcome.value for outcome in OUTCOMES]  # correct, wrong, missed, no_answer, unjudged, unlabelled
 
+Columns = dict[str, Any]  # a table: each column's name and its cells in order (a numpy array or a list), all as long
 
-def plain_numbers(values: np.ndarray) -> pd.Series:
+
+def plain_numbers(values: np.ndarray) -> np.ndarray:
     """A column of `plain_number`s that stays as written: 6 stays 6 beside 5.6667, not 6.0."""
-    return pd.Series([plain_number(v) for v in np.ravel(values)], dtype=object)
+    return np.array([plain_number(v) for v in np.ravel(values)], dtype=object)
+
+
+def frame_of(columns: Columns) -> pd.DataFrame:
+    """The table as a DataFrame (each column's dtype as its array's), for what draws it."""
+    import pandas as pd  # here: a sweep that writes tables alone never needs it
+
+    return pd.DataFrame(columns)
+
+
+def _rows_as_columns(rows: Sequence[Mapping[str, Any]]) -> Columns:
+    """Rows (dicts, every key a column, in the order keys first appear) as columns, each typed as
+    `pandas.DataFrame(rows)` types it: a column of numbers alone that holds a float or a gap (None) is all floats
+    (1 is written 1.0 beside 0.5), anything else is kept as it is; a row without a column's key has a gap there."""
+    names = list(dict.fromkeys(name for row in rows for name in row))
+    columns: Columns = {}
+    for name in names:
+        cells = [row.get(name) for row in rows]
+        numbers = all(cell is None or (isinstance(cell, int | float) and not isinstance(cell, bool)) for cell in cells)
+        if numbers and any(cell is None or isinstance(cell, float) for cell in cells) and \
+                any(cell is not None for cell in cells):
+            cells = [math.nan if cell is None else float(cell) for cell in cells]
+        columns[name] = cells
+    return columns
 
 
 def axis_column(result: Sweep, n: int) -> tuple[str, np.ndarray]:
@@ -38,15 +70,20 @@ def axis_column(result: Sweep, n: int) -> tuple[str, np.ndarray]:
     return spec.heading, axis.values.astype(int) if spec.kind == "count" else axis.values
 
 
-def _cells(result: Sweep) -> pd.DataFrame:
+def _cells(result: Sweep) -> Columns:
     """The grid's cells, row-major: the first axis (HAS_ANSWER_CUTOFF), then the second (ANSWER_CUTOFF)."""
     h_index, a_index = np.meshgrid(np.arange(len(result.h_axis.decimals)), np.arange(len(result.a_axis.decimals)),
                                    indexing="ij")
     (rows, h_values), (columns, a_values) = axis_column(result, 0), axis_column(result, 1)
-    return pd.DataFrame({rows: h_values[h_index.ravel()], columns: a_values[a_index.ravel()]})
+    return {rows: h_values[h_index.ravel()], columns: a_values[a_index.ravel()]}
 
 
 def grid_frame(result: Sweep) -> pd.DataFrame:
+    """`grid_table` as a DataFrame, for the plots."""
+    return frame_of(grid_table(result))
+
+
+def grid_table(result: Sweep) -> Columns:
     """One row per cell: both cutoffs, the five counts (means over repeats), then quoted, score,
     `<outcome>_min`/`_max` over repeats (when there are several), the bootstrap's share of
     recommendations, `certified` (true/false, with a requested wrong-answer rate), and evidence."""
@@ -66,7 +103,7 @@ def grid_frame(result: Sweep) -> pd.DataFrame:
     certificate = result.guarantee.certificate
     if certificate is not None:
         frame["certified"] = ["true" if c else "false" for c in certificate.certified.ravel()]
-    frame["evidence"] = result.replayed.record.evidence_word
+    frame["evidence"] = [result.replayed.record.evidence_word] * len(flat)
     return frame
 
 
@@ -92,7 +129,7 @@ def _along_answer(curve: JudgedCurve, h: float, title: str) -> str:
     return "; ".join([*parts, f"{OUTCOMES[codes[-1]].label} above"])
 
 
-def questions_frame(result: Sweep, comparison: Comparison | None = None) -> pd.DataFrame:
+def questions_table(result: Sweep, comparison: Comparison | None = None) -> Columns:
     """Per question: outcomes at the default and recommended points, the quote, where outcomes change
     (first repeat), whether it needs a label (quoted on the grid and not judgeable without a person), its
     outcomes in every repeat, and its change against a baseline (its outcome in each of the baseline's
@@ -137,10 +174,10 @@ def questions_frame(result: Sweep, comparison: Comparison | None = None) -> pd.D
             row["change"] = compared.kind.value if compared else ""
         row["evidence"] = result.replayed.record.evidence_word
         rows.append(row)
-    return pd.DataFrame(rows)
+    return _rows_as_columns(rows)
 
 
-def comparison_frame(result: Sweep, comparison: Comparison) -> pd.DataFrame:
+def comparison_table(result: Sweep, comparison: Comparison) -> Columns:
     """One row per cell: the run's mean counts minus the baseline's, and the score difference."""
     frame = _cells(result)
     flat = comparison.difference.reshape(-1, len(OUTCOMES))
@@ -156,6 +193,8 @@ def flip_frame(result: Sweep) -> pd.DataFrame:
     `flip` is the top candidate's compare probability (NaN when nothing qualifies): the outcome is
     `quoted` up to it and `unquoted` above.
     """
+    import pandas as pd  # here: only the plots draw it
+
     rows = []
     for curve in result.curves:
         bounds, pieces, codes = curve.along(result.recommended.h)
@@ -169,10 +208,29 @@ def flip_frame(result: Sweep) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["id", "flip", "quoted", "unquoted"])
 
 
-def csv_bytes(frame: pd.DataFrame, *, text: bool = False) -> bytes:
-    """The frame as CSV with "\\n" line ends. With `text` (a table of page text) every text cell is quoted:
-    Python's csv quotes a cell holding "\\n" but not one holding a lone "\\r", which a spreadsheet or
-    pandas reads as a line end, so the rest of the cell would become a new row."""
+def csv_bytes(table: Columns | pd.DataFrame, *, text: bool = False) -> bytes:
+    """The table as CSV with "\\n" line ends. Columns (`Columns`: float64, integer, bool or object arrays, or
+    lists) are written by `csv` as pandas' `to_csv(index=False)` writes the same cells (numbers as Python writes
+    them, a gap, None or NaN, empty); a DataFrame (the drift, monitor and systems tables) by pandas itself. With
+    `text` (a table of page text) every text cell is quoted: Python's csv quotes a cell holding "\\n" but not one
+    holding a lone "\\r", which a spreadsheet or pandas reads as a line end, so the rest of the cell would become
+    a new row."""
     buffer = io.StringIO()
-    frame.to_csv(buffer, index=False, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC if text else csv.QUOTE_MINIMAL)
+    quoting: Literal[0, 2] = csv.QUOTE_NONNUMERIC if text else csv.QUOTE_MINIMAL
+    if isinstance(table, Mapping):
+        writer = csv.writer(buffer, lineterminator="\n", quoting=quoting)
+        writer.writerow(list(table))
+        writer.writerows(zip(*(_written(values) for values in table.values()), strict=True))
+    else:
+        table.to_csv(buffer, index=False, lineterminator="\n", quoting=quoting)
     return buffer.getvalue().encode()
+
+
+def _written(values: Any) -> list[Any]:
+    """A column's cells as `csv` writes them (`str`; a numpy array's numbers as Python's, by `tolist`), a gap
+    (None, NaN) as an empty text."""
+    if isinstance(values, np.ndarray):
+        if values.dtype.kind not in "biuO" and values.dtype != np.float64:  # pandas writes float32 as '0.1', and
+            raise TypeError(f"a column of {values.dtype} is not one `csv_bytes` writes as pandas does")  # dates
+        values = values.tolist()
+    return ["" if v is None or (isinstance(v, float | np.floating) and math.isnan(v)) else v for v in values]

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ..sweep.analysis import Sweep
 from ..sweep.systems import Systems
@@ -20,6 +20,9 @@ from ..textsafe import markdown_code, markdown_text, visible
 from .html import document_head
 from .systems import settings_word, ship_lines, which_to_ship_lines
 from .wording import decision_lines, pipeline_words
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # viridis at nine stops, as the sweep's own page and PNGs colour "more is better" (page.js PALETTES.more)
 VIRIDIS = ((68, 1, 84), (71, 45, 123), (59, 82, 139), (44, 114, 142), (33, 145, 140), (40, 174, 128),
@@ -79,6 +82,8 @@ def score_grid(result: Sweep, low: float, high: float) -> str:
 
 def frame_table(frame: pd.DataFrame, label: str) -> str:
     """A DataFrame as a plain table, every cell escaped."""
+    import pandas as pd  # here: a sweep that writes tables alone never imports pandas
+
     head = "".join(f"<th scope=\"col\">{_text(c)}</th>" for c in frame.columns)
     body = "".join("<tr>" + "".join(f"<td>{_text('' if pd.isna(v) else v)}</td>" for v in row) + "</tr>"
                    for row in frame.itertuples(index=False))

@@ -1,0 +1,101 @@
+"""The report's CSV writer for columns (`tables.csv_bytes`, the standard library's `csv`, so that a sweep writing
+tables alone never imports pandas) held byte for byte to pandas' `to_csv`, which wrote every report before it: on
+the columns of random DataFrames of the kinds of cells the reports hold, and on random rows, typed as
+`pandas.DataFrame(rows)` types them; then read back by `csv` and pandas as a person's tools would."""
+
+from __future__ import annotations
+
+import csv
+import io
+import random
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from quotefinder.report.tables import _rows_as_columns, csv_bytes
+
+TEXTS = ["", "plain", "a,b", 'say "so"', "two\nlines", "lone\rreturn", " lead", "trail ", "naïve – ünïcode", "1",
+         "nan", "None", "=1+1", "'quoted'", "tab\there"]
+FLOATS = [0.0, -0.0, 0.1, 0.35, 1 / 3, 1e-05, 1e16, 123456789.123, 0.30000000000000004, 2.0, -7.5, float("nan")]
+
+
+def pandas_bytes(frame: pd.DataFrame, text: bool) -> bytes:
+    buffer = io.StringIO()
+    frame.to_csv(buffer, index=False, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC if text else csv.QUOTE_MINIMAL)
+    return buffer.getvalue().encode()
+
+
+def cell(rng: random.Random, kind: str) -> object:
+    if kind == "text":
+        return rng.choice(TEXTS)
+    if kind == "int":
+        return rng.randint(-5, 10**6)
+    if kind == "float":
+        return rng.choice(FLOATS)
+    if kind == "bool":
+        return rng.random() < 0.5
+    if kind == "none":
+        return None
+    if kind == "numpy":
+        return rng.choice([np.float64, np.float32])(rng.choice(FLOATS))
+    return np.int64(rng.randint(0, 9)) if rng.random() < 0.5 else np.bool_(rng.random() < 0.5)
+
+
+def random_column(rng: random.Random, rows: int) -> object:
+    shape = rng.choice(["float", "int", "bool", "text", "object", "numbers"])
+    if shape == "float":
+        return np.array([rng.choice(FLOATS) for _ in range(rows)])
+    if shape == "int":
+        return np.array([rng.randint(-10, 10**9) for _ in range(rows)], dtype=np.int64)
+    if shape == "bool":
+        return np.array([rng.random() < 0.5 for _ in range(rows)])
+    if shape == "text":
+        return pd.Series([rng.choice(TEXTS) for _ in range(rows)], dtype=object)
+    kinds = ["int", "float", "none"] if shape == "numbers" else ["text", "int", "float", "bool", "none", "numpy",
+                                                                 "npint"]
+    return pd.Series([cell(rng, rng.choice(kinds)) for _ in range(rows)], dtype=object)
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_a_frame_is_written_as_pandas_writes_it(seed: int) -> None:
+    rng = random.Random(seed)
+    rows = rng.choice([0, 1, 2, 7, 30])
+    frame = pd.DataFrame({f"c{n}": random_column(rng, rows) for n in range(rng.randint(1, 6))})
+    columns = {name: frame[name].to_numpy() for name in frame.columns}  # as the report's tables hand them over
+    for text in (False, True):
+        assert csv_bytes(columns, text=text) == pandas_bytes(frame, text)
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_rows_are_typed_and_written_as_a_dataframe_of_them_would_be(seed: int) -> None:
+    """Rows of mixed cells, some without a column: a column of numbers that holds a float or a gap is all floats
+    (pandas writes 1 as 1.0 there), any other column keeps its cells, a missing key is a gap."""
+    rng = random.Random(1000 + seed)
+    names = [f"k{n}" for n in range(rng.randint(1, 5))]
+    shapes = {name: rng.choice([["int"], ["int", "float"], ["int", "none"], ["float", "none"], ["text"],
+                                ["text", "none"], ["bool"], ["bool", "none"], ["int", "bool"], ["none"],
+                                ["text", "int", "float", "bool", "none"]]) for name in names}
+    rows = [{name: cell(rng, rng.choice(shapes[name])) for name in names if rng.random() < 0.95}
+            for _ in range(rng.choice([1, 2, 5, 25]))]
+    for text in (False, True):
+        assert csv_bytes(_rows_as_columns(rows), text=text) == pandas_bytes(pd.DataFrame(rows), text)
+
+
+def test_what_it_writes_reads_back_cell_for_cell() -> None:
+    """Page text with quotes, commas and line ends, read back by `csv` and by pandas as the same cells."""
+    texts = [t for t in TEXTS if t != "lone\rreturn"]  # (read back only from a text table, where it is quoted)
+    table = {"id": [f"q{n}" for n in range(len(texts))], "text": texts, "score": [0.5] * len(texts)}
+    for text in (False, True):
+        data = csv_bytes(table, text=text).decode()
+        rows = list(csv.reader(io.StringIO(data)))
+        assert rows[0] == ["id", "text", "score"] and [r[1] for r in rows[1:]] == texts
+        back = pd.read_csv(io.StringIO(data), keep_default_na=False, dtype=str)
+        assert back["text"].tolist() == texts and back["score"].tolist() == ["0.5"] * len(texts)
+    quoted = csv_bytes({"text": ["lone\rreturn"]}, text=True).decode()
+    assert pd.read_csv(io.StringIO(quoted), keep_default_na=False)["text"].tolist() == ["lone\rreturn"]
+
+
+def test_a_column_it_cannot_write_as_pandas_would_is_refused() -> None:
+    with pytest.raises(TypeError, match="float32"):
+        csv_bytes({"a": np.array([0.1], dtype=np.float32)})
