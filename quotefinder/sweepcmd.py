@@ -31,7 +31,7 @@ from .sweep.analysis import Settings
 from .sweep.compare import SIGNIFICANCE
 from .sweep.grid import Axis, cell_index, parse_axis
 from .sweep.guarantee import DELTA
-from .sweep.replay import run_system
+from .sweep.replay import index_written, run_system
 from .sweep.session import DEFAULT_GRID, SweepOptions, grid_axes, run_drift, run_monitor, run_sweep, run_systems
 
 EXIT_OK, EXIT_WORSE, EXIT_ERROR = cli.EXIT_OK, cli.EXIT_WORSE, cli.EXIT_ERROR
@@ -385,7 +385,7 @@ def _watch_refusal(args: argparse.Namespace) -> str:
 
 def _reported(work: Callable[[], int]) -> int:
     """`work()`'s exit status, or exit 2 with one line for an error of the input or of a file (a closed stdout
-    is `main`'s to handle)."""
+    is `main`'s to handle). A replay index still being written apart is waited for (`replay.index_written`)."""
     try:
         return work()
     except QuoteFinderError as error:
@@ -397,6 +397,8 @@ def _reported(work: Callable[[], int]) -> int:
         print(f"sweep.py: cannot read or write {error.filename or 'a file'} ({error.strerror or error})",
               file=sys.stderr)
         return EXIT_ERROR
+    finally:
+        index_written()
 
 
 def _monitor(args: argparse.Namespace, options: SweepOptions, target: ReportDir) -> int:

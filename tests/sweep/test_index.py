@@ -155,3 +155,26 @@ def test_a_run_the_sweep_may_not_write_gets_no_index_and_the_same_report(ten: Pa
         ten.chmod(0o700)
     assert_same_reports(tmp_path / "r", tmp_path / "plain")
 
+
+
+def test_an_index_written_apart_is_there_when_the_sweep_ends_and_serves_the_next(ten: Path, tmp_path: Path,
+                                                                               monkeypatch, counted) -> None:
+    """With two jobs on a run large enough (here every run: the threshold lowered), the index is written by a child
+    while the analysis and the report go on; it is whole by the time `sweep.py` returns, and the next sweep reads
+    every pair from it, with the same report."""
+    monkeypatch.setattr(replay, "PARALLEL_FROM", 1)
+    writers = tmp_path / "writers"
+    save = replay.ReplayIndex.save
+
+    def saving(self) -> None:
+        with writers.open("a") as out:
+            out.write(f"{os.getpid()}\n")
+        save(self)
+
+    monkeypatch.setattr(replay.ReplayIndex, "save", saving)
+    assert main([str(ten), "--out", str(tmp_path / "first"), "--jobs", "2", "--bootstrap", "50"]) == 0
+    assert writers.read_text().split() != [str(os.getpid())] and len(writers.read_text().split()) == 1
+    assert len(list((ten / INDEX_DIR).glob(f"*{SUFFIX}"))) == 1
+    assert sweep(ten, tmp_path / "again") == 0
+    assert counted[-1] == 0  # every pair from the index the child wrote
+    assert_same_reports(tmp_path / "first", tmp_path / "again")
