@@ -186,12 +186,13 @@ FIELDS: dict[tuple[str, ...], str] = {
     ("sentences", "max_chars"): "max_chars",
     ("sentences", "max_sentences"): "max_sentences",
 }
+MAX_WHOLE = 2**53 - 1  # a request's whole numbers: larger ones no JSON reader holds exactly, nor orjson writes
 _WORDS = {
     "name": "a name of letters, digits, `.`, `_` and `-` (it names the run directory), e.g. terse-criteria",
     "text": "non-empty text",
     "template": "non-empty text",
     "results": f"a whole number from 1 to {MAX_SEARCH_RESULTS} (the Search API's limit)",
-    "positive": "a whole number >= 1",
+    "positive": f"a whole number from 1 to {MAX_WHOLE} (2^53 - 1: the largest every JSON reader holds exactly)",
     "options": f"a whole number from 1 to {MAX_OPTIONS} (the Decisions API's option limit)",
 }
 Fail = Callable[[tuple[str, ...], str], InputError]
@@ -226,8 +227,8 @@ def check_value(kind: str, value: Any, keys: tuple[str, ...], fail: Fail) -> Any
             raise fail(keys, f"`{_dotted(keys)}` must contain `{{n}}`, where each candidate's number goes, e.g. "
                        f"{COMPARE_INSTRUCTIONS!r}")
         return value
-    ceiling = {"results": MAX_SEARCH_RESULTS, "options": MAX_OPTIONS}.get(kind)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1 or (ceiling and value > ceiling):
+    ceiling = {"results": MAX_SEARCH_RESULTS, "options": MAX_OPTIONS}.get(kind, MAX_WHOLE)
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= ceiling:
         raise fail(keys, f"`{_dotted(keys)}` is {_shown(value)}, not {_WORDS[kind]}")
     return value
 
