@@ -45,15 +45,23 @@ def frame_of(columns: Columns) -> pd.DataFrame:
     return pd.DataFrame(columns)
 
 
-def _rows_as_columns(rows: Sequence[Mapping[str, Any]]) -> Columns:
+def _rows_as_columns(rows: Sequence[Mapping[str, Any]]) -> Columns | pd.DataFrame:
     """Rows (dicts, every key a column, in the order keys first appear) as columns, each typed as
-    `pandas.DataFrame(rows)` types it: a column of numbers alone that holds a float or a gap (None) is all floats
-    (1 is written 1.0 beside 0.5), anything else is kept as it is; a row without a column's key has a gap there."""
+    `pandas.DataFrame(rows)` types it: a column of numbers alone (no booleans; its whole numbers all int64, or all
+    uint64) that holds a float or a gap (None) is all floats (1 is written 1.0 beside 0.5); anything else is kept
+    as it is; a row without a column's key has a gap there. Rows holding a numpy scalar (how pandas types those
+    beside Python's numbers is not copied here: float32 beside whole numbers, say) are handed to pandas itself."""
     names = list(dict.fromkeys(name for row in rows for name in row))
     columns: Columns = {}
     for name in names:
         cells = [row.get(name) for row in rows]
-        numbers = all(cell is None or (isinstance(cell, int | float) and not isinstance(cell, bool)) for cell in cells)
+        if any(isinstance(cell, np.generic) for cell in cells):
+            import pandas as pd  # (never in the tables a sweep writes today: their numbers are Python's)
+
+            return pd.DataFrame(rows)
+        whole = [cell for cell in cells if isinstance(cell, int) and not isinstance(cell, bool)]
+        numbers = all(cell is None or isinstance(cell, float | int) and not isinstance(cell, bool) for cell in cells) \
+            and (all(-2**63 <= n < 2**63 for n in whole) or all(0 <= n < 2**64 for n in whole))  # int64 or uint64
         if numbers and any(cell is None or isinstance(cell, float) for cell in cells) and \
                 any(cell is not None for cell in cells):
             cells = [math.nan if cell is None else float(cell) for cell in cells]
@@ -129,7 +137,7 @@ def _along_answer(curve: JudgedCurve, h: float, title: str) -> str:
     return "; ".join([*parts, f"{OUTCOMES[codes[-1]].label} above"])
 
 
-def questions_table(result: Sweep, comparison: Comparison | None = None) -> Columns:
+def questions_table(result: Sweep, comparison: Comparison | None = None) -> Columns | pd.DataFrame:
     """Per question: outcomes at the default and recommended points, the quote, where outcomes change
     (first repeat), whether it needs a label (quoted on the grid and not judgeable without a person), its
     outcomes in every repeat, and its change against a baseline (its outcome in each of the baseline's
@@ -230,7 +238,7 @@ def _written(values: Any) -> list[Any]:
     """A column's cells as `csv` writes them (`str`; a numpy array's numbers as Python's, by `tolist`), a gap
     (None, NaN) as an empty text."""
     if isinstance(values, np.ndarray):
-        if values.dtype.kind not in "biuO" and values.dtype != np.float64:  # pandas writes float32 as '0.1', and
+        if values.dtype.kind not in "biuOU" and values.dtype != np.float64:  # pandas writes float32 as '0.1', and
             raise TypeError(f"a column of {values.dtype} is not one `csv_bytes` writes as pandas does")  # dates
         values = values.tolist()
     return ["" if v is None or (isinstance(v, float | np.floating) and math.isnan(v)) else v for v in values]

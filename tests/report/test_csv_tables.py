@@ -8,12 +8,15 @@ from __future__ import annotations
 import csv
 import io
 import random
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import ROOT
 from quotefinder.report.tables import _rows_as_columns, csv_bytes
+from quotefinder.sweepcmd import main
 
 TEXTS = ["", "plain", "a,b", 'say "so"', "two\nlines", "lone\rreturn", " lead", "trail ", "naïve – ünïcode", "1",
          "nan", "None", "=1+1", "'quoted'", "tab\there"]
@@ -37,6 +40,8 @@ def cell(rng: random.Random, kind: str) -> object:
         return rng.random() < 0.5
     if kind == "none":
         return None
+    if kind == "big":
+        return rng.choice([2**63 - 1, 2**63, 2**64 - 1, 2**64, -2**63, -2**63 - 1, 2**70])
     if kind == "numpy":
         return rng.choice([np.float64, np.float32])(rng.choice(FLOATS))
     return np.int64(rng.randint(0, 9)) if rng.random() < 0.5 else np.bool_(rng.random() < 0.5)
@@ -51,7 +56,8 @@ def random_column(rng: random.Random, rows: int) -> object:
     if shape == "bool":
         return np.array([rng.random() < 0.5 for _ in range(rows)])
     if shape == "text":
-        return pd.Series([rng.choice(TEXTS) for _ in range(rows)], dtype=object)
+        return (pd.Series([rng.choice(TEXTS) for _ in range(rows)], dtype=object) if rng.random() < 0.7 else
+                np.array([rng.choice(TEXTS) for _ in range(rows)], dtype=str))
     kinds = ["int", "float", "none"] if shape == "numbers" else ["text", "int", "float", "bool", "none", "numpy",
                                                                  "npint"]
     return pd.Series([cell(rng, rng.choice(kinds)) for _ in range(rows)], dtype=object)
@@ -75,7 +81,8 @@ def test_rows_are_typed_and_written_as_a_dataframe_of_them_would_be(seed: int) -
     names = [f"k{n}" for n in range(rng.randint(1, 5))]
     shapes = {name: rng.choice([["int"], ["int", "float"], ["int", "none"], ["float", "none"], ["text"],
                                 ["text", "none"], ["bool"], ["bool", "none"], ["int", "bool"], ["none"],
-                                ["text", "int", "float", "bool", "none"]]) for name in names}
+                                ["text", "int", "float", "bool", "none"], ["big", "float"], ["big", "none"],
+                                ["big", "int"], ["numpy", "int"], ["npint", "float", "none"]]) for name in names}
     rows = [{name: cell(rng, rng.choice(shapes[name])) for name in names if rng.random() < 0.95}
             for _ in range(rng.choice([1, 2, 5, 25]))]
     for text in (False, True):
@@ -99,3 +106,12 @@ def test_what_it_writes_reads_back_cell_for_cell() -> None:
 def test_a_column_it_cannot_write_as_pandas_would_is_refused() -> None:
     with pytest.raises(TypeError, match="float32"):
         csv_bytes({"a": np.array([0.1], dtype=np.float32)})
+
+
+
+def test_the_demo_tables_are_the_committed_ones_byte_for_byte(ten: Path, tmp_path: Path) -> None:
+    """grid.csv and questions.csv of the demo, written without pandas, are the committed report's, which pandas
+    wrote (`.ci/run` checks every committed report the same way)."""
+    assert main([str(ten), "--out", str(tmp_path / "out"), "--no-plots"]) == 0
+    for name in ("grid.csv", "questions.csv"):
+        assert (tmp_path / "out" / name).read_bytes() == (ROOT / "reports" / "ten" / name).read_bytes(), name
