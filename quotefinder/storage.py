@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from pathlib import Path
 
 PRIVATE_FILE = 0o600  # responses and run records hold third-party web text
 SHARED_FILE = 0o644  # reports and verdicts are meant to be read by others
 TEMPORARY_GLOB = ".*.tmp"
+TEMPORARY = re.compile(r"\.(?P<name>.+)\.(?P<pid>\d+)\.tmp")  # what `write_atomic` leaves when killed: .NAME.PID.tmp
 
 
 def private_dir(path: Path) -> None:
@@ -72,3 +74,25 @@ def remove_temporaries(root: Path) -> int:
             path.unlink()
             removed += 1
     return removed
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process `pid` exists (one of another user's counts)."""
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):  # no such process (or no such number of one)
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale_temporaries(directory: Path) -> None:
+    """Delete the temporary files in `directory` (not below it) whose writer is gone: safe while others write there,
+    since a live writer's file is left alone."""
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(directory):
+            found = TEMPORARY.fullmatch(entry.name)
+            if found and not pid_alive(int(found["pid"])):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(entry.path)

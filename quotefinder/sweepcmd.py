@@ -385,9 +385,10 @@ def _watch_refusal(args: argparse.Namespace) -> str:
 
 def _reported(work: Callable[[], int]) -> int:
     """`work()`'s exit status, or exit 2 with one line for an error of the input or of a file (a closed stdout
-    is `main`'s to handle). A replay index still being written apart is waited for (`replay.index_written`)."""
+    is `main`'s to handle). A replay index still being written apart is waited for (`replay.index_written`), or
+    stopped when the sweep is (Ctrl+C)."""
     try:
-        return work()
+        status = work()
     except QuoteFinderError as error:
         cli.report_error("sweep.py", error)
         return EXIT_ERROR
@@ -397,8 +398,12 @@ def _reported(work: Callable[[], int]) -> int:
         print(f"sweep.py: cannot read or write {error.filename or 'a file'} ({error.strerror or error})",
               file=sys.stderr)
         return EXIT_ERROR
+    except BaseException:
+        index_written(stop=True)
+        raise
     finally:
         index_written()
+    return status
 
 
 def _monitor(args: argparse.Namespace, options: SweepOptions, target: ReportDir) -> int:

@@ -38,7 +38,7 @@ from typing import Any
 
 from ..errors import InputError, ReportError
 from ..pipelines import AxisSpec
-from ..storage import SHARED_FILE, write_atomic
+from ..storage import SHARED_FILE, TEMPORARY, pid_alive, write_atomic
 from ..sweep.analysis import Gate, Sweep
 from ..sweep.compare import Comparison
 from ..sweep.drift import Drift
@@ -58,7 +58,6 @@ REPORT_FILES = ("decision.json", "grid.csv", "questions.csv", "comparison.csv", 
                 "systems.csv", "heatmap-*.png", "along-*.png", "flips.png", "risk-coverage.png", "drift.csv",
                 "drift-stages.csv", "monitor.csv")
 STAGING_PREFIX = ".sweep-staging-"  # DIR/.sweep-staging-PID: a sweep's files before they are swapped in
-_TEMPORARY = re.compile(r"\.(?P<name>.+)\.\d+\.tmp")  # what `write_atomic` leaves when killed: .NAME.PID.tmp
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
@@ -194,16 +193,6 @@ def _staging_name(name: str) -> bool:
     return name.startswith(STAGING_PREFIX) and name[len(STAGING_PREFIX):].isdigit()
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except (ProcessLookupError, OverflowError):  # no such process (or no such number of one)
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _remove_flat(directory: Path) -> None:
     """Remove a staging directory: its files, then itself (left alone if it holds anything else)."""
     with contextlib.suppress(FileNotFoundError, NotADirectoryError):
@@ -242,7 +231,7 @@ class ReportDir:
         except ReportError as error:  # not ours, or not ours any more: --force would overwrite it, so never
             raise InputError(f"{error}: so sweep.py cannot tell its own files in {self.path} from yours; move that "
                              f"{MANIFEST} away, or choose a new or empty --out DIR") from None
-        if manifest is None and not self.force and any(not _TEMPORARY.fullmatch(p.name) and not _staging_name(p.name)
+        if manifest is None and not self.force and any(not TEMPORARY.fullmatch(p.name) and not _staging_name(p.name)
                                                        for p in self.path.iterdir()):
             raise InputError(f"{self.path} holds files but no report manifest ({MANIFEST}), so sweep.py cannot tell "
                              "its own files there from yours: choose a new or empty --out DIR, or pass --force to "
@@ -272,10 +261,10 @@ class ReportDir:
         for entry in parent.iterdir():
             pid = entry.name[len(prefix):]
             if (entry.name.startswith(prefix) and pid.isdigit() and entry != self.staging
-                    and not entry.is_symlink() and entry.is_dir() and not _pid_alive(int(pid))):
+                    and not entry.is_symlink() and entry.is_dir() and not pid_alive(int(pid))):
                 _remove_flat(entry)
         for entry in self.path.iterdir():
-            found = _TEMPORARY.fullmatch(entry.name)
+            found = TEMPORARY.fullmatch(entry.name)
             if found and (is_report_file(found["name"]) or found["name"] == MANIFEST) and entry.is_file():
                 with contextlib.suppress(FileNotFoundError):
                     entry.unlink()

@@ -36,7 +36,7 @@ import orjson
 
 from ..pipelines import MISSING, Curve, Piece, Quote, System
 from ..record.store import Entry, ResponseStore
-from ..storage import private_dir, write_private
+from ..storage import private_dir, remove_stale_temporaries, write_private
 
 INDEX_FORMAT = "quotefinder-replay-index/2"
 INDEX_DIR = "replay-index"
@@ -294,3 +294,4 @@ class ReplayIndex:
                 stale.unlink()
             for earlier in self.path.parent.glob("*.json"):  # files of the first format, never read again
                 earlier.unlink()
+            remove_stale_temporaries(self.path.parent)  # of a writer killed part-way (`replay.save_index`)

@@ -11,6 +11,7 @@ never an approximation.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import dataclasses
@@ -35,7 +36,7 @@ from ..recipe import pipeline
 from ..recipe.contract import ApiRequest
 from ..record.rundir import RUN_FILE, RunRecord
 from ..record.store import ResponseStore, open_store
-from .index import Entry, Pair, Record, ReplayIndex, index_key
+from .index import Entry, Pair, Record, ReplayIndex, index_key, index_path
 from .verdicts import load_verdicts, verdicts_path, with_verdicts
 
 SHOW = 10
@@ -306,24 +307,26 @@ def _watch(parent: int) -> None:
     os._exit(1)
 
 
-_SAVING: list[multiprocessing.process.BaseProcess] = []  # index files being written by a child, to wait for
+_SAVING: dict[Path, multiprocessing.process.BaseProcess] = {}  # index files being written apart, by path
 
 
 def save_index(index: ReplayIndex, apart: bool) -> None:
     """Write the replay index (`ReplayIndex.save`); with `apart`, in a forked child, so that the analysis and the
     report go on beside it on the other core (a first sweep of 10,000 questions spends 0.3 s writing it). The
-    child writes the file atomically as the sweep would, and ends with the sweep however it ends
-    (`die_with_parent`); `index_written` waits for it, and the interpreter joins it before it exits in any case.
-    Nothing of the sweep depends on it: the index is derived, and one that is not written is rebuilt next time."""
+    child writes the file atomically as the sweep would; `index_written` waits for it (sweep.py does before it
+    returns, the interpreter before it exits, and a later replay of the same index before it opens it), or, on a
+    Ctrl+C, stops it (its temporary file removed). The sweep does not depend on it: the index is derived, and one
+    not written (the child stopped, killed with the sweep, or failed) is rebuilt next time."""
     if not index.changed:
         return
     if apart and "fork" in multiprocessing.get_all_start_methods():
+        index_written(index.path)  # (never two writers of one file from one process)
         child = multiprocessing.get_context("fork").Process(target=_save_apart, args=(os.getpid(), index),
-                                                            name="quotefinder-index")
+                                                            name="quotefinder-index", daemon=True)
         try:
             with forking():
                 child.start()
-            _SAVING.append(child)
+            _SAVING[index.path] = child
             return
         except OSError:
             pass  # no process to be had (fork refused): written here
@@ -331,14 +334,35 @@ def save_index(index: ReplayIndex, apart: bool) -> None:
 
 
 def _save_apart(parent: int, index: ReplayIndex) -> None:
+    """The child: a SIGTERM (`index_written` stopping it) ends the write as an error would, so that the temporary
+    file is removed; anything that goes wrong ends it quietly (the index is derived; the sweep says nothing)."""
     die_with_parent(parent)
-    index.save()
+    signal.signal(signal.SIGTERM, _stop)
+    try:
+        index.save()
+    except Exception:
+        os._exit(1)
 
 
-def index_written() -> None:
-    """Wait for the index files being written apart (`save_index`)."""
-    while _SAVING:
-        _SAVING.pop().join()
+def _stop(signum: int, frame: object) -> None:
+    raise SystemExit(1)
+
+
+def index_written(path: Path | None = None, stop: bool = False) -> None:
+    """Wait for the index files being written apart (`save_index`), or only the one at `path`; with `stop` (or on
+    a Ctrl+C while waiting), stop them instead."""
+    for at in [at for at in _SAVING if path is None or at == path]:
+        child = _SAVING.pop(at)
+        try:
+            if not stop:
+                child.join()
+        finally:
+            if child.is_alive():
+                child.terminate()
+                child.join()
+
+
+atexit.register(index_written)  # (before multiprocessing's own exit handler, which would stop them)
 
 
 def _replay_chunk(job: tuple[Path, Sequence[Pair], Coverage, tuple[str, Any, str]]) -> list[Replay]:
@@ -443,8 +467,10 @@ def replay_run(run_dir: Path, coverage: Coverage, questions_path: Path | None = 
     under_test, config = run_system(record)
     chosen = (under_test.name, config, record.cache_format)
     with QuestionsInBackground(judging_path(run_dir, record, questions_path), jobs) as parsing:
-        index = ReplayIndex.open(run_dir, index_key(under_test, record.config.pipeline_digest, coverage)) \
-            if use_index else None
+        key = index_key(under_test, record.config.pipeline_digest, coverage)
+        if use_index:
+            index_written(index_path(run_dir, key))  # one still being written apart by an earlier replay
+        index = ReplayIndex.open(run_dir, key) if use_index else None
         indexed = {}
         if index is not None:
             store = open_store(run_dir, record.cache_format)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from pathlib import Path
 
 import numpy as np
@@ -160,8 +161,8 @@ def test_a_run_the_sweep_may_not_write_gets_no_index_and_the_same_report(ten: Pa
 def test_an_index_written_apart_is_there_when_the_sweep_ends_and_serves_the_next(ten: Path, tmp_path: Path,
                                                                                monkeypatch, counted) -> None:
     """With two jobs on a run large enough (here every run: the threshold lowered), the index is written by a child
-    while the analysis and the report go on; it is whole by the time `sweep.py` returns, and the next sweep reads
-    every pair from it, with the same report."""
+    while the analysis and the report go on; sweep.py waits for it (a slow write here), so it is whole when the
+    command returns, and the next sweep reads every pair from it, with the same report."""
     monkeypatch.setattr(replay, "PARALLEL_FROM", 1)
     writers = tmp_path / "writers"
     save = replay.ReplayIndex.save
@@ -169,12 +170,40 @@ def test_an_index_written_apart_is_there_when_the_sweep_ends_and_serves_the_next
     def saving(self) -> None:
         with writers.open("a") as out:
             out.write(f"{os.getpid()}\n")
+        time.sleep(1.5)  # longer than the rest of this sweep: without the wait, no index yet
         save(self)
 
     monkeypatch.setattr(replay.ReplayIndex, "save", saving)
-    assert main([str(ten), "--out", str(tmp_path / "first"), "--jobs", "2", "--bootstrap", "50"]) == 0
+    assert main([str(ten), "--out", str(tmp_path / "first"), "--jobs", "2", "--bootstrap", "50", "--no-plots"]) == 0
     assert writers.read_text().split() != [str(os.getpid())] and len(writers.read_text().split()) == 1
     assert len(list((ten / INDEX_DIR).glob(f"*{SUFFIX}"))) == 1
-    assert sweep(ten, tmp_path / "again") == 0
+    assert not replay._SAVING
+    assert sweep(ten, tmp_path / "again", "--no-plots") == 0
     assert counted[-1] == 0  # every pair from the index the child wrote
-    assert_same_reports(tmp_path / "first", tmp_path / "again")
+    for name in ("decision.json", "grid.csv", "questions.csv", "summary.md"):
+        assert (tmp_path / "first" / name).read_bytes() == (tmp_path / "again" / name).read_bytes(), name
+
+
+def test_an_index_write_stopped_part_way_leaves_no_file_behind(ten: Path, tmp_path: Path, monkeypatch) -> None:
+    """A Ctrl+C while the index is written apart stops the child: no index is half-written and its temporary file
+    is removed (a later save also tidies one a killed writer left)."""
+    assert sweep(ten, tmp_path / "first") == 0
+    [path] = (ten / INDEX_DIR).glob(f"*{SUFFIX}")
+    index = replay.ReplayIndex.open(ten, path.stem)  # its records, to be written again
+    assert index.records
+    path.unlink()
+    index.changed = True
+    monkeypatch.setattr(os, "fsync", lambda fd: time.sleep(30))  # the child's write stalls, its temporary file there
+    replay.save_index(index, apart=True)
+    deadline = time.monotonic() + 20
+    while not list((ten / INDEX_DIR).glob(".*.tmp")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert list((ten / INDEX_DIR).glob(".*.tmp"))
+    replay.index_written(stop=True)
+    assert not list((ten / INDEX_DIR).iterdir())
+    stale = ten / INDEX_DIR / f".{path.name}.{2**22 + 7}.tmp"  # a writer killed with -9, long gone
+    stale.write_bytes(b"part")
+    monkeypatch.undo()
+    index.changed = True
+    index.save()
+    assert sorted(p.name for p in (ten / INDEX_DIR).iterdir()) == [path.name]
