@@ -29,6 +29,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from ..cli import sigterm_as_interrupt
 from ..errors import ContractError, CorruptEntry, InputError, MissingResponse, QuoteFinderError, RunDirError
 from ..pipelines import Curve, System, axis_spec, system
 from ..questions import Question, QuestionSet, load_questions
@@ -320,7 +321,6 @@ def save_index(index: ReplayIndex, apart: bool) -> None:
     if not index.changed:
         return
     if apart and "fork" in multiprocessing.get_all_start_methods():
-        index_written(index.path)  # (never two writers of one file from one process)
         child = multiprocessing.get_context("fork").Process(target=_save_apart, args=(os.getpid(), index),
                                                             name="quotefinder-index", daemon=True)
         try:
@@ -334,18 +334,14 @@ def save_index(index: ReplayIndex, apart: bool) -> None:
 
 
 def _save_apart(parent: int, index: ReplayIndex) -> None:
-    """The child: a SIGTERM (`index_written` stopping it) ends the write as an error would, so that the temporary
+    """The child: a SIGTERM (`index_written` stopping it) ends the write as a Ctrl+C would, so that the temporary
     file is removed; anything that goes wrong ends it quietly (the index is derived; the sweep says nothing)."""
     die_with_parent(parent)
-    signal.signal(signal.SIGTERM, _stop)
     try:
-        index.save()
-    except Exception:
+        with sigterm_as_interrupt():
+            index.save()
+    except (Exception, KeyboardInterrupt):
         os._exit(1)
-
-
-def _stop(signum: int, frame: object) -> None:
-    raise SystemExit(1)
 
 
 def index_written(path: Path | None = None, stop: bool = False) -> None:

@@ -13,7 +13,7 @@ import pytest
 from conftest import decided, items_of, random_repeats, replayed_of
 from quotefinder.report import figures, plots
 from quotefinder.report.figures import Figure
-from quotefinder.report.tables import grid_frame
+from quotefinder.report.tables import frame_of, grid_table
 from quotefinder.sweep import guarantee
 from quotefinder.sweep.analysis import LOSSY, Settings, Sweep, analyse
 from quotefinder.sweep.grid import parse_axis
@@ -54,7 +54,7 @@ def _sweep(tmp_path: Path, alpha: float | None = 0.4, seed: int = 7) -> Sweep:
 
 
 def _planned(result: Sweep, tmp_path: Path, name: str) -> Figure:
-    jobs = figures.plan(result, grid_frame(result), tmp_path, None)
+    jobs = figures.plan(result, frame_of(grid_table(result)), tmp_path, None)
     return next(job for job in jobs if job.name == name)
 
 
