@@ -29,7 +29,6 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from ..cli import sigterm_as_interrupt
 from ..errors import ContractError, CorruptEntry, InputError, MissingResponse, QuoteFinderError, RunDirError
 from ..pipelines import Curve, System, axis_spec, system
 from ..questions import Question, QuestionSet, load_questions
@@ -335,13 +334,18 @@ def save_index(index: ReplayIndex, apart: bool) -> None:
 
 def _save_apart(parent: int, index: ReplayIndex) -> None:
     """The child: a SIGTERM (`index_written` stopping it) ends the write as a Ctrl+C would, so that the temporary
-    file is removed; anything that goes wrong ends it quietly (the index is derived; the sweep says nothing)."""
+    file is removed; anything that goes wrong ends it quietly (the index is derived; the sweep says nothing).
+    (`cli.sigterm_as_interrupt` does the same for the command lines, a layer above this one.)"""
     die_with_parent(parent)
+    signal.signal(signal.SIGTERM, _interrupted)
     try:
-        with sigterm_as_interrupt():
-            index.save()
+        index.save()
     except (Exception, KeyboardInterrupt):
         os._exit(1)
+
+
+def _interrupted(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def index_written(path: Path | None = None, stop: bool = False) -> None:
