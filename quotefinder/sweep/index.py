@@ -13,12 +13,13 @@ reported by path as it always is. The file's first line is the SHA-256 of the re
 never trusted; it, and a file that is not an index of this format, of this system and code, is ignored and
 replaced. A run directory the sweep may not write simply gets no index.
 
-After the digest line, a line of JSON (`format`, `key` and the byte lengths of the sections), then the sections:
-the curves and evidence as JSON (numbers and a table of strings, never pickled objects: an index in a run
-directory someone else made is read as data and cannot run anything), and the entries as columns (the keys, one
-per line; the sizes and the modification times as little-endian 64-bit integers; where each record's entries
-start, and their total at the end), so that they are read without building a Python object per entry, and
-compared with the store's all at once (`entries_unchanged`).
+After the digest line, a line of JSON (`format`, `key` and the row count of each section), then the sections
+(`SECTIONS`), each a column of numbers (little-endian) or of UTF-8 bytes, padded to 8 bytes: never pickled
+objects, so that an index in a run directory someone else made is read as data and cannot run anything. Every
+distinct string, quote and piece is stored once and named by number, the curves' edges and bounds as 64-bit floats
+(exactly), and the entries as columns, so that reading them builds each distinct object once and compares the
+entries with the store's all at once (`entries_unchanged`); every count and number is checked against the others
+before anything is built (`_consistent`).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from ..pipelines import MISSING, Curve, Piece, Quote, System
 from ..record.store import Entry, ResponseStore
 from ..storage import private_dir, remove_stale_temporaries, write_private
 
-INDEX_FORMAT = "quotefinder-replay-index/2"
+INDEX_FORMAT = "quotefinder-replay-index/3"
 INDEX_DIR = "replay-index"
 SUFFIX = ".index"
 KEEP = 4  # index files (coverages) kept per run: a team sweeps a few grids, again and again
@@ -103,69 +104,117 @@ def index_key(under_test: System, pipeline_digest: str, coverage: Mapping[str, S
     return hashlib.sha256(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)).hexdigest()[:32]
 
 
-# ---- curves as data -----------------------------------------------------------------------------------------
-
-
-class _Strings:
-    def __init__(self) -> None:
-        self.index: dict[str, int] = {}
-
-    def __call__(self, text: str | None) -> int:
-        return -1 if text is None else self.index.setdefault(text, len(self.index))
-
-    def table(self) -> list[str]:
-        return list(self.index)
-
-
-def _quote(quote: Quote | None, strings: _Strings) -> list[Any] | None:
-    if quote is None:
-        return None
-    data: list[Any] = [strings(quote.text), strings(quote.title), strings(quote.url), strings(quote.date),
-                       quote.score, strings(quote.score_name)]
-    if quote.passages or quote.broken:  # (the quote finder's quotes have neither: their index stays as it was)
-        data += [[strings(text) for text in quote.passages], strings(quote.broken)]
-    return data
-
-
-def _curve_data(curve: Curve, strings: _Strings) -> list[Any]:
-    pieces = [[None if p.missing else [_quote(p.quoted, strings), _quote(p.shown, strings)] for p in segment]
-              for segment in curve.pieces]
-    return [list(curve.edges), [list(b) for b in curve.bounds], pieces]
-
-
-def _quote_of(data: list[Any] | None, strings: list[str]) -> Quote | None:
-    if data is None:
-        return None
-    text, title, url, date, score, name, *more = data
-    passages, broken = more if more else ([], -1)
-    return Quote(strings[text], strings[title], strings[url], strings[date] if date >= 0 else None, score,
-                 strings[name], tuple(strings[n] for n in passages), strings[broken] if broken >= 0 else "")
-
-
-def _curve_of(data: list[Any], strings: list[str]) -> Curve:
-    edges, bounds, pieces = data
-    return Curve(tuple(float(e) for e in edges), tuple(tuple(float(b) for b in bs) for bs in bounds),
-                 tuple(tuple(MISSING if p is None else Piece(_quote_of(p[0], strings), _quote_of(p[1], strings))
-                             for p in segment) for segment in pieces))
-
-
 # ---- the index file -----------------------------------------------------------------------------------------
+
+# Its sections, in file order: each a column of one type (`width` items per row), its row count in the header.
+# Strings (question texts, quotes, titles, URLs, evidence) are stored once each and named by number; so are quotes
+# and pieces, which a run's curves share (a sentence quoted in many pieces, the no-answer line beside it).
+SECTIONS: tuple[tuple[str, str, int], ...] = (
+    ("text", "u1", 1),  # every distinct string in UTF-8, one after the other
+    ("text_ends", "<i8", 1),  # where each ends, in characters of that text decoded
+    ("quotes", "<i8", 7),  # text, title, url, date (-1: none), score name, passages, broken (-1: none): string ids
+    ("quote_scores", "<f8", 1),  # each quote's score (NaN where it has none: `quote_scored` says which)
+    ("quote_scored", "u1", 1),
+    ("passages", "<i8", 1),  # the string ids of every quote's passages, quote after quote
+    ("pieces", "<i8", 2),  # quoted, shown: quote ids (-1: none); quoted -2: the replay holds no response there
+    ("records", "<i8", 5),  # question text (string id), repeat, segments, evidence pairs, entries
+    ("evidence", "<i8", 2),  # kind, entry: string ids, record after record
+    ("edges", "<f8", 1),  # each record's segments - 1 edges, record after record
+    ("segment_bounds", "<i8", 1),  # how many bounds each segment has (it has one piece more)
+    ("bounds", "<f8", 1),
+    ("segment_pieces", "<i8", 1),  # the piece id of every piece of every segment
+    ("entry_keys", "S64", 1),  # the entries: their keys, sizes and modification times
+    ("entry_sizes", "<i8", 1),
+    ("entry_mtimes", "<i8", 1),
+)
+ALIGN = 8
 
 
 def index_path(run_dir: Path, key: str) -> Path:
     return Path(run_dir) / INDEX_DIR / f"{key}{SUFFIX}"
 
 
-@dataclass(frozen=True)
-class _Sections:
-    """An index file taken apart: the curves' JSON and the entry columns."""
-
-    curves: bytes
-    entries: Entries
-    starts: np.ndarray  # (records + 1,): record i's entries are [starts[i], starts[i + 1])
+def _padded(data: bytes) -> bytes:
+    return data + b"\0" * (-len(data) % ALIGN)
 
 
-def _sections(raw: bytes, key: str) -> _Sections | None:
+class _Numbered:
+    """Distinct values numbered in the order they are first met."""
+
+    def __init__(self) -> None:
+        self.index: dict[Any, int] = {}
+
+    def __call__(self, value: Any) -> int:
+        return self.index.setdefault(value, len(self.index))
+
+    def text(self, value: str | None) -> int:
+        return -1 if value is None else self(value)
+
+
+def _encoded(records: Sequence[tuple[Pair, Record]], entries: Entries) -> dict[str, np.ndarray]:
+    """The sections of `records` (their entries, as the store reported them or as columns of `entries`)."""
+    strings, quotes, pieces = _Numbered(), _Numbered(), _Numbered()
+    rows: list[list[int]] = []
+    evidence: list[int] = []
+    edges: list[float] = []
+    segment_bounds: list[int] = []
+    bounds: list[float] = []
+    segment_pieces: list[int] = []
+    keys: list[str] = []
+    sizes: list[int] = []
+    mtimes: list[int] = []
+
+    def quote_id(quote: Quote | None) -> int:
+        return -1 if quote is None else quotes(quote)
+
+    for (text, repeat), record in records:
+        curve = record.curve
+        edges += curve.edges
+        for segment_b, segment_p in zip(curve.bounds, curve.pieces, strict=True):
+            segment_bounds.append(len(segment_b))
+            bounds += segment_b
+            segment_pieces += [pieces((-2, -1) if p.missing else (quote_id(p.quoted), quote_id(p.shown)))
+                               for p in segment_p]
+        for kind, entry in sorted(record.evidence.items()):
+            evidence += (strings(kind), strings(entry))
+        span = record.entries
+        if isinstance(span, range):  # read from the file: its columns, as they were
+            keys += entries.keys[span.start : span.stop]
+            sizes += entries.sizes[span.start : span.stop].tolist()
+            mtimes += entries.mtimes[span.start : span.stop].tolist()
+        else:
+            for key, size, mtime in span:
+                keys.append(key)
+                sizes.append(size)
+                mtimes.append(mtime)
+        rows.append([strings(text), repeat, len(curve.bounds), len(record.evidence), len(span)])
+    quote_rows, passages = [], []
+    for q in quotes.index:
+        quote_rows.append([strings(q.text), strings(q.title), strings(q.url), strings.text(q.date),
+                           strings(q.score_name), len(q.passages), strings(q.broken) if q.broken else -1])
+        passages += [strings(p) for p in q.passages]
+    texts = list(strings.index)
+    return {
+        "text": np.frombuffer("".join(texts).encode("utf-8"), dtype=np.uint8),
+        "text_ends": np.cumsum([len(t) for t in texts], dtype=np.int64),
+        "quotes": np.array(quote_rows, dtype=np.int64).reshape(-1, 7),
+        "quote_scores": np.array([np.nan if q.score is None else q.score for q in quotes.index], dtype=float),
+        "quote_scored": np.array([q.score is not None for q in quotes.index], dtype=np.uint8),
+        "passages": np.array(passages, dtype=np.int64),
+        "pieces": np.array(list(pieces.index), dtype=np.int64).reshape(-1, 2),
+        "records": np.array(rows, dtype=np.int64).reshape(-1, 5),
+        "evidence": np.array(evidence, dtype=np.int64).reshape(-1, 2),
+        "edges": np.array(edges, dtype=float),
+        "segment_bounds": np.array(segment_bounds, dtype=np.int64),
+        "bounds": np.array(bounds, dtype=float),
+        "segment_pieces": np.array(segment_pieces, dtype=np.int64),
+        "entry_keys": np.array(keys, dtype="S64"),
+        "entry_sizes": np.array(sizes, dtype=np.int64),
+        "entry_mtimes": np.array(mtimes, dtype=np.int64),
+    }
+
+
+def _sections(raw: bytes, key: str) -> dict[str, np.ndarray] | None:
     """The sections of an index file of `key`, or None when it is torn, edited, or not one this version wrote."""
     digest, _, body = raw.partition(b"\n")
     if hashlib.sha256(body).hexdigest().encode() != digest:
@@ -174,23 +223,99 @@ def _sections(raw: bytes, key: str) -> _Sections | None:
     head = orjson.loads(header)
     if not isinstance(head, dict) or head.get("format") != INDEX_FORMAT or head.get("key") != key:
         return None
-    lengths = [int(head[name]) for name in ("curves", "keys")]
-    count, records = int(head["entries"]), int(head["records"])
-    if sum(lengths) + 8 * (2 * count + records + 1) != len(rest):
+    counts = head.get("rows")
+    if not isinstance(counts, dict) or set(counts) != {name for name, _, _ in SECTIONS}:
         return None
-    curves, keys = rest[: lengths[0]], rest[lengths[0] : sum(lengths)]
-    columns = np.frombuffer(rest, dtype=INTEGERS, offset=sum(lengths))
-    starts = columns[2 * count :]
-    if starts[0] != 0 or starts[-1] != count or (np.diff(starts) < 0).any():
-        return None  # every record's entries in order, together all of them
-    if count and len(keys) != (KEY_LENGTH + 1) * count - 1:
+    found, offset = {}, 0
+    for name, dtype, width in SECTIONS:
+        rows = counts[name]
+        if not isinstance(rows, int) or rows < 0:
+            return None
+        size = np.dtype(dtype).itemsize * width * rows
+        if offset + size > len(rest):
+            return None
+        column = np.frombuffer(rest, dtype=dtype, count=width * rows, offset=offset)
+        found[name] = column.reshape(rows, width) if width > 1 else column
+        offset += size + (-size % ALIGN)
+    return found if offset == len(rest) else None
+
+
+def _within(ids: np.ndarray, low: int, count: int) -> bool:
+    return not len(ids) or (int(ids.min()) >= low and int(ids.max()) < count)
+
+
+def _consistent(s: Mapping[str, np.ndarray]) -> bool:
+    """Every count and every id in the sections fits the others: an index that passes cannot be misread."""
+    strings, quotes, pieces, records = len(s["text_ends"]), len(s["quotes"]), len(s["pieces"]), s["records"]
+    segments = records[:, 2]
+    ends = s["text_ends"]
+    return bool(
+        len(s["quote_scores"]) == len(s["quote_scored"]) == quotes
+        and (np.diff(ends) >= 0).all() and (not strings or ends[0] >= 0)
+        and _within(s["quotes"][:, [0, 1, 2, 4]], 0, strings) and _within(s["quotes"][:, [3, 6]], -1, strings)
+        and _within(s["quotes"][:, 5], 0, len(s["passages"]) + 1) and int(s["quotes"][:, 5].sum()) == len(s["passages"])
+        and _within(s["passages"], 0, strings) and _within(s["pieces"], -2, quotes)
+        and _within(s["pieces"][:, 1], -1, quotes)
+        and _within(records[:, 0], 0, strings) and _within(segments, 1, 1 << 62) and (records[:, 1:] >= 0).all()
+        and int(records[:, 3].sum()) == len(s["evidence"]) and _within(s["evidence"], 0, strings)
+        and int(segments.sum()) == len(s["segment_bounds"]) and len(s["edges"]) == int(segments.sum()) - len(records)
+        and _within(s["segment_bounds"], 0, 1 << 62) and int(s["segment_bounds"].sum()) == len(s["bounds"])
+        and len(s["segment_pieces"]) == len(s["bounds"]) + len(s["segment_bounds"])
+        and _within(s["segment_pieces"], 0, pieces)
+        and int(records[:, 4].sum()) == len(s["entry_keys"]) == len(s["entry_sizes"]) == len(s["entry_mtimes"])
+    )
+
+
+def _starts(counts: np.ndarray) -> list[int]:
+    """Where each of consecutive runs of `counts` items starts, and their total at the end."""
+    return [0, *np.cumsum(counts).tolist()]
+
+
+def _decoded(s: Mapping[str, np.ndarray]) -> tuple[dict[Pair, Record], Entries] | None:
+    """The records and entry columns of the sections; None when they do not fit together (see `_consistent`)."""
+    if not _consistent(s):
         return None
-    if keys.translate(None, b"0123456789abcdef\n"):
-        return None  # lower-case hexadecimal request keys, one per line: nothing else reaches a path
-    names = keys.decode("ascii").split("\n") if count else []
-    if len(names) != count or any(len(name) != KEY_LENGTH for name in names):
+    text = s["text"].tobytes().decode("utf-8")
+    ends = s["text_ends"].tolist()
+    if ends and ends[-1] != len(text):
         return None
-    return _Sections(curves, Entries(names, columns[:count], columns[count : 2 * count]), starts)
+    strings = [text[a:b] for a, b in zip([0, *ends[:-1]], ends, strict=True)]
+    passage_ids = s["passages"].tolist()
+    passage_at = _starts(s["quotes"][:, 5])
+    quotes = [Quote(strings[t], strings[title], strings[url], strings[date] if date >= 0 else None,
+                    score if scored else None, strings[name],
+                    tuple(strings[p] for p in passage_ids[passage_at[n] : passage_at[n + 1]]) if passages else (),
+                    strings[broken] if broken >= 0 else "")
+              for n, ((t, title, url, date, name, passages, broken), score, scored)
+              in enumerate(zip(s["quotes"].tolist(), s["quote_scores"].tolist(), s["quote_scored"].tolist(),
+                               strict=True))]
+    pieces = [MISSING if quoted == -2 else Piece(quotes[quoted] if quoted >= 0 else None,
+                                                 quotes[shown] if shown >= 0 else None)
+              for quoted, shown in s["pieces"].tolist()]
+    bounds, edges = s["bounds"].tolist(), s["edges"].tolist()
+    every_piece = [pieces[p] for p in s["segment_pieces"].tolist()]
+    bound_at = _starts(s["segment_bounds"])
+    piece_at = _starts(s["segment_bounds"] + 1)
+    segment_bounds = [tuple(bounds[a:b]) for a, b in zip(bound_at[:-1], bound_at[1:], strict=True)]
+    segment_pieces = [tuple(every_piece[a:b]) for a, b in zip(piece_at[:-1], piece_at[1:], strict=True)]
+    records = s["records"]
+    segment_at, evidence_at, entry_at = (_starts(records[:, column]) for column in (2, 3, 4))
+    evidence = s["evidence"].tolist()
+    found = {}
+    for n, (text_id, repeat) in enumerate(records[:, :2].tolist()):
+        first, last = segment_at[n], segment_at[n + 1]
+        curve = Curve(tuple(edges[first - n : last - n - 1]), tuple(segment_bounds[first:last]),
+                      tuple(segment_pieces[first:last]))
+        pairs = evidence[evidence_at[n] : evidence_at[n + 1]]
+        found[(strings[text_id], repeat)] = Record(curve, {strings[k]: strings[v] for k, v in pairs},
+                                                   range(entry_at[n], entry_at[n + 1]))
+    keys = s["entry_keys"]
+    joined = keys.tobytes()
+    if joined.translate(None, b"0123456789abcdef") or len(joined) != KEY_LENGTH * len(keys):
+        return None  # lower-case hexadecimal request keys of full length: nothing else reaches a path
+    names = joined.decode("ascii")
+    return found, Entries([names[i : i + KEY_LENGTH] for i in range(0, len(names), KEY_LENGTH)],
+                          s["entry_sizes"], s["entry_mtimes"])
 
 
 class ReplayIndex:
@@ -213,18 +338,11 @@ class ReplayIndex:
         found = cls(run_dir, key)
         try:
             sections = _sections(found.path.read_bytes(), key)
-            if sections is None:
-                return found
-            data = orjson.loads(sections.curves)
-            strings, starts = data["strings"], sections.starts.tolist()
-            if len(starts) != len(data["records"]) + 1 or starts[-1] != len(sections.entries.keys):
-                return found
-            for n, (text, repeat, curve, evidence) in enumerate(data["records"]):
-                found.records[(strings[text], repeat)] = Record(_curve_of(curve, strings), dict(evidence),
-                                                                range(starts[n], starts[n + 1]))
-            found.entries = sections.entries
+            decoded = None if sections is None else _decoded(sections)
         except (OSError, ValueError, KeyError, TypeError, IndexError):
-            found.records = {}  # no index, or not one of ours: replay everything
+            decoded = None  # no index, or not one of ours: replay everything
+        if decoded is not None:
+            found.records, found.entries = decoded
         return found
 
     def usable(self, pairs: Iterable[Pair], store: ResponseStore) -> dict[Pair, Record]:
@@ -261,31 +379,11 @@ class ReplayIndex:
         recent index files; a directory the sweep may not write gets none, and nothing is said."""
         if not self.changed:
             return
-        strings = _Strings()
-        records: list[list[Any]] = []
-        keys: list[str] = []
-        sizes: list[int] = []
-        mtimes: list[int] = []
-        starts = [0]
-        old = self.entries
-        for (text, repeat), r in sorted(self.records.items()):
-            records.append([strings(text), repeat, _curve_data(r.curve, strings), sorted(r.evidence.items())])
-            if isinstance(r.entries, range):  # read from the file: its columns, as they were
-                keys += old.keys[r.entries.start : r.entries.stop]
-                sizes += old.sizes[r.entries.start : r.entries.stop].tolist()
-                mtimes += old.mtimes[r.entries.start : r.entries.stop].tolist()
-            else:
-                for key, size, mtime in r.entries:
-                    keys.append(key)
-                    sizes.append(size)
-                    mtimes.append(mtime)
-            starts.append(len(keys))
-        curves = orjson.dumps({"strings": strings.table(), "records": records})
-        names = "\n".join(keys).encode("utf-8")
-        header = orjson.dumps({"format": INDEX_FORMAT, "key": self.key, "curves": len(curves), "keys": len(names),
-                               "entries": len(keys), "records": len(records)})
-        columns = np.array(sizes + mtimes + starts, dtype=INTEGERS)
-        body = b"".join([header, b"\n", curves, names, columns.tobytes()])
+        sections = _encoded(sorted(self.records.items()), self.entries)
+        header = orjson.dumps({"format": INDEX_FORMAT, "key": self.key,
+                               "rows": {name: len(sections[name]) for name, _, _ in SECTIONS}})
+        body = b"".join([header, b"\n", *(_padded(sections[name].astype(dtype, copy=False).tobytes())
+                                          for name, dtype, _ in SECTIONS)])
         with contextlib.suppress(OSError):
             private_dir(self.path.parent)
             write_private(self.path, hashlib.sha256(body).hexdigest().encode() + b"\n" + body)

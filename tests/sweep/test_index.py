@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 
 from conftest import record
+from quotefinder.pipelines import MISSING, Curve, Piece, Quote
 from quotefinder.sweep import replay
-from quotefinder.sweep.index import INDEX_DIR, SUFFIX
+from quotefinder.sweep.index import INDEX_DIR, SECTIONS, SUFFIX, Record, ReplayIndex
 from quotefinder.sweepcmd import main
 from quotefinder.testing import synthetic
 
@@ -105,43 +106,82 @@ def test_an_entry_touched_after_indexing_is_replayed_and_changes_nothing(ten: Pa
     assert_same_reports(tmp_path / "first", tmp_path / "after")
 
 
-def _resealed(raw: bytes, change: bytes) -> bytes:
-    """The index with `change` made to its header line (the entry count), under a checksum made afresh."""
+def _sealed(body: bytes) -> bytes:
+    return hashlib.sha256(body).hexdigest().encode() + b"\n" + body
+
+
+def _resealed_header(raw: bytes, section: str, rows: int) -> bytes:
+    """The index with its header saying `section` has `rows` more rows than it holds, under a fresh checksum."""
     _, _, body = raw.partition(b"\n")
     header, _, rest = body.partition(b"\n")
-    body = header.replace(b'"entries":', change, 1) + b"\n" + rest
-    return hashlib.sha256(body).hexdigest().encode() + b"\n" + body
+    head = json.loads(header)
+    head["rows"][section] += rows
+    return _sealed(json.dumps(head).encode() + b"\n" + rest)
 
 
-def _resealed_starts(raw: bytes, first: int, second: int) -> bytes:
-    """The index with its first two records' starting entries set to `first` and `second` (where each record's
-    entries begin in the entry columns), under a checksum made afresh: sizes that still fit the header."""
+def _resealed_section(raw: bytes, section: str, row: int, column: int, value: int) -> bytes:
+    """The index with one number of an integer section set to `value`, under a fresh checksum: a file whose
+    sections still fit its header, but whose numbers do not fit each other."""
     _, _, body = raw.partition(b"\n")
-    records = json.loads(body.partition(b"\n")[0])["records"]
-    starts = np.frombuffer(body[len(body) - 8 * (records + 1) :], dtype="<i8").copy()
-    starts[:2] = first, second
-    body = body[: len(body) - 8 * (records + 1)] + starts.tobytes()
-    return hashlib.sha256(body).hexdigest().encode() + b"\n" + body
+    header, _, rest = body.partition(b"\n")
+    counts = json.loads(header)["rows"]
+    offset = 0
+    for name, dtype, width in SECTIONS:
+        size = np.dtype(dtype).itemsize * width * counts[name]
+        if name == section:
+            column_data = np.frombuffer(rest, dtype=dtype, count=width * counts[name], offset=offset).copy()
+            column_data.reshape(counts[name], width)[row, column] = value
+            rest = rest[:offset] + column_data.tobytes() + rest[offset + size :]
+            break
+        offset += size + (-size % 8)
+    return _sealed(header + b"\n" + rest)
 
 
-@pytest.mark.parametrize("damage", ["edited", "torn", "garbage", "resealed", "out of range", "not from the first",
-                                    "backwards"])
+def _flipped(raw: bytes) -> bytes:
+    """The index with one bit of its body changed (three quarters in: a curve's number), its checksum line left."""
+    at = len(raw) * 3 // 4
+    return raw[:at] + bytes([raw[at] ^ 1]) + raw[at + 1 :]
+
+
+DAMAGES = {
+    "edited": _flipped,
+    "torn": lambda raw: raw[: len(raw) // 2],
+    "garbage": lambda raw: b"not an index",
+    "a section longer than the file": lambda raw: _resealed_header(raw, "bounds", 1),
+    "a section shorter than the file": lambda raw: _resealed_header(raw, "edges", -1),
+    "a piece out of range": lambda raw: _resealed_section(raw, "segment_pieces", 0, 0, 10**6),
+    "a string out of range": lambda raw: _resealed_section(raw, "quotes", 0, 0, -1),
+    "entries that do not add up": lambda raw: _resealed_section(raw, "records", 0, 4, 10**6),
+    "a negative count": lambda raw: _resealed_section(raw, "records", 1, 3, -1),
+    "segments that do not add up": lambda raw: _resealed_section(raw, "records", 0, 2, 2),
+}
+
+
+@pytest.mark.parametrize("damage", list(DAMAGES))
 def test_a_damaged_index_is_never_trusted(ten: Path, tmp_path: Path, counted, damage: str) -> None:
-    """An index edited by hand (a probability changed, its checksum line left), cut short, not an index at
-    all, or with sections that do not fit its header under a fresh checksum: ignored, every pair replayed from the
-    cache, the same results, and a good index written in its place."""
+    """An index edited by hand (a bit of a curve changed, its checksum line left), cut short, not an index at
+    all, or, under a fresh checksum, with sections that do not fit its header or numbers that do not fit each
+    other: ignored, every pair replayed from the cache, the same results, and a good index written in its place."""
     assert sweep(ten, tmp_path / "first") == 0
     [index] = (ten / INDEX_DIR).glob(f"*{SUFFIX}")
     raw = index.read_bytes()
-    index.write_bytes({"edited": raw.replace(b"0.9", b"0.1", 1), "torn": raw[: len(raw) // 2],
-                       "garbage": b"not an index", "resealed": _resealed(raw, b'"entries":1'),
-                       "out of range": _resealed_starts(raw, 0, 10**6),
-                       "not from the first": _resealed_starts(raw, 9, 9), "backwards": _resealed_starts(raw, 0, -1),
-                       }[damage])
+    damaged = DAMAGES[damage](raw)
+    assert damaged != raw
+    index.write_bytes(damaged)
     assert sweep(ten, tmp_path / "after") == 0
     assert counted == [30, 30]
     assert_same_reports(tmp_path / "first", tmp_path / "after")
     assert sweep(ten, tmp_path / "again") == 0 and counted[-1] == 0
+
+
+def test_an_index_resealed_unchanged_is_trusted(ten: Path, tmp_path: Path, counted) -> None:
+    """The damage helpers above change only what they say: the same file resealed is read as before."""
+    assert sweep(ten, tmp_path / "first") == 0
+    [index] = (ten / INDEX_DIR).glob(f"*{SUFFIX}")
+    raw = index.read_bytes()
+    index.write_bytes(_resealed_header(_resealed_header(raw, "bounds", 1), "bounds", -1))
+    assert sweep(ten, tmp_path / "after") == 0
+    assert counted == [30, 0]
 
 
 def test_a_run_the_sweep_may_not_write_gets_no_index_and_the_same_report(ten: Path, tmp_path: Path) -> None:
@@ -207,3 +247,58 @@ def test_an_index_write_stopped_part_way_leaves_no_file_behind(ten: Path, tmp_pa
     index.changed = True
     index.save()
     assert sorted(p.name for p in (ten / INDEX_DIR).iterdir()) == [path.name]
+
+
+def _random_records(rng: np.random.Generator, count: int) -> dict[tuple[str, int], Record]:
+    """Records of every kind a system hands on: quotes with and without a date or a score, of several passages,
+    broken ones, the closest candidate shown beside the no-answer line, pieces the replay holds no response for,
+    shared quotes, text outside ASCII; entries as the store reports them."""
+    texts = ["Zwölf Äpfel", "", "a\nb", "naïve café 🍎", "plain", "x" * 300]
+    quotes = [Quote(str(rng.choice(texts)) + str(n), str(rng.choice(texts)), f"https://e.example/{n}",
+                    None if n % 3 == 0 else "2024-01-0" + str(n % 9 + 1), None if n % 4 == 0 else float(rng.random()),
+                    ["answers", "has_answer", ""][n % 3], tuple(str(rng.choice(texts)) for _ in range(n % 3)),
+                    "cites a source it was not given" if n % 5 == 0 else "")
+              for n in range(12)]
+
+    def piece() -> Piece:
+        kind = int(rng.integers(4))
+        if kind == 0:
+            return MISSING
+        return Piece(quotes[int(rng.integers(len(quotes)))] if kind == 1 else None,
+                     quotes[int(rng.integers(len(quotes)))] if kind == 2 else None)
+
+    records = {}
+    for n in range(count):
+        segments = int(rng.integers(1, 5))
+        edges = tuple(sorted(float(e) for e in rng.random(segments - 1)))
+        bounds = tuple(tuple(sorted(float(b) for b in rng.random(int(rng.integers(0, 4))))) for _ in range(segments))
+        pieces = tuple(tuple(piece() for _ in range(len(b) + 1)) for b in bounds)
+        entries = tuple((hashlib.sha256(f"{n}.{k}".encode()).hexdigest(), int(rng.integers(1, 10**9)),
+                         int(rng.integers(0, 2**62))) for k in range(int(rng.integers(0, 4))))
+        evidence = {"synthetic": entries[0][0]} if entries and n % 2 else {}
+        records[(f"question {n} {rng.choice(texts)}", n % 3)] = Record(Curve(edges, bounds, pieces), evidence,
+                                                                        entries)
+    return records
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_an_index_reads_back_every_record_it_wrote(tmp_path: Path, seed: int) -> None:
+    """Written and read again, every curve, evidence and entry is as it was, whatever the quotes and pieces hold;
+    written again from what was read (the entries then columns of the file), the file is the same bytes."""
+    records = _random_records(np.random.default_rng(seed), 60)
+    index = ReplayIndex(tmp_path, "k" * 32, dict(records))
+    index.changed = True
+    index.save()
+    again = ReplayIndex.open(tmp_path, "k" * 32)
+    assert again.records.keys() == records.keys()
+    for pair, written in records.items():
+        read = again.records[pair]
+        assert read.curve == written.curve and dict(read.evidence) == dict(written.evidence)
+        assert isinstance(read.entries, range)
+        entries = again.entries
+        assert [(entries.keys[i], int(entries.sizes[i]), int(entries.mtimes[i])) for i in read.entries] == list(
+            written.entries)
+    raw = index.path.read_bytes()
+    again.changed = True
+    again.save()
+    assert index.path.read_bytes() == raw
