@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ReportError
-from ..sweep.replay import die_with_parent, forking
+from ..sweep.apart import die_with_parent, forking
 from .figures import Figure
 
 WAIT_AT_MOST = 600.0  # seconds for the figures of one report; far beyond any grid the sweep accepts

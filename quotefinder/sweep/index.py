@@ -29,6 +29,7 @@ import hashlib
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +37,9 @@ import numpy as np
 import orjson
 
 from ..pipelines import MISSING, Curve, Piece, Quote, System
-from ..record.store import Entry, ResponseStore
+from ..record.store import Entry, ResponseStore, open_store
 from ..storage import private_dir, remove_stale_temporaries, write_private
+from .apart import Apart, answer
 
 INDEX_FORMAT = "quotefinder-replay-index/3"
 INDEX_DIR = "replay-index"
@@ -45,6 +47,7 @@ SUFFIX = ".index"
 KEEP = 4  # index files (coverages) kept per run: a team sweeps a few grids, again and again
 INTEGERS = np.dtype("<i8")
 KEY_LENGTH = 64  # an entry's key: its request's SHA-256, in hexadecimal
+CHECK_APART_FROM = 20_000  # entries (about 2,000 questions); fewer are checked here, quicker than a child starts
 
 Pair = tuple[str, int]  # a question's text and a repeat index
 
@@ -271,10 +274,8 @@ def _starts(counts: np.ndarray) -> list[int]:
     return [0, *np.cumsum(counts).tolist()]
 
 
-def _decoded(s: Mapping[str, np.ndarray]) -> tuple[dict[Pair, Record], Entries] | None:
-    """The records and entry columns of the sections; None when they do not fit together (see `_consistent`)."""
-    if not _consistent(s):
-        return None
+def _records(s: Mapping[str, np.ndarray]) -> dict[Pair, Record] | None:
+    """The records of the sections (checked by `_consistent`); None when their text does not fit its ends."""
     text = s["text"].tobytes().decode("utf-8")
     ends = s["text_ends"].tolist()
     if ends and ends[-1] != len(text):
@@ -309,13 +310,32 @@ def _decoded(s: Mapping[str, np.ndarray]) -> tuple[dict[Pair, Record], Entries] 
         pairs = evidence[evidence_at[n] : evidence_at[n + 1]]
         found[(strings[text_id], repeat)] = Record(curve, {strings[k]: strings[v] for k, v in pairs},
                                                    range(entry_at[n], entry_at[n + 1]))
+    return found
+
+
+def _entries(s: Mapping[str, np.ndarray]) -> Entries | None:
+    """The entry columns of the sections; None unless every key is a request key (64 lower-case hexadecimal
+    characters: nothing else reaches a path)."""
     keys = s["entry_keys"]
     joined = keys.tobytes()
     if joined.translate(None, b"0123456789abcdef") or len(joined) != KEY_LENGTH * len(keys):
-        return None  # lower-case hexadecimal request keys of full length: nothing else reaches a path
+        return None
     names = joined.decode("ascii")
-    return found, Entries([names[i : i + KEY_LENGTH] for i in range(0, len(names), KEY_LENGTH)],
-                          s["entry_sizes"], s["entry_mtimes"])
+    return Entries([names[i : i + KEY_LENGTH] for i in range(0, len(names), KEY_LENGTH)], s["entry_sizes"],
+                   s["entry_mtimes"])
+
+
+def _unchanged_in(run_dir: Path, cache_format: str | None, entries: Entries) -> np.ndarray:
+    """`entries_unchanged` against the run's own store, opened (and closed) here: what a check apart does."""
+    store = open_store(run_dir, cache_format)
+    try:
+        return entries_unchanged(entries, store)
+    finally:
+        store.close()
+
+
+def _check_apart(parent: int, sender: Connection, run_dir: Path, cache_format: str | None, entries: Entries) -> None:
+    answer(parent, sender, lambda: _unchanged_in(run_dir, cache_format, entries))
 
 
 class ReplayIndex:
@@ -326,28 +346,51 @@ class ReplayIndex:
         self.records: dict[Pair, Record] = records or {}
         self.entries = Entries.empty()  # the columns that records read from the file point into
         self.changed = False
+        self._checked: Apart[np.ndarray] | None = None  # the entries' check, when `open` started one apart
 
     @property
     def path(self) -> Path:
         return index_path(self.run_dir, self.key)
 
     @classmethod
-    def open(cls, run_dir: Path, key: str) -> ReplayIndex:
+    def open(cls, run_dir: Path, key: str, cache_format: str | None = None, apart: bool = False) -> ReplayIndex:
         """The index file of `key` in `run_dir`, or an empty index when there is none, or it is not one this
-        version wrote (it is then replaced when the sweep saves)."""
+        version wrote (it is then replaced when the sweep saves). With `apart`, and entries enough to pay for a
+        child (`CHECK_APART_FROM`), the entries are checked against the run's store (of `cache_format`) in a
+        forked child while the records are built here (`usable` collects the answer; `close` stops it)."""
         found = cls(run_dir, key)
         try:
             sections = _sections(found.path.read_bytes(), key)
-            decoded = None if sections is None else _decoded(sections)
+            entries = _entries(sections) if sections is not None and _consistent(sections) else None
+            if entries is not None and sections is not None:
+                found._checked = Apart(
+                    "quotefinder-entries",
+                    lambda parent, sender: _check_apart(parent, sender, found.run_dir, cache_format, entries),
+                    lambda: _unchanged_in(found.run_dir, cache_format, entries),
+                    apart and len(entries.keys) >= CHECK_APART_FROM)
+                records = _records(sections)
+                if records is not None:
+                    found.records, found.entries = records, entries
         except (OSError, ValueError, KeyError, TypeError, IndexError):
-            decoded = None  # no index, or not one of ours: replay everything
-        if decoded is not None:
-            found.records, found.entries = decoded
+            found.records = {}  # no index, or not one of ours: replay everything
+        except BaseException:
+            found.close()
+            raise
+        if not found.records:
+            found.close()
         return found
 
+    def close(self) -> None:
+        """Stop a check of the entries still running apart (`open`); nothing of it is kept."""
+        if self._checked is not None:
+            self._checked.close()
+            self._checked = None
+
     def usable(self, pairs: Iterable[Pair], store: ResponseStore) -> dict[Pair, Record]:
-        """The records of `pairs` whose entries are all as they were when they were indexed (`store.entry`)."""
-        changed = ~entries_unchanged(self.entries, store)
+        """The records of `pairs` whose entries are all as they were when they were indexed (`store.entry`, or the
+        answer of the check `open` started apart)."""
+        checked, self._checked = self._checked, None
+        changed = ~(checked.result() if checked is not None else entries_unchanged(self.entries, store))
         changed_before = np.concatenate([[0], np.cumsum(changed)])  # how many changed entries precede each one
         found = {}
         for pair in pairs:

@@ -12,15 +12,10 @@ never an approximation.
 from __future__ import annotations
 
 import atexit
-import contextlib
-import ctypes
 import dataclasses
 import multiprocessing
 import os
 import signal
-import sys
-import threading
-import time
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -36,7 +31,9 @@ from ..recipe import pipeline
 from ..recipe.contract import ApiRequest
 from ..record.rundir import RUN_FILE, RunRecord
 from ..record.store import ResponseStore, open_store
-from .index import Entry, Pair, Record, ReplayIndex, index_key, index_path
+from . import parsed
+from .apart import Apart, answer, die_with_parent, forking
+from .index import INDEX_DIR, Entry, Pair, Record, ReplayIndex, index_key, index_path
 from .verdicts import load_verdicts, verdicts_path, with_verdicts
 
 SHOW = 10
@@ -88,10 +85,12 @@ def judging_path(run_dir: Path, record: RunRecord, path: Path | None) -> Path:
     return found
 
 
-def judged_with(path: Path) -> QuestionSet:
-    """The question file at `path`, parsed as it is now, with the verdicts beside it (`ten.verdicts.yaml` for
-    `ten.yaml`) attached to the questions they judge."""
-    questions = load_questions(path)
+def judged_with(path: Path, cache: Path | None = None,
+                kept: tuple[QuestionSet | None, bytes, str] | None = None) -> QuestionSet:
+    """The question file at `path`, parsed as it is now (or, given a `cache`, as a sweep parsed the same bytes
+    before: `parsed.parsed`; `kept`, what `parsed.kept_questions` found there), with the verdicts beside it
+    (`ten.verdicts.yaml` for `ten.yaml`), read now, attached to the questions they judge."""
+    questions = load_questions(path) if cache is None else parsed.parsed(path, cache, kept)
     return with_verdicts(questions, load_verdicts(verdicts_path(questions.path)))
 
 
@@ -99,90 +98,27 @@ PARSE_APART_FROM = 256 * 1024  # bytes of question file (about 2,000 questions: 
 # collector; the child's start and the pickled answer about half that); smaller files are parsed in this process
 
 
-class QuestionsInBackground:
-    """The judging question file (`judged_with`), parsed in a forked child while this process reads the replay
-    index and checks its entries, when `jobs` allows a second process and the file is large enough to pay for
-    the child; else parsed in this process when `result` is called. The same `QuestionSet` either way (the
-    child's is pickled back field by field, `Question.__reduce__`), and the same error: one the child met is
-    raised here as if the parse had happened here, and a child that died is replaced by a parse here.
+class QuestionsInBackground(Apart[QuestionSet]):
+    """The judging question file (`judged_with`), parsed in a forked child (`Apart`) while this process reads the
+    replay index, when `jobs` allows a second process and the file is large enough to pay for the child; else
+    parsed in this process when `result` is called. The same `QuestionSet` either way (the child's is pickled
+    back field by field, `Question.__reduce__`), and the same error. With a `cache` (`parsed`) that keeps the
+    file's bytes parsed, nothing is parsed: the questions are read from it here."""
 
-    The child is a plain process with a pipe (no pool, so this process has no helper threads when the replay
-    workers fork), killed at once when the block ends without its answer (Ctrl+C, an error): it holds nothing
-    that would be lost."""
-
-    def __init__(self, path: Path, jobs: int) -> None:
+    def __init__(self, path: Path, jobs: int, cache: Path | None = None) -> None:
         self.path = path
-        self.child: multiprocessing.process.BaseProcess | None = None
-        self.answer: Connection | None = None
+        kept = parsed.kept_questions(path, cache) if cache is not None else None
         try:
             large = path.stat().st_size >= PARSE_APART_FROM
         except OSError:
             large = False  # said by the parse, in this process
-        if jobs > 1 and large and "fork" in multiprocessing.get_all_start_methods():
-            context = multiprocessing.get_context("fork")
-            answer, sender = context.Pipe(duplex=False)
-            child = context.Process(target=_parse_apart, args=(os.getpid(), path, sender), daemon=True,
-                                    name="quotefinder-questions")
-            try:
-                with forking():  # a Ctrl+C held back until the child is ours to stop
-                    child.start()
-                    self.child, self.answer = child, answer
-            except OSError:
-                pass  # no process to be had (fork refused: a process limit, memory): parsed here
-            finally:
-                sender.close()
-                if self.answer is None:
-                    answer.close()
-
-    def result(self) -> QuestionSet:
-        if self.child is None or self.answer is None:
-            return judged_with(self.path)
-        grace = 0.0
-        try:
-            found = self.answer.recv()
-            grace = 5.0  # answered: it is ending on its own
-        except Exception:  # EOFError above all
-            found = None  # the child died (killed, out of memory) before it answered, or its answer is unreadable
-        finally:
-            self.close(grace)
-        if found is None:
-            return judged_with(self.path)  # parsed here instead
-        if isinstance(found, BaseException):
-            raise found
-        return found
-
-    def __enter__(self) -> QuestionsInBackground:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self, grace: float = 0.0) -> None:
-        """Stop the child if it is still running after `grace` seconds (nothing of it is kept), and reap it."""
-        if self.child is not None:
-            if grace:
-                self.child.join(grace)
-            if self.child.is_alive():
-                self.child.kill()
-            self.child.join()
-            self.child = None
-        if self.answer is not None:
-            self.answer.close()
-            self.answer = None
+        super().__init__("quotefinder-questions", lambda parent, sender: _parse_apart(parent, path, sender, cache),
+                         lambda: judged_with(path, cache, kept),
+                         jobs > 1 and large and (kept is None or kept[0] is None))
 
 
-def _parse_apart(parent: int, path: Path, sender: Connection) -> None:
-    """The child: end with `parent`; send back the parsed question set, or the error that stopped it (as a
-    value, so that the parent raises it without a remote traceback)."""
-    die_with_parent(parent)
-    found: QuestionSet | Exception
-    try:
-        found = judged_with(path)
-    except Exception as error:  # raised by the parent
-        found = error
-    with contextlib.suppress(Exception):  # an answer that cannot be pickled: the parent, getting none, parses
-        sender.send(found)
-    sender.close()
+def _parse_apart(parent: int, path: Path, sender: Connection, cache: Path | None = None) -> None:
+    answer(parent, sender, lambda: judged_with(path, cache))
 
 
 Evidence = dict[str, str]  # each kind of evidence replayed ("live", "synthetic") -> the first entry that holds it
@@ -258,53 +194,6 @@ def derived_evidence(run_dir: Path, record: RunRecord, evidence: Evidence) -> st
                           f"{RUN_FILE} was edited or damaged; record again into a new directory with "
                           "`eval.py --run DIR`")
     return found
-
-
-PR_SET_PDEATHSIG = 1  # linux/prctl.h
-_STOPS = {signal.SIGINT, signal.SIGTERM}
-
-
-@contextlib.contextmanager
-def forking() -> Iterator[None]:
-    """Around starting child processes: Ctrl+C and SIGTERM held back in this thread, so that a child (which
-    starts with this thread's mask) never runs the parent's handlers before `die_with_parent` has set its own;
-    the parent gets any that arrived as the block ends."""
-    if not hasattr(signal, "pthread_sigmask"):  # no signal masks (and no fork) here
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
-def die_with_parent(parent: int) -> None:
-    """Make this forked child end when `parent`, the process that forked it, ends, however it ends (`kill -9`
-    included), so that no child outlives a sweep holding its stdout open. On Linux the kernel kills the child
-    (`prctl(PR_SET_PDEATHSIG, SIGKILL)`); elsewhere a thread checks the parent five times a second. The child
-    leaves Ctrl+C to the parent (a terminal sends it to the whole process group; the parent stops its children
-    and says so in one line) and takes SIGTERM's default action, whatever handler it inherited."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)  # held back by `forking`: a Ctrl+C meanwhile is dropped
-    armed = False
-    if sys.platform == "linux":
-        try:
-            armed = ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
-        except (OSError, AttributeError):
-            armed = False
-    if os.getppid() != parent:  # the parent ended before the kernel was told to watch it
-        os._exit(1)
-    if not armed:
-        threading.Thread(target=_watch, args=(parent,), daemon=True, name="quotefinder-parent-watch").start()
-
-
-def _watch(parent: int) -> None:
-    while os.getppid() == parent:
-        time.sleep(0.2)
-    os._exit(1)
 
 
 _SAVING: dict[Path, multiprocessing.process.BaseProcess] = {}  # index files being written apart, by path
@@ -466,18 +355,22 @@ def replay_run(run_dir: Path, coverage: Coverage, questions_path: Path | None = 
     pairs = [(text, r) for text in recorded for r in repeats]
     under_test, config = run_system(record)
     chosen = (under_test.name, config, record.cache_format)
-    with QuestionsInBackground(judging_path(run_dir, record, questions_path), jobs) as parsing:
+    with QuestionsInBackground(judging_path(run_dir, record, questions_path), jobs,
+                               run_dir / INDEX_DIR if use_index else None) as parsing:
         key = index_key(under_test, record.config.pipeline_digest, coverage)
         if use_index:
             index_written(index_path(run_dir, key))  # one still being written apart by an earlier replay
-        index = ReplayIndex.open(run_dir, key) if use_index else None
+        index = ReplayIndex.open(run_dir, key, record.cache_format, apart=jobs > 1) if use_index else None
         indexed = {}
         if index is not None:
-            store = open_store(run_dir, record.cache_format)
             try:
-                indexed = index.usable(pairs, store)
+                store = open_store(run_dir, record.cache_format)
+                try:
+                    indexed = index.usable(pairs, store)
+                finally:
+                    store.close()
             finally:
-                store.close()
+                index.close()  # its check apart, when `usable` was never reached
         with Background(run_dir, [p for p in pairs if p not in indexed], coverage, chosen, jobs) as background:
             question_set = parsing.result()  # parsed while the index was read, or while the workers replay
             known = set(recorded)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import signal
 import time
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pytest
 
 from conftest import record
 from quotefinder.pipelines import MISSING, Curve, Piece, Quote
+from quotefinder.sweep import index as index_module
 from quotefinder.sweep import replay
 from quotefinder.sweep.index import INDEX_DIR, SECTIONS, SUFFIX, Record, ReplayIndex
 from quotefinder.sweepcmd import main
@@ -240,13 +242,13 @@ def test_an_index_write_stopped_part_way_leaves_no_file_behind(ten: Path, tmp_pa
         time.sleep(0.05)
     assert list((ten / INDEX_DIR).glob(".*.tmp"))
     replay.index_written(stop=True)
-    assert not list((ten / INDEX_DIR).iterdir())
+    assert not [p for p in (ten / INDEX_DIR).iterdir() if p.suffix != ".questions"]  # (the questions kept stay)
     stale = ten / INDEX_DIR / f".{path.name}.{2**22 + 7}.tmp"  # a writer killed with -9, long gone
     stale.write_bytes(b"part")
     monkeypatch.undo()
     index.changed = True
     index.save()
-    assert sorted(p.name for p in (ten / INDEX_DIR).iterdir()) == [path.name]
+    assert sorted(p.name for p in (ten / INDEX_DIR).iterdir() if p.suffix != ".questions") == [path.name]
 
 
 def _random_records(rng: np.random.Generator, count: int) -> dict[tuple[str, int], Record]:
@@ -302,3 +304,54 @@ def test_an_index_reads_back_every_record_it_wrote(tmp_path: Path, seed: int) ->
     again.changed = True
     again.save()
     assert index.path.read_bytes() == raw
+
+
+@pytest.fixture
+def checked_apart(monkeypatch, tmp_path: Path) -> Path:
+    """Every index's entries checked apart (whatever their number); the file gets the pid of each process that
+    checked them."""
+    pids = tmp_path / "checked-by"
+    unchanged = index_module._unchanged_in
+
+    def noted(*args: object) -> object:
+        with pids.open("a") as out:
+            out.write(f"{os.getpid()}\n")
+        return unchanged(*args)
+
+    monkeypatch.setattr(index_module, "CHECK_APART_FROM", 1)
+    monkeypatch.setattr(index_module, "_unchanged_in", noted)
+    return pids
+
+
+def test_entries_checked_apart_find_an_edit_and_a_touch_as_here(ten: Path, tmp_path: Path, counted, capsys,
+                                                                 checked_apart: Path) -> None:
+    """With two jobs the entries are checked in a child while the records are built; what it finds is what a
+    check here finds: a touched entry replays its question, an edited one is reported by its path."""
+    assert sweep(ten, tmp_path / "first", "--jobs", "2") == 0
+    assert sweep(ten, tmp_path / "again", "--jobs", "2") == 0
+    assert counted == [30, 0]
+    [checker] = checked_apart.read_text().split()  # the second sweep's check, by a child
+    assert int(checker) != os.getpid()
+    entry = some_entry(ten)
+    os.utime(entry, ns=(entry.stat().st_atime_ns, entry.stat().st_mtime_ns + 1_000_000))
+    assert sweep(ten, tmp_path / "touched", "--jobs", "2") == 0
+    assert 0 < counted[-1] <= 3
+    assert_same_reports(tmp_path / "first", tmp_path / "touched")
+    entry.write_bytes(entry.read_bytes().replace(b'"status": 200', b'"status": 201'))
+    capsys.readouterr()
+    assert sweep(ten, tmp_path / "edited", "--jobs", "2") == 2
+    assert str(entry) in capsys.readouterr().err
+
+
+def _killed(parent: int, sender: object, *rest: object) -> None:
+    os.kill(os.getpid(), signal.SIGKILL)  # the child checking the entries killed (kill -9, out of memory)
+
+
+def test_entries_whose_check_apart_dies_are_checked_here(ten: Path, tmp_path: Path, counted, monkeypatch,
+                                                         checked_apart: Path) -> None:
+    assert sweep(ten, tmp_path / "first", "--jobs", "2") == 0
+    monkeypatch.setattr(index_module, "_check_apart", _killed)
+    assert sweep(ten, tmp_path / "again", "--jobs", "2") == 0
+    assert checked_apart.read_text().split() == [str(os.getpid())]  # checked here instead
+    assert counted == [30, 0]
+    assert_same_reports(tmp_path / "first", tmp_path / "again")
