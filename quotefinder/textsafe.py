@@ -88,6 +88,8 @@ def csv_text(text: str | None) -> str:
     invisible characters a spreadsheet or a split line would skip)."""
     if text is None:
         return ""
+    if text[:1].isalnum():  # the common case: a letter or a digit is neither space, nor hidden, nor a formula's start
+        return text
     first = next((char for char in text if not (char.isspace() or hidden(char))), "")
     return f"'{text}" if text.startswith(("\t", "\r")) or (first and first in _FORMULA_START) else text
 

@@ -71,3 +71,15 @@ def test_markdown_text_renders_as_its_own_text_and_nothing_else(text: str) -> No
     tags = re.findall(r"<[^>]*>", inner)
     assert all(re.fullmatch(r'<a href="mailto:[^"]*">|</a>', tag) for tag in tags), tags  # an e-mail at most
     assert html.unescape(re.sub(r"<[^>]*>", "", inner)) == f"Caution: {one_line(text)}".strip()
+
+
+def test_no_letter_or_digit_is_hidden_so_csv_text_may_pass_text_starting_with_one() -> None:
+    """`csv_text` returns text whose first character is a letter or a digit (of any script) unchanged, without
+    looking further: such a character is never whitespace, never hidden and never a formula's start. Every code
+    point is checked."""
+    from quotefinder.textsafe import hidden
+
+    alnum = [c for c in map(chr, range(0x110000)) if c.isalnum()]
+    assert len(alnum) > 100_000
+    assert not [c for c in alnum if c.isspace() or hidden(c) or c in "=+-@"]
+    assert csv_text("=SUM(A1)") == "'=SUM(A1)" and csv_text("\u200b=1") == "'\u200b=1" and csv_text("a=1") == "a=1"

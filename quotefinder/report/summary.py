@@ -540,19 +540,19 @@ def _more(total: int) -> list[str]:
 
 def _review(result: Sweep) -> list[str]:
     """Quotes printed at either point (any repeat) that are unjudged or judged wrong."""
-    seen, rows = set(), []
+    seen, found = set(), []
     for point in (result.default, result.recommended):
         for judged in point.judged:
             for question, j in zip(result.questions, judged, strict=True):
-                if j.quote and j.outcome in (Outcome.UNJUDGED, Outcome.WRONG):
-                    c = j.quote
-                    if (question.id, c.text) not in seen:
-                        seen.add((question.id, c.text))
-                        rows.append(f"| {_md(question.id)} | {j.outcome.label} at {point.name} | {_md(c.text)} "
-                                    f"| {_md(c.title)} | {_md(c.url)} |")
-    if not rows:
+                key = (question.id, j.quote.text if j.quote else "")
+                if j.quote and j.outcome in (Outcome.UNJUDGED, Outcome.WRONG) and key not in seen:
+                    seen.add(key)
+                    found.append((question, j, point.name))
+    if not found:
         return []
     hint = ["Unjudged quotes can be judged once, for good, with `sweep.py RUN --review`.", ""] \
-        if any("| unjudged at " in row for row in rows) else []
+        if any(j.outcome is Outcome.UNJUDGED for _, j, _ in found) else []
+    rows = [f"| {_md(question.id)} | {j.outcome.label} at {name} | {_md(j.quote.text)} | {_md(j.quote.title)} "
+            f"| {_md(j.quote.url)} |" for question, j, name in found[:LIST_AT_MOST] if j.quote]
     return ["## Quotes that need review", "", *hint, "| Question | Status | Quote | Source | URL |",
-            "|---|---|---|---|---|", *rows[:LIST_AT_MOST], *_more(len(rows)), ""]
+            "|---|---|---|---|---|", *rows, *_more(len(found)), ""]

@@ -47,25 +47,34 @@ def frame_of(columns: Columns) -> pd.DataFrame:
 
 def _rows_as_columns(rows: Sequence[Mapping[str, Any]]) -> Columns | pd.DataFrame:
     """Rows (dicts, every key a column, in the order keys first appear) as columns, each typed as
-    `pandas.DataFrame(rows)` types it: a column of numbers alone (no booleans; its whole numbers all int64, or all
-    uint64) that holds a float or a gap (None) is all floats (1 is written 1.0 beside 0.5); anything else is kept
-    as it is; a row without a column's key has a gap there. Rows holding a numpy scalar (how pandas types those
-    beside Python's numbers is not copied here: float32 beside whole numbers, say) are handed to pandas itself."""
+    `pandas.DataFrame(rows)` types it (`_typed`); a row without a column's key has a gap there. Rows holding a numpy
+    scalar (how pandas types those beside Python's numbers is not copied here: float32 beside whole numbers, say)
+    are handed to pandas itself."""
     names = list(dict.fromkeys(name for row in rows for name in row))
-    columns: Columns = {}
-    for name in names:
-        cells = [row.get(name) for row in rows]
-        if any(isinstance(cell, np.generic) for cell in cells):
-            import pandas as pd  # (never in the tables a sweep writes today: their numbers are Python's)
+    columns = _typed_columns({name: [row.get(name) for row in rows] for name in names})
+    if columns is None:
+        import pandas as pd  # (never in the tables a sweep writes today: their numbers are Python's)
 
-            return pd.DataFrame(rows)
-        whole = [cell for cell in cells if isinstance(cell, int) and not isinstance(cell, bool)]
-        numbers = all(cell is None or isinstance(cell, float | int) and not isinstance(cell, bool) for cell in cells) \
+        return pd.DataFrame(rows)
+    return columns
+
+
+def _typed_columns(cells: Mapping[str, list[Any]]) -> Columns | None:
+    """Columns of Python values typed as `pandas.DataFrame` types a column of the same cells: one of numbers alone
+    (no booleans; its whole numbers all int64, or all uint64) that holds a float or a gap (None) is all floats (1 is
+    written 1.0 beside 0.5); anything else is kept as it is. None when a cell is a numpy scalar (see
+    `_rows_as_columns`)."""
+    columns: Columns = {}
+    for name, column in cells.items():
+        if any(isinstance(cell, np.generic) for cell in column):
+            return None
+        whole = [cell for cell in column if isinstance(cell, int) and not isinstance(cell, bool)]
+        numbers = all(cell is None or isinstance(cell, float | int) and not isinstance(cell, bool) for cell in column) \
             and (all(-2**63 <= n < 2**63 for n in whole) or all(0 <= n < 2**64 for n in whole))  # int64 or uint64
-        if numbers and any(cell is None or isinstance(cell, float) for cell in cells) and \
-                any(cell is not None for cell in cells):
-            cells = [math.nan if cell is None else float(cell) for cell in cells]
-        columns[name] = cells
+        if numbers and any(cell is None or isinstance(cell, float) for cell in column) and \
+                any(cell is not None for cell in column):
+            column = [math.nan if cell is None else float(cell) for cell in column]
+        columns[name] = column
     return columns
 
 
@@ -112,13 +121,25 @@ def grid_table(result: Sweep) -> Columns:
 
 def _spans(values: Sequence[str], codes: np.ndarray) -> str:
     """'correct 0-0.95; missed 1': the outcome (by code) over runs of consecutive cutoff values."""
-    ends = [*np.flatnonzero(codes[1:] != codes[:-1]), len(codes) - 1]
-    parts, start = [], 0
-    for end in ends:
-        span = values[start] if end == start else f"{values[start]}-{values[end]}"
-        parts.append(f"{OUTCOMES[codes[start]].label} {span}")
-        start = end + 1
-    return "; ".join(parts)
+    return _spans_of(values, codes[None, :])[0]
+
+
+def _spans_of(values: Sequence[str], codes: np.ndarray) -> list[str]:
+    """`_spans` of every row of `codes` (rows, values), the runs of all rows found at once."""
+    if not len(codes) or not codes.shape[1]:
+        return [""] * len(codes)
+    row, column = np.nonzero(codes[:, 1:] != codes[:, :-1])  # row-major: each row's run ends in order
+    ends = np.split(column, np.searchsorted(row, np.arange(1, len(codes))))
+    last = codes.shape[1] - 1
+    spans = []
+    for row_codes, row_ends in zip(codes.tolist(), ends, strict=True):
+        parts, start = [], 0
+        for end in [*row_ends.tolist(), last]:
+            span = values[start] if end == start else f"{values[start]}-{values[end]}"
+            parts.append(f"{OUTCOMES[row_codes[start]].label} {span}")
+            start = end + 1
+        spans.append("; ".join(parts))
+    return spans
 
 
 def _along_answer(curve: JudgedCurve, h: float, title: str) -> str:
@@ -145,39 +166,50 @@ def questions_table(result: Sweep, comparison: Comparison | None = None) -> Colu
     score_name, columns = result.system.quote_score, result.system.axes[1]
     a_text, a_values = [result.a_axis.text(j) for j in range(len(result.a_axis.decimals))], result.a_axis.values
     broken = any(j.quote is not None and j.quote.broken for j in rec.first)  # a column only where some quote is
-    rows = []
-    for index, (question, curve, codes, at_default, at_recommended) in enumerate(zip(
-            result.questions, result.curves, along_h, result.default.first, rec.first, strict=True)):
+    if not result.questions:
+        return _rows_as_columns([])
+    a_heading, h_heading = f"along_{columns.heading}", f"along_{result.system.axes[0].heading}"
+    names = ["id", "question", "expect", "default_outcome", "recommended_outcome", "default_quote",
+             "recommended_quote", "closest_if_no_quote", *(["answers"] if score_name else []), "source_title",
+             "source_url", "source_date", a_heading, h_heading, *(["broken"] if broken else []), "needs_label",
+             *(["recommended_by_repeat"] if result.repeats > 1 else []),
+             *(["baseline_outcome", "change"] if comparison else []), "evidence"]
+    table: dict[str, list[Any]] = {name: [] for name in names}
+    cell = {name: table[name].append for name in names}
+    h_spans = _spans_of(h_text, along_h)
+    for index, (question, curve, at_default, at_recommended) in enumerate(zip(
+            result.questions, result.curves, result.default.first, rec.first, strict=True)):
         c = at_recommended.piece.display
-        row = {
-            "id": csv_text(question.id),
-            "question": csv_text(question.question),
-            "expect": question.expect or "",
-            "default_outcome": at_default.outcome.value,
-            "recommended_outcome": at_recommended.outcome.value,
-            "default_quote": csv_text(at_default.sentence or ""),
-            "recommended_quote": csv_text(at_recommended.sentence or ""),
-            "closest_if_no_quote": csv_text(c.text if c and not at_recommended.quote else ""),
-            **({"answers": c.score if c and c.score_name == score_name else ""} if score_name else {}),
-            "source_title": csv_text(c.title if c else ""),
-            "source_url": csv_text(c.url if c else ""),
-            "source_date": csv_text(c.date if c and c.date else ""),
-            f"along_{columns.heading}": (_along_answer(curve, rec.h, columns.title) if columns.kind == "cutoff" else
-                                         _spans(a_text, np.array([curve.at(rec.h, a)[1] for a in a_values]))),
-            f"along_{result.system.axes[0].heading}": _spans(h_text, codes),
-        }
+        cell["id"](csv_text(question.id))
+        cell["question"](csv_text(question.question))
+        cell["expect"](question.expect or "")
+        cell["default_outcome"](at_default.outcome.value)
+        cell["recommended_outcome"](at_recommended.outcome.value)
+        cell["default_quote"](csv_text(at_default.sentence or ""))
+        cell["recommended_quote"](csv_text(at_recommended.sentence or ""))
+        cell["closest_if_no_quote"](csv_text(c.text if c and not at_recommended.quote else ""))
+        if score_name:
+            cell["answers"](c.score if c and c.score_name == score_name else "")
+        cell["source_title"](csv_text(c.title if c else ""))
+        cell["source_url"](csv_text(c.url if c else ""))
+        cell["source_date"](csv_text(c.date if c and c.date else ""))
+        cell[a_heading](_along_answer(curve, rec.h, columns.title) if columns.kind == "cutoff" else
+                        _spans(a_text, np.array([curve.at(rec.h, a)[1] for a in a_values])))
+        cell[h_heading](h_spans[index])
         if broken:
-            row["broken"] = csv_text(c.broken if c and at_recommended.quote else "")  # why wrong, whatever it says
-        row["needs_label"] = "true" if index in needing else "false"
+            cell["broken"](csv_text(c.broken if c and at_recommended.quote else ""))  # why wrong, whatever it says
+        cell["needs_label"]("true" if index in needing else "false")
         if result.repeats > 1:
-            row["recommended_by_repeat"] = " ".join(o.value for o in rec.outcomes(index))
+            cell["recommended_by_repeat"](" ".join(o.value for o in rec.outcomes(index)))
         if comparison:
             compared = changes.get(question.question)
-            row["baseline_outcome"] = " ".join(o.value for o in compared.before) if compared else ""
-            row["change"] = compared.kind.value if compared else ""
-        row["evidence"] = result.replayed.record.evidence_word
-        rows.append(row)
-    return _rows_as_columns(rows)
+            cell["baseline_outcome"](" ".join(o.value for o in compared.before) if compared else "")
+            cell["change"](compared.kind.value if compared else "")
+    table["evidence"] = [result.replayed.record.evidence_word] * len(result.questions)
+    typed = _typed_columns(table)
+    if typed is None:  # (a numpy scalar among the cells: never, today)
+        return _rows_as_columns([dict(zip(table, row, strict=True)) for row in zip(*table.values(), strict=True)])
+    return typed
 
 
 def comparison_table(result: Sweep, comparison: Comparison) -> Columns:

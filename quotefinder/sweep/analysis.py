@@ -65,6 +65,8 @@ class Point:
     a: float
     judged: list[list[Judged]]  # [repeat][question]
     _counts: np.ndarray | None = field(default=None, init=False, repr=False)
+    _codes: np.ndarray | None = field(default=None, init=False, repr=False)
+    _quotes: np.ndarray | None = field(default=None, init=False, repr=False)
 
     @classmethod
     def of(cls, name: str, h: float, a: float, judged: Sequence[Sequence[JudgedCurve]]) -> Point:
@@ -74,9 +76,24 @@ class Point:
     def counts(self) -> np.ndarray:
         """(repeats, outcomes): each repeat's counts, in `OUTCOMES` order."""
         if self._counts is None:
-            self._counts = np.array([[sum(1 for j in run if j.outcome is outcome) for outcome in OUTCOMES]
-                                     for run in self.judged])
+            codes = self.codes()
+            self._counts = np.array([(codes == CODE[outcome]).sum(axis=1) for outcome in OUTCOMES],
+                                    dtype=np.int64).T.reshape(len(codes), len(OUTCOMES))
         return self._counts
+
+    def codes(self) -> np.ndarray:
+        """(repeats, questions): each decision's outcome code (`grid.CODE`)."""
+        if self._codes is None:
+            self._codes = np.array([[CODE[j.outcome] for j in run] for run in self.judged],
+                                   dtype=np.int64).reshape(len(self.judged), -1)
+        return self._codes
+
+    def quotes(self) -> np.ndarray:
+        """(repeats, questions): whether each decision quotes."""
+        if self._quotes is None:
+            self._quotes = np.array([[j.quote is not None for j in run] for run in self.judged],
+                                    dtype=bool).reshape(len(self.judged), -1)
+        return self._quotes
 
     def mean(self, outcome: Outcome) -> float:
         return float(self.counts()[:, CODE[outcome]].mean())
@@ -245,6 +262,7 @@ class Sweep:
     bootstrap_capped: bool = False  # fewer resamples than the default, to keep a large sweep quick
     cross_validation: CrossValidation | None = None
     rule: Rule | None = None  # the recommendation rule, to re-run on a subset of the questions (`Rule.__call__`)
+    _rates: dict[int, tuple[Point, list[Rate]]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def system(self) -> System:
@@ -327,11 +345,14 @@ class Sweep:
     def rates(self, point: Point) -> list[Rate]:
         """Correct among answerable, wrong among quotes (unjudged and unlabelled quotes as a range), no-answer
         among unanswerable: every repeat, each question's repeats averaged, weighted to the production mix."""
-        share = {o: np.mean([[j.outcome is o for j in run] for run in point.judged], axis=0) for o in OUTCOMES}
-        quoted = np.mean([[j.quote is not None for j in run] for run in point.judged], axis=0)
+        cached = self._rates.get(id(point))
+        if cached is not None and cached[0] is point:
+            return cached[1]
+        codes, quotes = point.codes(), point.quotes()
+        share = {o: (codes == CODE[o]).mean(axis=0) for o in OUTCOMES}
+        quoted = quotes.mean(axis=0)
         answerable, unanswerable = (mask.astype(float) for mask in label_masks(self.questions))
-        unknown = np.mean([[j.quote is not None and j.outcome in UNKNOWN for j in run]
-                           for run in point.judged], axis=0)  # quotes nobody has judged or labelled
+        unknown = (quotes & np.isin(codes, [CODE[o] for o in UNKNOWN])).mean(axis=0)  # quotes nobody has judged
         weights = self.weights
 
         def rate(name: str, successes: np.ndarray, trials: np.ndarray, upper: np.ndarray | None = None,
@@ -344,13 +365,15 @@ class Sweep:
             high, _, high_interval = interval_of(upper, trials, weights)
             return Rate(name, proportion * total, total, effective, interval, high * total, high_interval)
 
-        return [
+        rates = [
             rate("correct among answerable questions", share[Outcome.CORRECT], answerable),
             # a ratio of two weighted sums: its interval uses the ratio's own variance (`ratio_wilson`)
             rate("wrong among quotes", share[Outcome.WRONG], quoted, share[Outcome.WRONG] + unknown,
                  interval_of=ratio_wilson),
             rate("no-answer among unanswerable questions", share[Outcome.NO_ANSWER], unanswerable),
         ]
+        self._rates[id(point)] = (point, rates)  # (the point kept: its id is not reused while it is cached)
+        return rates
 
     def gate(self, at: tuple[float, float], max_wrong: int | None, min_correct: int | None) -> Gate:
         """Check the bounds at one point in every repeat (the worst one decides), and, when cells were

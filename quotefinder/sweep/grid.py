@@ -355,10 +355,10 @@ def at_point(curves: Sequence[JudgedCurve], h: float, a: float) -> list[Judged]:
     """Each question's decision and outcome at one pair of cutoffs, from its curve."""
     judged = []
     for curve in curves:
-        piece, _ = curve.at(h, a)
+        piece, code = curve.at(h, a)
         if piece.missing:
             raise MissingPiece(f"{curve.question.id}: the replay holds no response at {h:g}, {a:g}")
-        judged.append(Judged(piece, curve.question.judge_quote(piece.quoted)))
+        judged.append(Judged(piece, OUTCOMES[code]))  # (the piece's code: its quote judged, `JudgedCurve.of`)
     return judged
 
 
