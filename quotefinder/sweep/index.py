@@ -167,8 +167,8 @@ def _encoded(records: Sequence[tuple[Pair, Record]], entries: Entries) -> dict[s
     sizes: list[int] = []
     mtimes: list[int] = []
 
-    def quote_id(quote: Quote | None) -> int:
-        return -1 if quote is None else quotes(quote)
+    def quote_id(quote: Quote | None) -> int:  # (numbered with its score's repr: -0.0 is not 0.0's quote)
+        return -1 if quote is None else quotes((quote, repr(quote.score)))
 
     for (text, repeat), record in records:
         curve = record.curve
@@ -192,7 +192,8 @@ def _encoded(records: Sequence[tuple[Pair, Record]], entries: Entries) -> dict[s
                 mtimes.append(mtime)
         rows.append([strings(text), repeat, len(curve.bounds), len(record.evidence), len(span)])
     quote_rows, passages = [], []
-    for q in quotes.index:
+    numbered = [quote for quote, _ in quotes.index]
+    for q in numbered:
         quote_rows.append([strings(q.text), strings(q.title), strings(q.url), strings.text(q.date),
                            strings(q.score_name), len(q.passages), strings(q.broken) if q.broken else -1])
         passages += [strings(p) for p in q.passages]
@@ -201,8 +202,8 @@ def _encoded(records: Sequence[tuple[Pair, Record]], entries: Entries) -> dict[s
         "text": np.frombuffer("".join(texts).encode("utf-8"), dtype=np.uint8),
         "text_ends": np.cumsum([len(t) for t in texts], dtype=np.int64),
         "quotes": np.array(quote_rows, dtype=np.int64).reshape(-1, 7),
-        "quote_scores": np.array([np.nan if q.score is None else q.score for q in quotes.index], dtype=float),
-        "quote_scored": np.array([q.score is not None for q in quotes.index], dtype=np.uint8),
+        "quote_scores": np.array([np.nan if q.score is None else q.score for q in numbered], dtype=float),
+        "quote_scored": np.array([q.score is not None for q in numbered], dtype=np.uint8),
         "passages": np.array(passages, dtype=np.int64),
         "pieces": np.array(list(pieces.index), dtype=np.int64).reshape(-1, 2),
         "records": np.array(rows, dtype=np.int64).reshape(-1, 5),
@@ -232,7 +233,7 @@ def _sections(raw: bytes, key: str) -> dict[str, np.ndarray] | None:
     found, offset = {}, 0
     for name, dtype, width in SECTIONS:
         rows = counts[name]
-        if not isinstance(rows, int) or rows < 0:
+        if type(rows) is not int or rows < 0:
             return None
         size = np.dtype(dtype).itemsize * width * rows
         if offset + size > len(rest):
@@ -247,25 +248,33 @@ def _within(ids: np.ndarray, low: int, count: int) -> bool:
     return not len(ids) or (int(ids.min()) >= low and int(ids.max()) < count)
 
 
+def _adds_up(counts: np.ndarray, total: int, least: int = 0) -> bool:
+    """Counts each from `least` to `total` whose sum is `total`, summed exactly (as Python integers: a sum of
+    64-bit integers could wrap round to the right total)."""
+    return _within(counts, least, total + 1) and sum(counts.tolist()) == total
+
+
 def _consistent(s: Mapping[str, np.ndarray]) -> bool:
-    """Every count and every id in the sections fits the others: an index that passes cannot be misread."""
-    strings, quotes, pieces, records = len(s["text_ends"]), len(s["quotes"]), len(s["pieces"]), s["records"]
-    segments = records[:, 2]
+    """Every count and every id in the sections fits the others: each count of items at most their number and
+    together exactly it, each id one of the items it names (-1 or -2 only where they mean none, or a piece with no
+    response), so that no slice or index built from them runs past an end or counts from it."""
+    strings, quotes, pieces, records = len(s["text_ends"]), len(s["quotes"]), s["pieces"], s["records"]
     ends = s["text_ends"]
+    segments = len(s["segment_bounds"])
     return bool(
         len(s["quote_scores"]) == len(s["quote_scored"]) == quotes
         and (np.diff(ends) >= 0).all() and (not strings or ends[0] >= 0)
         and _within(s["quotes"][:, [0, 1, 2, 4]], 0, strings) and _within(s["quotes"][:, [3, 6]], -1, strings)
-        and _within(s["quotes"][:, 5], 0, len(s["passages"]) + 1) and int(s["quotes"][:, 5].sum()) == len(s["passages"])
-        and _within(s["passages"], 0, strings) and _within(s["pieces"], -2, quotes)
-        and _within(s["pieces"][:, 1], -1, quotes)
-        and _within(records[:, 0], 0, strings) and _within(segments, 1, 1 << 62) and (records[:, 1:] >= 0).all()
-        and int(records[:, 3].sum()) == len(s["evidence"]) and _within(s["evidence"], 0, strings)
-        and int(segments.sum()) == len(s["segment_bounds"]) and len(s["edges"]) == int(segments.sum()) - len(records)
-        and _within(s["segment_bounds"], 0, 1 << 62) and int(s["segment_bounds"].sum()) == len(s["bounds"])
-        and len(s["segment_pieces"]) == len(s["bounds"]) + len(s["segment_bounds"])
-        and _within(s["segment_pieces"], 0, pieces)
-        and int(records[:, 4].sum()) == len(s["entry_keys"]) == len(s["entry_sizes"]) == len(s["entry_mtimes"])
+        and _adds_up(s["quotes"][:, 5], len(s["passages"])) and _within(s["passages"], 0, strings)
+        and _within(pieces[:, 0], -2, quotes) and _within(pieces[:, 1], -1, quotes)
+        and bool((pieces[pieces[:, 0] == -2, 1] == -1).all())
+        and _within(records[:, 0], 0, strings) and _within(records[:, 1], 0, 1 << 62)
+        and _adds_up(records[:, 2], segments, least=1) and len(s["edges"]) == segments - len(records)
+        and _adds_up(records[:, 3], len(s["evidence"])) and _within(s["evidence"], 0, strings)
+        and _adds_up(s["segment_bounds"], len(s["bounds"]))
+        and len(s["segment_pieces"]) == len(s["bounds"]) + segments and _within(s["segment_pieces"], 0, len(pieces))
+        and _adds_up(records[:, 4], len(s["entry_keys"])) and len(s["entry_keys"]) == len(s["entry_sizes"])
+        == len(s["entry_mtimes"])
     )
 
 
@@ -363,11 +372,11 @@ class ReplayIndex:
             sections = _sections(found.path.read_bytes(), key)
             entries = _entries(sections) if sections is not None and _consistent(sections) else None
             if entries is not None and sections is not None:
-                found._checked = Apart(
-                    "quotefinder-entries",
-                    lambda parent, sender: _check_apart(parent, sender, found.run_dir, cache_format, entries),
-                    lambda: _unchanged_in(found.run_dir, cache_format, entries),
-                    apart and len(entries.keys) >= CHECK_APART_FROM)
+                if apart and len(entries.keys) >= CHECK_APART_FROM:
+                    found._checked = Apart(
+                        "quotefinder-entries",
+                        lambda parent, sender: _check_apart(parent, sender, found.run_dir, cache_format, entries),
+                        lambda: _unchanged_in(found.run_dir, cache_format, entries), True)
                 records = _records(sections)
                 if records is not None:
                     found.records, found.entries = records, entries
@@ -387,8 +396,8 @@ class ReplayIndex:
             self._checked = None
 
     def usable(self, pairs: Iterable[Pair], store: ResponseStore) -> dict[Pair, Record]:
-        """The records of `pairs` whose entries are all as they were when they were indexed (`store.entry`, or the
-        answer of the check `open` started apart)."""
+        """The records of `pairs` whose entries are all as they were when they were indexed (`store.entry`; or the
+        answer of the check `open` started apart, against a store of the same run and format, opened there)."""
         checked, self._checked = self._checked, None
         changed = ~(checked.result() if checked is not None else entries_unchanged(self.entries, store))
         changed_before = np.concatenate([[0], np.cumsum(changed)])  # how many changed entries precede each one

@@ -21,8 +21,10 @@ import re
 from pathlib import Path
 
 import orjson
+import yaml
 
 from .. import questions as questions_module
+from .. import textsafe
 from ..errors import QuestionFileError
 from ..questions import EXPECTS, Question, QuestionSet, decode, parse_questions
 from ..storage import private_dir, remove_stale_temporaries, write_private
@@ -33,10 +35,10 @@ KEEP = 4  # question files kept per run: the run's own, and a few others judged 
 
 
 def parser_digest() -> str:
-    """SHA-256 over the source of the question parser and of this module: questions parsed (or kept) by other
-    code are not this code's."""
-    digest = hashlib.sha256()
-    for path in (Path(questions_module.__file__ or ""), Path(__file__)):
+    """SHA-256 over the source of the question parser (and of the text checks it makes, and of this module) and
+    the version and loader of the YAML library: questions parsed (or kept) by other code are not this code's."""
+    digest = hashlib.sha256(f"{yaml.__version__} {questions_module._Loader.__name__}\0".encode())  # YAML's own
+    for path in (Path(questions_module.__file__ or ""), Path(textsafe.__file__ or ""), Path(__file__)):
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
@@ -74,11 +76,13 @@ def _read(kept: bytes, digest: str, path: Path) -> QuestionSet | None:
         for id_, text, expect, accept, line in data["questions"]:
             if not (isinstance(id_, str) and isinstance(text, str) and (expect is None or expect in EXPECTS)
                     and isinstance(accept, list) and all(isinstance(p, str) for p in accept)
-                    and type(line) is int):
+                    and (not accept or expect == "answer") and type(line) is int):
                 return None
             found.append(Question(id_, text, expect, tuple(accept), line))
-    except (ValueError, TypeError, re.error, RecursionError, OverflowError):
+    except (ValueError, TypeError, KeyError, AttributeError, re.error, RecursionError, OverflowError):
         return None
+    if len({q.id for q in found}) != len(found) or len({q.question for q in found}) != len(found):
+        return None  # what the parser refuses is not taken from a kept file either
     return QuestionSet(path, digest, tuple(found))
 
 

@@ -139,6 +139,30 @@ def _resealed_section(raw: bytes, section: str, row: int, column: int, value: in
     return _sealed(header + b"\n" + rest)
 
 
+def _section(raw: bytes, section: str) -> np.ndarray:
+    """One section of an index, as rows."""
+    _, _, body = raw.partition(b"\n")
+    header, _, rest = body.partition(b"\n")
+    counts = json.loads(header)["rows"]
+    offset = 0
+    for name, dtype, width in SECTIONS:
+        size = np.dtype(dtype).itemsize * width * counts[name]
+        if name == section:
+            return np.frombuffer(rest, dtype=dtype, count=width * counts[name], offset=offset).reshape(-1, width)
+        offset += size + (-size % 8)
+    raise KeyError(section)
+
+
+def _wrapped(raw: bytes, column: int) -> bytes:
+    """The index with one count column of its records (evidence pairs, entries) set so that its 64-bit sum wraps
+    round to the true total: the first two counts 2**63 - 1, the third the first three's total + 2."""
+    records = _section(raw, "records")
+    first_three = int(records[:3, column].sum())
+    damaged = _resealed_section(raw, "records", 0, column, 2**63 - 1)
+    damaged = _resealed_section(damaged, "records", 1, column, 2**63 - 1)
+    return _resealed_section(damaged, "records", 2, column, first_three + 2)
+
+
 def _flipped(raw: bytes) -> bytes:
     """The index with one bit of its body changed (three quarters in: a curve's number), its checksum line left."""
     at = len(raw) * 3 // 4
@@ -156,6 +180,10 @@ DAMAGES = {
     "entries that do not add up": lambda raw: _resealed_section(raw, "records", 0, 4, 10**6),
     "a negative count": lambda raw: _resealed_section(raw, "records", 1, 3, -1),
     "segments that do not add up": lambda raw: _resealed_section(raw, "records", 0, 2, 2),
+    "evidence counts whose 64-bit sum wraps round": lambda raw: _wrapped(raw, 3),
+    "entry counts whose 64-bit sum wraps round": lambda raw: _wrapped(raw, 4),
+    "a piece with no response that shows a quote": lambda raw: _resealed_section(
+        raw, "pieces", int(np.flatnonzero(_section(raw, "pieces")[:, 1] >= 0)[0]), 0, -2),
 }
 
 

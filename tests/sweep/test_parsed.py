@@ -102,6 +102,10 @@ DAMAGES = {
     "kept by other code": lambda raw: _resealed(raw, lambda d: d.update(code="0" * 64)),
     "of other bytes": lambda raw: _resealed(raw, lambda d: d.update(sha256="0" * 64)),
     "of another format": lambda raw: _resealed(raw, lambda d: d.update(format="quotefinder-parsed-questions/0")),
+    "no questions at all": lambda raw: _resealed(raw, lambda d: d.pop("questions")),
+    "two questions of one id": lambda raw: _resealed(raw, lambda d: _set(d, 1, 0, d["questions"][0][0])),
+    "patterns on a question that expects no answer": lambda raw: _resealed(
+        raw, lambda d: _set(d, next(n for n, q in enumerate(d["questions"]) if q[2] == "no-answer"), 3, ["x"])),
 }
 
 
