@@ -121,9 +121,9 @@ def _resealed_header(raw: bytes, section: str, rows: int) -> bytes:
     return _sealed(json.dumps(head).encode() + b"\n" + rest)
 
 
-def _resealed_section(raw: bytes, section: str, row: int, column: int, value: int) -> bytes:
-    """The index with one number of an integer section set to `value`, under a fresh checksum: a file whose
-    sections still fit its header, but whose numbers do not fit each other."""
+def _located(raw: bytes, section: str) -> tuple[bytes, bytes, int, int, str, int, int]:
+    """Where a section lies in an index: its header line and the bytes after it, the section's offset and size
+    in those bytes, its dtype, width and row count."""
     _, _, body = raw.partition(b"\n")
     header, _, rest = body.partition(b"\n")
     counts = json.loads(header)["rows"]
@@ -131,26 +131,24 @@ def _resealed_section(raw: bytes, section: str, row: int, column: int, value: in
     for name, dtype, width in SECTIONS:
         size = np.dtype(dtype).itemsize * width * counts[name]
         if name == section:
-            column_data = np.frombuffer(rest, dtype=dtype, count=width * counts[name], offset=offset).copy()
-            column_data.reshape(counts[name], width)[row, column] = value
-            rest = rest[:offset] + column_data.tobytes() + rest[offset + size :]
-            break
+            return header, rest, offset, size, dtype, width, counts[name]
         offset += size + (-size % 8)
-    return _sealed(header + b"\n" + rest)
+    raise KeyError(section)
 
 
 def _section(raw: bytes, section: str) -> np.ndarray:
     """One section of an index, as rows."""
-    _, _, body = raw.partition(b"\n")
-    header, _, rest = body.partition(b"\n")
-    counts = json.loads(header)["rows"]
-    offset = 0
-    for name, dtype, width in SECTIONS:
-        size = np.dtype(dtype).itemsize * width * counts[name]
-        if name == section:
-            return np.frombuffer(rest, dtype=dtype, count=width * counts[name], offset=offset).reshape(-1, width)
-        offset += size + (-size % 8)
-    raise KeyError(section)
+    _, rest, offset, _, dtype, width, rows = _located(raw, section)
+    return np.frombuffer(rest, dtype=dtype, count=width * rows, offset=offset).reshape(rows, width)
+
+
+def _resealed_section(raw: bytes, section: str, row: int, column: int, value: int) -> bytes:
+    """The index with one number of an integer section set to `value`, under a fresh checksum: a file whose
+    sections still fit its header, but whose numbers do not fit each other."""
+    header, rest, offset, size, _, _, _ = _located(raw, section)
+    changed = _section(raw, section).copy()
+    changed[row, column] = value
+    return _sealed(header + b"\n" + rest[:offset] + changed.tobytes() + rest[offset + size :])
 
 
 def _wrapped(raw: bytes, column: int) -> bytes:
