@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 
 _FORMULA_START = ("=", "+", "-", "@")
 _BACKTICKS = re.compile(r"`+")
@@ -92,6 +93,11 @@ def csv_text(text: str | None) -> str:
         return text
     first = next((char for char in text if not (char.isspace() or hidden(char))), "")
     return f"'{text}" if text.startswith(("\t", "\r")) or (first and first in _FORMULA_START) else text
+
+
+def csv_texts(texts: Iterable[str | None]) -> list[str]:
+    """`csv_text` of each text, the common case (a letter or a digit first) without a call."""
+    return [text if text and text[0].isalnum() else csv_text(text) for text in texts]
 
 
 def is_unicode(text: str) -> bool:

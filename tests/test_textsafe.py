@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import HOSTILE, github_html, outside_code_spans
-from quotefinder.textsafe import csv_text, markdown_code, markdown_text, one_line, terminal
+from quotefinder.textsafe import csv_text, csv_texts, markdown_code, markdown_text, one_line, terminal
 
 
 def test_markdown_code_is_inert_but_readable() -> None:
@@ -83,3 +83,5 @@ def test_no_letter_or_digit_is_hidden_so_csv_text_may_pass_text_starting_with_on
     assert len(alnum) > 100_000
     assert not [c for c in alnum if c.isspace() or hidden(c) or c in "=+-@"]
     assert csv_text("=SUM(A1)") == "'=SUM(A1)" and csv_text("\u200b=1") == "'\u200b=1" and csv_text("a=1") == "a=1"
+    texts = [None, "", *(c + tail for c in map(chr, range(0x110000)) for tail in ("", "=1"))]
+    assert csv_texts(texts) == [csv_text(text) for text in texts]  # the column's shortcut: every code point first

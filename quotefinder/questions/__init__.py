@@ -88,6 +88,16 @@ class Question:
         """Compile the accept patterns once (case-insensitive); `re.error` for an invalid one."""
         object.__setattr__(self, "patterns", tuple(compiled(p) for p in self.accept))
 
+    def settled(self) -> tuple[Outcome, Outcome] | None:
+        """The outcome of the no-answer line and of any quote, when the question's label alone decides them (a
+        question without `expect`; a no-answer question, where every quote is wrong, broken or not); None on an
+        answer question, whose quotes are judged one by one (`judge_quote`)."""
+        if self.expect is None:
+            return Outcome.UNLABELLED, Outcome.UNLABELLED
+        if self.expect == "no-answer":
+            return Outcome.NO_ANSWER, Outcome.WRONG
+        return None
+
     def judge(self, quote: str | None) -> Outcome:
         """The outcome of quoting `quote` (None: the no-answer line) for this question.
 

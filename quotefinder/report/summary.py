@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+import numpy as np
+
 from ..questions import OUTCOMES, UNKNOWN, Outcome
 from ..sweep import guarantee
 from ..sweep.analysis import Point, Sweep
@@ -542,10 +544,13 @@ def _review(result: Sweep) -> list[str]:
     """Quotes printed at either point (any repeat) that are unjudged or judged wrong."""
     seen, found = set(), []
     for point in (result.default, result.recommended):
-        for judged in point.judged:
-            for question, j in zip(result.questions, judged, strict=True):
+        codes = point.codes()
+        doubtful = point.quotes() & ((codes == CODE[Outcome.UNJUDGED]) | (codes == CODE[Outcome.WRONG]))
+        for judged, row in zip(point.judged, doubtful, strict=True):
+            for index in np.flatnonzero(row).tolist():  # (the others, in question order, are never listed)
+                question, j = result.questions[index], judged[index]
                 key = (question.id, j.quote.text if j.quote else "")
-                if j.quote and j.outcome in (Outcome.UNJUDGED, Outcome.WRONG) and key not in seen:
+                if key not in seen:
                     seen.add(key)
                     found.append((question, j, point.name))
     if not found:

@@ -22,13 +22,14 @@ from ..questions import OUTCOMES
 from ..sweep.analysis import Sweep
 from ..sweep.compare import Comparison
 from ..sweep.grid import CODE, JudgedCurve
-from ..textsafe import csv_text
+from ..textsafe import csv_texts
 from .numbers import plain_number
 
 if TYPE_CHECKING:
     import pandas as pd
 
 COUNT_COLUMNS = [outcome.value for outcome in OUTCOMES]  # correct, wrong, missed, no_answer, unjudged, unlabelled
+LABELS = tuple(outcome.label for outcome in OUTCOMES)  # by outcome code, as people read them: "no-answer"
 
 Columns = dict[str, Any]  # a table: each column's name and its cells in order (a numpy array or a list), all as long
 
@@ -66,6 +67,9 @@ def _typed_columns(cells: Mapping[str, list[Any]]) -> Columns | None:
     `_rows_as_columns`)."""
     columns: Columns = {}
     for name, column in cells.items():
+        if all(type(cell) is str for cell in column):  # text alone: kept as it is (and no numpy scalar)
+            columns[name] = column
+            continue
         if any(isinstance(cell, np.generic) for cell in column):
             return None
         whole = [cell for cell in column if isinstance(cell, int) and not isinstance(cell, bool)]
@@ -129,14 +133,14 @@ def _spans_of(values: Sequence[str], codes: np.ndarray) -> list[str]:
     if not len(codes) or not codes.shape[1]:
         return [""] * len(codes)
     row, column = np.nonzero(codes[:, 1:] != codes[:, :-1])  # row-major: each row's run ends in order
-    ends = np.split(column, np.searchsorted(row, np.arange(1, len(codes))))
-    last = codes.shape[1] - 1
+    cuts = [0, *np.searchsorted(row, np.arange(1, len(codes) + 1)).tolist()]
+    ends, last = column.tolist(), codes.shape[1] - 1
     spans = []
-    for row_codes, row_ends in zip(codes.tolist(), ends, strict=True):
+    for row_codes, a, b in zip(codes.tolist(), cuts[:-1], cuts[1:], strict=True):
         parts, start = [], 0
-        for end in [*row_ends.tolist(), last]:
+        for end in [*ends[a:b], last]:
             span = values[start] if end == start else f"{values[start]}-{values[end]}"
-            parts.append(f"{OUTCOMES[row_codes[start]].label} {span}")
+            parts.append(f"{LABELS[row_codes[start]]} {span}")
             start = end + 1
         spans.append("; ".join(parts))
     return spans
@@ -148,64 +152,58 @@ def _along_answer(curve: JudgedCurve, h: float, title: str) -> str:
     bounds, pieces, codes = curve.along(h)
     if len(pieces) == 1:
         why = " (no candidate qualifies)" if pieces[0].quoted is None else ""
-        return f"{OUTCOMES[codes[0]].label} at any {title}{why}"
-    parts = [f"{OUTCOMES[code].label} up to {bound!r}" for bound, code in zip(bounds, codes, strict=False)]
-    return "; ".join([*parts, f"{OUTCOMES[codes[-1]].label} above"])
+        return f"{LABELS[codes[0]]} at any {title}{why}"
+    parts = [f"{LABELS[code]} up to {bound!r}" for bound, code in zip(bounds, codes, strict=False)]
+    return "; ".join([*parts, f"{LABELS[codes[-1]]} above"])
 
 
 def questions_table(result: Sweep, comparison: Comparison | None = None) -> Columns | pd.DataFrame:
     """Per question: outcomes at the default and recommended points, the quote, where outcomes change
     (first repeat), whether it needs a label (quoted on the grid and not judgeable without a person), its
     outcomes in every repeat, and its change against a baseline (its outcome in each of the baseline's
-    repeats, and the change judged on all repeats)."""
+    repeats, and the change judged on all repeats). Built a column at a time."""
     rec = result.recommended
-    h_text = [result.h_axis.text(i) for i in range(len(result.h_axis.decimals))]
-    along_h = result.tables[0].outcomes(rec.a)
-    changes = {row.question.question: row for row in comparison.rows} if comparison else {}
-    needing = {item.index for item in result.labels_needed}
+    questions, default, recommended = result.questions, result.default.first, rec.first
     score_name, columns = result.system.quote_score, result.system.axes[1]
-    a_text, a_values = [result.a_axis.text(j) for j in range(len(result.a_axis.decimals))], result.a_axis.values
-    broken = any(j.quote is not None and j.quote.broken for j in rec.first)  # a column only where some quote is
-    if not result.questions:
+    broken = any(j.quote is not None and j.quote.broken for j in recommended)  # a column only where some quote is
+    if not questions:
         return _rows_as_columns([])
-    a_heading, h_heading = f"along_{columns.heading}", f"along_{result.system.axes[0].heading}"
-    names = ["id", "question", "expect", "default_outcome", "recommended_outcome", "default_quote",
-             "recommended_quote", "closest_if_no_quote", *(["answers"] if score_name else []), "source_title",
-             "source_url", "source_date", a_heading, h_heading, *(["broken"] if broken else []), "needs_label",
-             *(["recommended_by_repeat"] if result.repeats > 1 else []),
-             *(["baseline_outcome", "change"] if comparison else []), "evidence"]
-    table: dict[str, list[Any]] = {name: [] for name in names}
-    cell = {name: table[name].append for name in names}
-    h_spans = _spans_of(h_text, along_h)
-    for index, (question, curve, at_default, at_recommended) in enumerate(zip(
-            result.questions, result.curves, result.default.first, rec.first, strict=True)):
-        c = at_recommended.piece.display
-        cell["id"](csv_text(question.id))
-        cell["question"](csv_text(question.question))
-        cell["expect"](question.expect or "")
-        cell["default_outcome"](at_default.outcome.value)
-        cell["recommended_outcome"](at_recommended.outcome.value)
-        cell["default_quote"](csv_text(at_default.sentence or ""))
-        cell["recommended_quote"](csv_text(at_recommended.sentence or ""))
-        cell["closest_if_no_quote"](csv_text(c.text if c and not at_recommended.quote else ""))
-        if score_name:
-            cell["answers"](c.score if c and c.score_name == score_name else "")
-        cell["source_title"](csv_text(c.title if c else ""))
-        cell["source_url"](csv_text(c.url if c else ""))
-        cell["source_date"](csv_text(c.date if c and c.date else ""))
-        cell[a_heading](_along_answer(curve, rec.h, columns.title) if columns.kind == "cutoff" else
-                        _spans(a_text, np.array([curve.at(rec.h, a)[1] for a in a_values])))
-        cell[h_heading](h_spans[index])
-        if broken:
-            cell["broken"](csv_text(c.broken if c and at_recommended.quote else ""))  # why wrong, whatever it says
-        cell["needs_label"]("true" if index in needing else "false")
-        if result.repeats > 1:
-            cell["recommended_by_repeat"](" ".join(o.value for o in rec.outcomes(index)))
-        if comparison:
-            compared = changes.get(question.question)
-            cell["baseline_outcome"](" ".join(o.value for o in compared.before) if compared else "")
-            cell["change"](compared.kind.value if compared else "")
-    table["evidence"] = [result.replayed.record.evidence_word] * len(result.questions)
+    h_text = [result.h_axis.text(i) for i in range(len(result.h_axis.decimals))]
+    a_text, a_values = [result.a_axis.text(j) for j in range(len(result.a_axis.decimals))], result.a_axis.values
+    shown = [j.piece.display for j in recommended]  # what the reader sees at the recommended point
+    at_quote = [j.quote for j in recommended]
+    table: dict[str, list[Any]] = {
+        "id": csv_texts(q.id for q in questions),
+        "question": csv_texts(q.question for q in questions),
+        "expect": [q.expect or "" for q in questions],
+        "default_outcome": [j.outcome.value for j in default],
+        "recommended_outcome": [j.outcome.value for j in recommended],
+        "default_quote": csv_texts(j.sentence for j in default),
+        "recommended_quote": csv_texts(j.sentence for j in recommended),
+        "closest_if_no_quote": csv_texts(c.text if c and not q else "" for c, q in zip(shown, at_quote, strict=True)),
+    }
+    if score_name:
+        table["answers"] = [c.score if c and c.score_name == score_name else "" for c in shown]
+    table["source_title"] = csv_texts(c.title if c else "" for c in shown)
+    table["source_url"] = csv_texts(c.url if c else "" for c in shown)
+    table["source_date"] = csv_texts(c.date if c else "" for c in shown)
+    table[f"along_{columns.heading}"] = (
+        [_along_answer(curve, rec.h, columns.title) for curve in result.curves] if columns.kind == "cutoff" else
+        [_spans(a_text, np.array([curve.at(rec.h, a)[1] for a in a_values])) for curve in result.curves])
+    table[f"along_{result.system.axes[0].heading}"] = _spans_of(h_text, result.tables[0].outcomes(rec.a))
+    if broken:  # why the quote is wrong, whatever it says
+        table["broken"] = csv_texts(c.broken if c and q else "" for c, q in zip(shown, at_quote, strict=True))
+    needing = {item.index for item in result.labels_needed}
+    table["needs_label"] = ["true" if index in needing else "false" for index in range(len(questions))]
+    if result.repeats > 1:
+        table["recommended_by_repeat"] = [" ".join(o.value for o in rec.outcomes(index))
+                                          for index in range(len(questions))]
+    if comparison:
+        changes = {row.question.question: row for row in comparison.rows}
+        compared = [changes.get(q.question) for q in questions]
+        table["baseline_outcome"] = [" ".join(o.value for o in c.before) if c else "" for c in compared]
+        table["change"] = [c.kind.value if c else "" for c in compared]
+    table["evidence"] = [result.replayed.record.evidence_word] * len(questions)
     typed = _typed_columns(table)
     if typed is None:  # (a numpy scalar among the cells: never, today)
         return _rows_as_columns([dict(zip(table, row, strict=True)) for row in zip(*table.values(), strict=True)])
@@ -268,4 +266,6 @@ def _written(values: Any) -> list[Any]:
         if values.dtype.kind not in "biuOU" and values.dtype != np.float64:  # pandas writes float32 as '0.1', and
             raise TypeError(f"a column of {values.dtype} is not one `csv_bytes` writes as pandas does")  # dates
         values = values.tolist()
+    elif all(type(v) is str for v in values):  # text alone: written as it is
+        return values
     return ["" if v is None or (isinstance(v, float | np.floating) and math.isnan(v)) else v for v in values]

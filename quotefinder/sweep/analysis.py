@@ -314,8 +314,7 @@ class Sweep:
 
     def per_question(self, point: Point) -> np.ndarray:
         """Each question's contribution to the objective at a point: weight x score averaged over repeats."""
-        values = outcome_scores(self.wrong_cost)
-        return self.weights * np.mean([[values[CODE[j.outcome]] for j in run] for run in point.judged], axis=0)
+        return self.weights * np.mean(outcome_scores(self.wrong_cost)[point.codes()], axis=0)
 
     def score(self, point: Point) -> float:
         return float(self.per_question(point).sum())
@@ -334,8 +333,12 @@ class Sweep:
         """For quotes made of several passages (`Quote.passages`): of the correct ones at `point`, in every repeat,
         how many are correct from their first passage alone, and how many correct ones there are; None when no
         quote at the point has passages."""
-        found = [(question, j.quote.passages, j.outcome) for run in point.judged
-                 for question, j in zip(self.questions, run, strict=True) if j.quote is not None and j.quote.passages]
+        found = []
+        for run, quoted in zip(point.judged, point.quotes(), strict=True):
+            for index in np.flatnonzero(quoted).tolist():  # (the decisions that quote, in question order)
+                quote = run[index].quote
+                if quote is not None and quote.passages:
+                    found.append((self.questions[index], quote.passages, run[index].outcome))
         if not found:
             return None
         correct = [(question, passages) for question, passages, outcome in found if outcome is Outcome.CORRECT]

@@ -103,9 +103,21 @@ class JudgedCurve:
 
     @classmethod
     def of(cls, question: Question, curve: Curve) -> JudgedCurve:
-        codes = tuple(tuple(-1 if piece.missing else CODE[question.judge_quote(piece.quoted)] for piece in segment)
-                      for segment in curve.pieces)
-        return cls(question, curve, codes)
+        """Each piece judged (`Question.judge_quote`): by the label alone where it decides (`Question.settled`),
+        else each distinct quote once (a curve's pieces share their quote objects)."""
+        settled = question.settled()
+        if settled is not None:
+            unquoted, quoted = CODE[settled[0]], CODE[settled[1]]
+            codes = tuple(tuple(-1 if piece.missing else unquoted if piece.quoted is None else quoted
+                                for piece in segment) for segment in curve.pieces)
+            return cls(question, curve, codes)
+        judged: dict[int, int] = {}
+        for segment in curve.pieces:
+            for piece in segment:
+                if id(piece.quoted) not in judged:
+                    judged[id(piece.quoted)] = CODE[question.judge_quote(piece.quoted)]
+        return cls(question, curve, tuple(tuple(-1 if piece.missing else judged[id(piece.quoted)] for piece in segment)
+                                          for segment in curve.pieces))
 
     def at(self, x: float, y: float) -> tuple[Piece, int]:
         """The piece at a point and its outcome code."""
@@ -332,6 +344,37 @@ def rectangle_sums(lo: np.ndarray, hi: np.ndarray, left: np.ndarray, right: np.n
                       - np.bincount(corner(lo, right), weights=w, minlength=size))
     summed = np.cumsum(np.cumsum(histogram.reshape(n_h + 1, n_a + 1, layers), axis=0), axis=1)
     return summed[:n_h, :n_a]
+
+
+@dataclass(frozen=True)
+class Rectangles:
+    """Rectangles of cells, rows [lo, hi) x columns [left, A), placed once on a grid of (H, A) for the sums of
+    many weightings of them (`sums`: what `rectangle_sums` gives with `right` None and one layer). A rectangle
+    that starts past the last column covers no cell and is left out once here (in a `ScoreModel`, most are:
+    the breakpoints of the padding pieces)."""
+
+    shape: tuple[int, int]
+    kept: np.ndarray  # (rectangles,) bool: those that cover a cell
+    starts: np.ndarray  # the histogram bin of each kept one's corner (lo, left), and of (hi, left)
+    ends: np.ndarray
+
+    @classmethod
+    def of(cls, lo: np.ndarray, hi: np.ndarray, left: np.ndarray, shape: tuple[int, int]) -> Rectangles:
+        n_a = shape[1]
+        kept = left < n_a
+        lo, hi, left = lo[kept], hi[kept], left[kept]
+        return cls(shape, kept, lo * (n_a + 1) + left, hi * (n_a + 1) + left)
+
+    def sums(self, weights: np.ndarray) -> np.ndarray:
+        """(H, A): at each cell, the sum of the weights of the rectangles that cover it, added in the order
+        `rectangle_sums` adds them (so the same floats: the rectangles left out only ever reach the column past
+        the last, which no cell reads)."""
+        n_h, n_a = self.shape
+        size = (n_h + 1) * (n_a + 1)
+        w = weights[self.kept]
+        histogram = np.bincount(self.starts, weights=w, minlength=size) - np.bincount(self.ends, weights=w,
+                                                                                       minlength=size)
+        return np.cumsum(np.cumsum(histogram.reshape(n_h + 1, n_a + 1), axis=0), axis=1)[:n_h, :n_a]
 
 
 @dataclass(frozen=True)

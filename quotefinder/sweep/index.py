@@ -13,10 +13,11 @@ reported by path as it always is. The file's first line is the SHA-256 of the re
 never trusted; it, and a file that is not an index of this format, of this system and code, is ignored and
 replaced. A run directory the sweep may not write simply gets no index.
 
-After the digest line, a line of JSON (`format`, `key` and the row count of each section), then the sections
-(`SECTIONS`), each a column of numbers (little-endian) or of UTF-8 bytes, padded to 8 bytes: never pickled
-objects, so that an index in a run directory someone else made is read as data and cannot run anything. Every
-distinct string, quote and piece is stored once and named by number, the curves' edges and bounds as 64-bit floats
+After the digest line, a line of JSON (`format`, `key` and the row count of each section; spaces after it bring the
+sections to a multiple of 8 bytes from the file's start, so that they are read where they lie), then the sections
+(`SECTIONS`), each a column of numbers (little-endian) or of UTF-8 bytes, padded to 8 bytes: never pickled objects,
+so that an index in a run directory someone else made is read as data and cannot run anything. Every distinct
+string, quote and piece is stored once and named by number, the curves' edges and bounds as 64-bit floats
 (exactly), and the entries as columns, so that reading them builds each distinct object once and compares the
 entries with the store's all at once (`entries_unchanged`); every count and number is checked against the others
 before anything is built (`_consistent`).
@@ -25,6 +26,7 @@ before anything is built (`_consistent`).
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -67,13 +69,22 @@ class Record:
 class Entries:
     """The entry columns of an index file: every record's entries, one after the other."""
 
-    keys: list[str]
+    joined: str  # their keys, `KEY_LENGTH` characters each, one after the other
     sizes: np.ndarray
     mtimes: np.ndarray
 
     @classmethod
     def empty(cls) -> Entries:
-        return cls([], np.zeros(0, dtype=INTEGERS), np.zeros(0, dtype=INTEGERS))
+        return cls("", np.zeros(0, dtype=INTEGERS), np.zeros(0, dtype=INTEGERS))
+
+    def __len__(self) -> int:
+        return len(self.sizes)
+
+    @functools.cached_property
+    def keys(self) -> list[str]:
+        """Each entry's key, cut from `joined` when first asked for (by the check of the entries, apart when it
+        runs in a child, or by a save): a repeated sweep of a large run never needs them here."""
+        return [self.joined[i : i + KEY_LENGTH] for i in range(0, len(self.joined), KEY_LENGTH)]
 
 
 def entries_unchanged(entries: Entries, store: ResponseStore) -> np.ndarray:
@@ -131,6 +142,7 @@ SECTIONS: tuple[tuple[str, str, int], ...] = (
     ("entry_mtimes", "<i8", 1),
 )
 ALIGN = 8
+DIGEST_LINE = 65  # the file's first line: a SHA-256 in hexadecimal, and its newline
 
 
 def index_path(run_dir: Path, key: str) -> Path:
@@ -220,28 +232,31 @@ def _encoded(records: Sequence[tuple[Pair, Record]], entries: Entries) -> dict[s
 
 def _sections(raw: bytes, key: str) -> dict[str, np.ndarray] | None:
     """The sections of an index file of `key`, or None when it is torn, edited, or not one this version wrote."""
-    digest, _, body = raw.partition(b"\n")
-    if hashlib.sha256(body).hexdigest().encode() != digest:
+    view = memoryview(raw)  # the sections are read where they lie in `raw`, never copied out of it
+    start = raw.find(b"\n") + 1
+    if not start or hashlib.sha256(view[start:]).hexdigest().encode() != raw[: start - 1]:
         return None  # torn or edited: never trusted, rebuilt
-    header, _, rest = body.partition(b"\n")
-    head = orjson.loads(header)
+    begin = raw.find(b"\n", start) + 1
+    if not begin:
+        return None
+    head = orjson.loads(view[start : begin - 1])
     if not isinstance(head, dict) or head.get("format") != INDEX_FORMAT or head.get("key") != key:
         return None
     counts = head.get("rows")
     if not isinstance(counts, dict) or set(counts) != {name for name, _, _ in SECTIONS}:
         return None
-    found, offset = {}, 0
+    found, offset = {}, begin
     for name, dtype, width in SECTIONS:
         rows = counts[name]
         if type(rows) is not int or rows < 0:
             return None
         size = np.dtype(dtype).itemsize * width * rows
-        if offset + size > len(rest):
+        if offset + size > len(raw):
             return None
-        column = np.frombuffer(rest, dtype=dtype, count=width * rows, offset=offset)
+        column = np.frombuffer(raw, dtype=dtype, count=width * rows, offset=offset)
         found[name] = column.reshape(rows, width) if width > 1 else column
         offset += size + (-size % ALIGN)
-    return found if offset == len(rest) else None
+    return found if offset == len(raw) else None
 
 
 def _within(ids: np.ndarray, low: int, count: int) -> bool:
@@ -329,9 +344,7 @@ def _entries(s: Mapping[str, np.ndarray]) -> Entries | None:
     joined = keys.tobytes()
     if joined.translate(None, b"0123456789abcdef") or len(joined) != KEY_LENGTH * len(keys):
         return None
-    names = joined.decode("ascii")
-    return Entries([names[i : i + KEY_LENGTH] for i in range(0, len(names), KEY_LENGTH)], s["entry_sizes"],
-                   s["entry_mtimes"])
+    return Entries(joined.decode("ascii"), s["entry_sizes"], s["entry_mtimes"])
 
 
 def _unchanged_in(run_dir: Path, cache_format: str | None, entries: Entries) -> np.ndarray:
@@ -372,7 +385,7 @@ class ReplayIndex:
             sections = _sections(found.path.read_bytes(), key)
             entries = _entries(sections) if sections is not None and _consistent(sections) else None
             if entries is not None and sections is not None:
-                if apart and len(entries.keys) >= CHECK_APART_FROM:
+                if apart and len(entries) >= CHECK_APART_FROM:
                     found._checked = Apart(
                         "quotefinder-entries",
                         lambda parent, sender: _check_apart(parent, sender, found.run_dir, cache_format, entries),
@@ -434,6 +447,7 @@ class ReplayIndex:
         sections = _encoded(sorted(self.records.items()), self.entries)
         header = orjson.dumps({"format": INDEX_FORMAT, "key": self.key,
                                "rows": {name: len(sections[name]) for name, _, _ in SECTIONS}})
+        header += b" " * (-(DIGEST_LINE + len(header) + 1) % ALIGN)  # spaces: the sections start aligned in the file
         body = b"".join([header, b"\n", *(_padded(sections[name].astype(dtype, copy=False).tobytes())
                                           for name, dtype, _ in SECTIONS)])
         with contextlib.suppress(OSError):

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..questions import OUTCOMES, Outcome
-from .grid import CODE, Table, band_ends, bands_at, cell_index, deepest_nearest, rectangle_sums, top_cell
+from .grid import CODE, Rectangles, Table, band_ends, bands_at, cell_index, deepest_nearest, top_cell
 from .probability import Z_ONE_SIDED_95, Z_POWER_80, t_sf
 
 Z95 = 1.959963984540054
@@ -137,9 +137,11 @@ class ScoreModel:
         steps = np.take_along_axis(np.concatenate([np.diff(v, axis=1).T for v in piece_values]), self.order, axis=0)
         self.totals = first_total[None] + np.concatenate([np.zeros((1, len(first_total))), np.cumsum(steps, axis=0)])
         n_steps = len(self.totals)
-        # every total is a rectangle of cells: its band's rows x the columns from its breakpoint on
-        self._rows = (np.tile(self.lo, n_steps), np.tile(self.hi, n_steps))
-        self._left = np.concatenate([np.zeros(len(self.lo), dtype=np.int64), self.sorted_starts.ravel()])
+        # every total is a rectangle of cells: its band's rows x the columns from its breakpoint on, placed once for
+        # every weighting (`Rectangles`; a model `like` another shares its rectangles)
+        self._rectangles: Rectangles = like._rectangles if like is not None else Rectangles.of(
+            np.tile(self.lo, n_steps), np.tile(self.hi, n_steps),
+            np.concatenate([np.zeros(len(self.lo), dtype=np.int64), self.sorted_starts.ravel()]), (self.n_h, self.n_a))
 
     def grid(self, counts: np.ndarray, power: int = 1, factor: np.ndarray | None = None) -> np.ndarray:
         """sum_q counts_q * factor_q * x_q(c)^power at every cell c, shape (H, A).
@@ -154,8 +156,7 @@ class ScoreModel:
         scale = (counts * (factor if factor is not None else 1.0) * self.weights**power)[self.owner]  # (B,)
         totals = self.totals if power == 1 else self.totals**power
         increments = np.concatenate([totals[:1], np.diff(totals, axis=0)]) * scale  # (N + 1, B)
-        summed = rectangle_sums(*self._rows, self._left, None, 0, (self.n_h, self.n_a, 1), increments.ravel())
-        return summed[..., 0]
+        return self._rectangles.sums(increments.ravel())
 
     def totals_at(self, h_index: int, a_index: int) -> np.ndarray:
         """Each question's total over repeats T_q = R s_q at one cell (Q,), before weighting."""

@@ -135,6 +135,43 @@ def test_the_grid_reads_any_curve_exactly_as_a_slow_lookup_and_so_do_the_scores(
         assert np.allclose(model.per_question(*cell), x[:, cell[0], cell[1]])
 
 
+def test_a_curve_is_judged_piece_by_piece_as_judge_quote_judges_each() -> None:
+    """500 random questions (answer, no-answer, unlabelled; accept patterns or none; human verdicts on some
+    sentences) and curves whose pieces share quote objects, hold equal quotes in distinct objects, quote several
+    passages, quote broken answers, or have no response: every code `JudgedCurve.of` gives is the one calling
+    `Question.judge_quote` on that piece gives (-1 where the replay holds no response)."""
+    rng = random.Random(23)
+    texts = ["right", "wrong", "other", "right answer"]
+    checked = dict.fromkeys(OUTCOMES, 0)
+    for n in range(500):
+        verdicts = {text: rng.choice(OUTCOMES[:2]) for text in texts if rng.random() < 0.2}
+        expect = rng.choice(["answer", "no-answer", None])
+        accept = (r"\bright\b",) if expect == "answer" and rng.random() < 0.7 else ()
+        question = Question(f"q{n}", f"question {n}", expect, accept, verdicts=verdicts)
+        shared = [Quote(rng.choice(texts), "t", "https://x.example", None,
+                        passages=tuple(rng.sample(texts, 2)) if rng.random() < 0.3 else (),
+                        broken="cites a source it was not given" if rng.random() < 0.2 else "") for _ in range(3)]
+
+        def piece(shared: list[Quote] = shared) -> Piece:
+            kind = rng.randrange(5)
+            if kind == 0:
+                return MISSING
+            if kind == 1:
+                return Piece(None, rng.choice(shared))
+            quote = rng.choice(shared)
+            return Piece(quote if kind < 4 else Quote(quote.text, "t", "https://x.example", None))
+
+        edges = tuple(sorted({rng.random() for _ in range(rng.randint(0, 3))}))
+        bounds = tuple(tuple(sorted({rng.random() for _ in range(rng.randint(0, 3))})) for _ in range(len(edges) + 1))
+        curve = Curve(edges, bounds, tuple(tuple(piece() for _ in range(len(b) + 1)) for b in bounds))
+        expected = tuple(tuple(-1 if p.missing else CODE[question.judge_quote(p.quoted)] for p in segment)
+                         for segment in curve.pieces)
+        assert JudgedCurve.of(question, curve).codes == expected, n
+        for code in (c for segment in expected for c in segment if c >= 0):
+            checked[OUTCOMES[code]] += 1
+    assert all(checked.values()), checked  # every outcome met
+
+
 def test_a_cell_in_a_piece_the_replay_does_not_hold_is_an_error_not_a_count() -> None:
     question = Question("q", "question", "answer", (r"x",))
     curve = Curve((0.5,), ((), ()), ((MISSING,), (Piece(None),)))

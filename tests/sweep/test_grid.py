@@ -12,7 +12,7 @@ from quotefinder.errors import InputError
 from quotefinder.questions import OUTCOMES, Outcome, Question
 from quotefinder.recipe.decision import Candidate
 from quotefinder.recipe.pipeline import Trace
-from quotefinder.sweep.grid import CODE, Table, depth, parse_axis, score, top_cell
+from quotefinder.sweep.grid import CODE, Rectangles, Table, depth, parse_axis, rectangle_sums, score, top_cell
 
 
 def fill(curves, has_answer, answer) -> np.ndarray:
@@ -145,3 +145,30 @@ def test_equidistant_cells_go_to_the_lower_has_answer_cutoff_despite_float_round
     assert recommend(counts_from_scores(scores), axis, axis, 2.0, (0.3, 0.6)) == (1, 5)
     scores[1, 5], scores[1, 7] = 0, 5  # (0.1, 0.7) is as far as (0.2, 0.4) too, and lower still
     assert recommend(counts_from_scores(scores), axis, axis, 2.0, (0.3, 0.6))[0] == 1
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_rectangles_placed_once_sum_every_weighting_to_the_same_floats_as_rectangle_sums(seed: int) -> None:
+    """Random rectangles on grids of 1 to 12 x 1 to 12 cells, many starting past the last column (which cover
+    nothing: `Rectangles` leaves them out), under float weights of every size, a NaN or an infinity among those
+    past the last column: the sums are `rectangle_sums`' bit for bit, and a direct loop over cells agrees."""
+    rng = np.random.default_rng(seed)
+    n_h, n_a = (int(v) for v in rng.integers(1, 13, 2))
+    count = int(rng.integers(0, 300))
+    lo = rng.integers(0, n_h, count)
+    hi = lo + 1 + rng.integers(0, n_h - lo)
+    left = np.where(rng.random(count) < 0.4, n_a, rng.integers(0, n_a + 1, count))
+    rectangles = Rectangles.of(lo, hi, left, (n_h, n_a))
+    for _ in range(5):
+        weights = rng.normal(size=count) * 10.0 ** rng.integers(-8, 9, count)
+        past = np.flatnonzero(left == n_a)
+        if len(past):
+            weights[rng.choice(past)] = rng.choice([np.nan, np.inf])
+        summed = rectangles.sums(weights)
+        with np.errstate(invalid="ignore"):  # the reference sums the NaN or infinity into the column past the last
+            reference = rectangle_sums(lo, hi, left, None, 0, (n_h, n_a, 1), weights)[..., 0]
+        assert np.isfinite(summed).all() and np.array_equal(summed, reference)
+        slow = np.zeros((n_h, n_a))
+        for r in range(count):
+            slow[lo[r]:hi[r], left[r]:] += weights[r]
+        assert np.allclose(summed, slow, rtol=1e-9, atol=1e-9 * max(1.0, float(np.abs(weights[left < n_a]).sum())))
