@@ -14,7 +14,6 @@ that the `Coverage` asks for. Which candidate is quoted at given cutoffs is
 
 from __future__ import annotations
 
-import asyncio
 import bisect
 from collections.abc import Awaitable, Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -190,6 +189,8 @@ async def record(flow: Steps, fetch: Callable[[ApiRequest], Awaitable[Any]]) -> 
     Every request of a batch runs to its end even when a sibling fails, so that each response
     that arrives is cached; then the first failure is raised.
     """
+    import asyncio  # here: a sweep replays without it (`record.received`)
+
     batch = next(flow)
     while True:
         outcomes = await asyncio.gather(*(fetch(request) for request in batch), return_exceptions=True)

@@ -34,7 +34,7 @@ import orjson
 from ..errors import ContractError, CorruptEntry, KeyEchoed, MissingResponse, StorageError
 from ..recipe.contract import ApiRequest
 from ..storage import private_dir, write_private
-from .client import EVIDENCE, Received, Sender, describe
+from .received import EVIDENCE, Received, Sender, describe
 from .secret import Secret
 
 if TYPE_CHECKING:
@@ -117,10 +117,15 @@ def read_entry(raw: bytes, request: ApiRequest, where: object) -> Received:
     return _received(entry, where)
 
 
+def missing(request: ApiRequest) -> MissingResponse:
+    """What a store raises for a request it holds no response to: the request named."""
+    return MissingResponse(request.label or f"a request to {request.path}")
+
+
 def required(saved: Received | None, request: ApiRequest) -> Received:
     """`saved`, or `MissingResponse` naming the request when a store holds none: every store's `require`."""
     if saved is None:
-        raise MissingResponse(request.label or f"a request to {request.path}")
+        raise missing(request)
     return saved
 
 
@@ -175,6 +180,20 @@ class FileStore:
     def require(self, request: ApiRequest) -> Received:
         """The saved response to `request`; `MissingResponse` naming the request when there is none."""
         return required(self.get(request), request)
+
+    def read(self, request: ApiRequest) -> tuple[Received, tuple[str, int, int]]:
+        """`require`, with the entry as `entry` gives it, of the file read: its size and modification time from the
+        open file (`fstat`) before its bytes are read, one look at the path fewer than `entry` then `require`."""
+        path = self._location(request.key)
+        try:
+            with open(path, "rb") as handle:
+                found = os.fstat(handle.fileno())
+                raw = handle.read()
+        except (FileNotFoundError, NotADirectoryError):
+            raise missing(request) from None
+        except OSError as error:
+            raise CorruptEntry(path, f"cannot be read ({error.strerror or error})") from None
+        return read_entry(raw, request, path), (request.key, found.st_size, found.st_mtime_ns)
 
     def put(self, request: ApiRequest, received: Received, secret: Secret | None = None) -> None:
         """Save a successful response; it is on disk, whole, when this returns. `StorageError` when the

@@ -22,35 +22,22 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any
 
 import httpx
 import orjson
 
 from ..errors import ApiError, AuthError, BudgetSpent, InputError, InsecureEndpoint, KeyEchoed, TransientError
 from ..pipelines import ApiSpec
-from ..recipe import contract
 from ..recipe.contract import ApiRequest
 from ..recipe.system import PERPLEXITY
+from .received import Received, describe
 from .secret import Secret, key_problem
 
 DEFAULT_BASE_URL = PERPLEXITY.default_base
 EVIDENCE_HEADER = "x-quotefinder-evidence"  # set by the stand-in; the real API never sends it
-EVIDENCE = ("live", "synthetic")  # what a response is evidence of: the real API, or the stand-in
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_RETRY_AFTER_S = 120.0
-
-
-@dataclass(frozen=True)
-class Received:
-    """One successful exchange: the parsed JSON body and what the client saw of it."""
-
-    data: Any
-    status: int
-    request_id: str
-    elapsed_s: float
-    received_at: str
-    evidence: str  # "live" or "synthetic"
 
 
 class RequestBudget:
@@ -66,15 +53,6 @@ class RequestBudget:
         if self.limit is not None and self.spent >= self.limit:
             raise BudgetSpent(f"sent the {self.limit} request(s) --max-requests allows")
         self.spent += 1
-
-
-class Sender(Protocol):
-    """What recording needs of a client: send one request, get its response or an `ApiError`.
-
-    `ApiClient` is one; `cache.CachingClient` wraps one and is one too.
-    """
-
-    async def send(self, request: ApiRequest) -> Received: ...
 
 
 @dataclass(frozen=True)
@@ -281,10 +259,3 @@ class ApiClient:
                             f"({self.api.key_variable}, in some encoding), so it was neither saved nor used. A server "
                             "or proxy that sends credentials back should not be given them: check "
                             f"{self.api.base_variable}", status=200)
-
-
-def describe(request: ApiRequest) -> str:
-    """The request in words, for a message: its label, or what kind of request it is."""
-    if request.label:
-        return request.label
-    return "the search" if request.path == contract.SEARCH_PATH else f"a request to {request.path}"

@@ -32,7 +32,7 @@ from ..recipe.pipeline import record
 from ..recipe.pipeline import replay as drive
 from ..recipe.system import QUOTE_FINDER
 from .cache import CacheCounts, CachingClient
-from .client import Received, Sender
+from .received import Received, Sender
 from .rundir import STOPS, QuestionError, RequestCounts
 from .secret import Secret
 from .store import ResponseStore

@@ -56,7 +56,7 @@ from ..recipe.decision import ANSWER_CUTOFF, HAS_ANSWER_CUTOFF, Cutoffs
 from ..storage import private_dir, write_private
 from ..textsafe import is_unicode
 from .cache import FORMAT as CACHE_FORMAT
-from .client import EVIDENCE
+from .received import EVIDENCE
 
 RUN_FORMAT = "quotefinder-run/1"
 PIPELINE_VERSION = 1  # bump when a request body or the decision rule changes

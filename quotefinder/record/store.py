@@ -8,6 +8,8 @@ A store saves one successful response per request, keyed by `ApiRequest.key`, an
     store.put(request, received, secret)   saved whole before it returns (never one holding the key)
     store.entry(key)         the saved entry's identity (its key, how big, when last changed), or None: what
                              the replay index checks, one cheap look each
+    store.read(request)      `require` and the identity of the entry read, taken before its bytes are (what
+                             the replay records for the index: a change after it is seen next time)
     store.where(request)     where the entry is, for messages
     store.keys()             every key it holds
     store.close()
@@ -26,7 +28,7 @@ from ..errors import RunDirError
 from ..recipe.contract import ApiRequest
 from .cache import FORMAT as FILE_FORMAT
 from .cache import FileStore
-from .client import Received
+from .received import Received
 from .secret import Secret
 
 Entry = tuple[str, int, int]  # an entry's key, its size, and when it last changed (a store's own clock, e.g. ns)
@@ -40,6 +42,8 @@ class ResponseStore(Protocol):
     def put(self, request: ApiRequest, received: Received, secret: Secret | None = None) -> None: ...
 
     def entry(self, key: str) -> Entry | None: ...
+
+    def read(self, request: ApiRequest) -> tuple[Received, Entry]: ...
 
     def where(self, request: ApiRequest) -> str: ...
 

@@ -154,10 +154,8 @@ def _replay_one(store: ResponseStore, under_test: System, config: Any, coverage:
     evidence: Evidence = {}
 
     def lookup(request: ApiRequest) -> Any:
-        entry = store.entry(request.key)  # before it is read: a change after this is seen next time
-        received = store.require(request)
-        if entry is not None:
-            entries.append(entry)
+        received, entry = store.read(request)  # (the entry as it was before its bytes were read)
+        entries.append(entry)
         evidence.setdefault(received.evidence, store.where(request))
         return received.data
 

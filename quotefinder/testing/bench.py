@@ -41,7 +41,8 @@ from .. import __version__
 from ..questions import load_questions
 from ..recipe.contract import ApiRequest
 from ..record.cache import ResponseCache, decode_entry
-from ..record.client import ApiClient, RateLimiter, Received, RetryPolicy
+from ..record.client import ApiClient, RateLimiter, RetryPolicy
+from ..record.received import Received
 from ..record.recorder import QuestionRun, Recorder
 from ..record.rundir import RunRecord
 

@@ -29,7 +29,7 @@ from typing import Any
 from ..errors import CorruptEntry, StorageError
 from ..recipe.contract import ApiRequest
 from ..record.cache import decode_entry, entry_bytes, read_entry, required
-from ..record.client import Received
+from ..record.received import Received
 from ..record.secret import Secret
 from ..storage import PRIVATE_FILE, private_dir
 
@@ -134,6 +134,12 @@ class SQLiteStore:
     def require(self, request: ApiRequest) -> Received:
         """The saved response to `request`; `MissingResponse` naming the request when there is none."""
         return required(self.get(request), request)
+
+    def read(self, request: ApiRequest) -> tuple[Received, tuple[str, int, int]]:
+        """`require`, with the entry (`entry`) looked at before it is read."""
+        entry = self.entry(request.key)
+        received = self.require(request)
+        return received, entry or (request.key, -1, -1)  # (none before, one after: changed, never matched)
 
     def put(self, request: ApiRequest, received: Received, secret: Secret | None = None) -> None:
         """Save a successful response, committed (durable) when this returns; refused like `FileStore.put`."""

@@ -44,7 +44,8 @@ from ..errors import CorruptEntry
 from ..questions import load_questions
 from ..recipe.contract import ApiRequest
 from ..record.cache import FileStore, decode_entry
-from ..record.client import ApiClient, RateLimiter, Received, RetryPolicy
+from ..record.client import ApiClient, RateLimiter, RetryPolicy
+from ..record.received import Received
 from ..record.recorder import QuestionRun, Recorder
 from ..record.rundir import RunRecord
 from ..record.secret import Secret

@@ -19,7 +19,8 @@ from hostile import FUZZ_EXAMPLES, damaged_bytes, damaged_structure
 from quotefinder.errors import ContractError, CorruptEntry
 from quotefinder.recipe import contract
 from quotefinder.record.cache import CachingClient, ResponseCache, admit_all, decode_entry, encode_entry
-from quotefinder.record.client import ApiClient, Received
+from quotefinder.record.client import ApiClient
+from quotefinder.record.received import Received
 from quotefinder.testing.standin import FakeApi, load_scenario
 
 REQUEST = contract.search_request("How deep is the Mariana Trench?")

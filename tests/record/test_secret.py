@@ -13,7 +13,7 @@ from hostile import ODD_KEY, key_forms
 from quotefinder.errors import ApiError
 from quotefinder.questions import Question
 from quotefinder.record.cache import ResponseCache
-from quotefinder.record.client import Received
+from quotefinder.record.received import Received
 from quotefinder.record.recorder import QuestionRun, Recorder
 from quotefinder.record.secret import MASK, Secret, key_problem, redact, secret_forms
 from quotefinder.testing.standin import FakeApi, load_scenario

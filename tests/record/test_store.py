@@ -12,7 +12,7 @@ import pytest
 from quotefinder.errors import RunDirError
 from quotefinder.recipe import contract
 from quotefinder.record.cache import FORMAT, FileStore
-from quotefinder.record.client import Received
+from quotefinder.record.received import Received
 from quotefinder.record.store import open_store
 
 

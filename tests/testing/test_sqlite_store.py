@@ -15,7 +15,7 @@ from conftest import KEY
 from quotefinder.errors import CorruptEntry, KeyEchoed, MissingResponse
 from quotefinder.recipe import contract
 from quotefinder.record.cache import FileStore, decode_entry
-from quotefinder.record.client import Received
+from quotefinder.record.received import Received
 from quotefinder.record.secret import Secret
 from quotefinder.record.store import ResponseStore
 from quotefinder.testing.sqlite_store import FILE_NAME, SQLiteStore
@@ -74,6 +74,25 @@ def test_keys_list_every_entry_and_entry_changes_when_it_is_put_again(kind: str,
     store.put(REQUEST, AGAIN)
     assert store.entry(REQUEST.key) != first and store.require(REQUEST) == AGAIN
     assert store.entry(OTHER.key) is not None
+    store.close()
+
+
+def test_read_gives_the_response_with_the_entry_it_was_read_from(kind: str, tmp_path: Path) -> None:
+    """`read` (what the replay records for the index): `require`'s response with the entry `entry` gives, that entry
+    the one whose bytes were read, so that a later `put` shows as a change; a missing response named, a corrupt
+    one refused, as `require` does."""
+    store = opened(kind, tmp_path)
+    with pytest.raises(MissingResponse, match=REQUEST.label):
+        store.read(REQUEST)
+    store.put(REQUEST, RECEIVED)
+    received, entry = store.read(REQUEST)
+    assert received == RECEIVED and entry == store.entry(REQUEST.key)
+    store.put(REQUEST, AGAIN)
+    again, newer = store.read(REQUEST)
+    assert again == AGAIN and newer == store.entry(REQUEST.key) != entry
+    STORES[kind][1](tmp_path, REQUEST.key, lambda raw: raw.replace(b"req-2", b"req-3"))
+    with pytest.raises(CorruptEntry, match="checksum"):
+        store.read(REQUEST)
     store.close()
 
 
