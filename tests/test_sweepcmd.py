@@ -588,7 +588,10 @@ def test_a_sweep_of_tables_alone_loads_no_http_client_plots_or_pandas(ten: Path,
     script = ("import sys\nfrom quotefinder.sweepcmd import main\n"
               f"code = main([{str(ten)!r}, '--no-plots', '--out', {str(tmp_path / 'report')!r}, '--force'])\n"
               f"print(code, [name for name in {heavy!r} if name in sys.modules])\n")
+    written = []
     for _ in ("first", "repeated"):
         done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ten.parent.parent)
         assert done.stdout.splitlines()[-1] == "0 []", done.stdout + done.stderr
+        written.append({path.name: path.stat().st_mtime_ns for path in (ten / "replay-index").glob("*.index")})
     assert (tmp_path / "report" / "summary.md").exists()
+    assert len(written[0]) == 1 and written[1] == written[0]  # the repeated sweep read the index the first wrote

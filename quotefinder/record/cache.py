@@ -183,7 +183,9 @@ class FileStore:
 
     def read(self, request: ApiRequest) -> tuple[Received, tuple[str, int, int]]:
         """`require`, with the entry as `entry` gives it, of the file read: its size and modification time from the
-        open file (`fstat`) before its bytes are read, one look at the path fewer than `entry` then `require`."""
+        open file (`fstat`) before its bytes are read, one look at the path fewer than `entry` then `require`, and
+        the same errors: where `entry`'s `stat` would fail (a loop of links, a folder it may not search: a problem
+        of the run's directory) its `OSError`, else `require`'s."""
         path = self._location(request.key)
         try:
             with open(path, "rb") as handle:
@@ -192,6 +194,8 @@ class FileStore:
         except (FileNotFoundError, NotADirectoryError):
             raise missing(request) from None
         except OSError as error:
+            if self.entry(request.key) is None:  # (`stat` raises what it raised before `require` was reached)
+                raise missing(request) from None
             raise CorruptEntry(path, f"cannot be read ({error.strerror or error})") from None
         return read_entry(raw, request, path), (request.key, found.st_size, found.st_mtime_ns)
 

@@ -1,6 +1,6 @@
 """What a response is, apart from how it was fetched: a received exchange, what recording needs of a sender, what a
 response is evidence of, and a request in words. No network here, so that reading a run (the cache, the store,
-run.json: what every sweep does) never loads the HTTP client (`client`: httpx, and asyncio beside it, about 70 ms
+run.json: what every sweep does) never loads the HTTP client (`client`: httpx, and asyncio beside it, about 40 ms
 of a sweep's start)."""
 
 from __future__ import annotations

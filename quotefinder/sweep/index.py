@@ -6,12 +6,12 @@ replaying every response. Derived, never evidence: deleting it changes nothing b
 One file per sweep coverage (`index_key`: the system, its pipeline's digest, the digest of the system's source
 code, and the values of each recorded axis the sweep replays for), the most recent `KEEP` kept. Each record is one
 (question, repeat): its curve, the evidence of the entries it was replayed from, and those entries (their keys,
-sizes and modification times, as the store reports them: `ResponseStore.entry`). A record is used only when every
-one of its entries still has that size and modification time (one `stat` each, for the file store); any entry
-added, changed or removed makes its question replay again from the cache, where a torn or edited entry is
-reported by path as it always is. The file's first line is the SHA-256 of the rest, so a torn or edited index is
-never trusted; it, and a file that is not an index of this format, of this system and code, is ignored and
-replaced. A run directory the sweep may not write simply gets no index.
+sizes and modification times, as the store saw them when the replay read them: `ResponseStore.read`). A record is
+used only when every one of its entries still has that size and modification time (one `stat` each, for the file
+store: `ResponseStore.entry`); any entry added, changed or removed makes its question replay again from the cache,
+where a torn or edited entry is reported by path as it always is. The file's first line is the SHA-256 of the rest,
+so a torn or edited index is never trusted; it, and a file that is not an index of this format, of this system and
+code, is ignored and replaced. A run directory the sweep may not write simply gets no index.
 
 After the digest line, a line of JSON (`format`, `key` and the row count of each section; spaces after it bring the
 sections to a multiple of 8 bytes from the file's start, so that they are read where they lie), then the sections

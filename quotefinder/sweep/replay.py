@@ -139,7 +139,8 @@ def replay_pairs(run_dir: Path, pairs: Sequence[Pair], coverage: Coverage, chose
                  ) -> list[Replay]:
     """Each (question, repeat)'s curve, replayed from the cache alone through the system's own request flow
     (`chosen`: the system's name and its pipeline), or why it cannot be replayed; with the entries it read (for
-    the replay index: each `stat`ed before it is read, so a later change is always seen) and their evidence."""
+    the replay index: each as `ResponseStore.read` saw it before its bytes were read, so a later change is always
+    seen) and their evidence."""
     store = open_store(run_dir, chosen[2])
     under_test, config = system(chosen[0]), chosen[1]
     try:

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from quotefinder.errors import RunDirError
+from quotefinder.errors import CorruptEntry, MissingResponse, RunDirError
 from quotefinder.recipe import contract
+from quotefinder.record import cache
 from quotefinder.record.cache import FORMAT, FileStore
 from quotefinder.record.received import Received
 from quotefinder.record.store import open_store
@@ -41,3 +42,52 @@ def test_an_entry_is_known_by_its_key_size_and_time_and_changes_with_it(tmp_path
     os.utime(path, ns=(mtime, mtime + 1))
     assert store.entry(request.key) == (key, size, mtime + 1)
     store.close()
+
+
+def test_read_takes_the_entry_of_the_file_it_reads_before_its_bytes(tmp_path: Path, monkeypatch) -> None:
+    """The entry `read` gives is the file's as it was opened: an entry replaced while its bytes are read (another
+    process saving the response again) gives the old bytes with the old entry, so the replay index sees the new
+    one as a change next time."""
+    store = open_store(tmp_path)
+    request = contract.search_request("How deep is the lake?")
+    store.put(request, received({"results": []}))
+    before = store.entry(request.key)
+    path = Path(store.where(request))
+    real_open = open
+
+    def replaced_on_read(name, mode="r", *args, **kwargs):
+        handle = real_open(name, mode, *args, **kwargs)
+        read = handle.read
+
+        def read_then_replace(*a):
+            data = read(*a)
+            path.with_suffix(".new").write_bytes(cache.encode_entry({"other": "x" * 100}))
+            os.replace(path.with_suffix(".new"), path)  # the open file still reads the old bytes
+            return data
+        handle.read = read_then_replace
+        return handle
+    monkeypatch.setattr(cache, "open", replaced_on_read, raising=False)
+    got, entry = store.read(request)
+    assert got.data == {"results": []} and entry == before
+    assert store.entry(request.key) != entry  # the new file: a change the index sees
+
+
+def test_read_refuses_as_entry_then_require_would(tmp_path: Path) -> None:
+    """No response: named; an entry that is a loop of links: the `OSError` of `entry`'s look (a problem of the run's
+    directory, exit 2 in a sweep); one that can be looked at but not read (a folder in its place): corrupt, named
+    by path."""
+    store = open_store(tmp_path)
+    request, other = contract.search_request("How deep is the lake?"), contract.search_request("How wide?")
+    with pytest.raises(MissingResponse, match="the search"):
+        store.read(request)
+    for wanted in (request, other):
+        Path(store.where(wanted)).parent.mkdir(parents=True, exist_ok=True)
+    looped = Path(store.where(request))
+    looped.symlink_to(looped.name)
+    with pytest.raises(OSError) as caught:
+        store.entry(request.key)
+    with pytest.raises(type(caught.value)):
+        store.read(request)
+    Path(store.where(other)).mkdir()
+    with pytest.raises(CorruptEntry, match=f"{store.where(other)}: cannot be read"):
+        store.read(other)

@@ -151,7 +151,8 @@ def test_equidistant_cells_go_to_the_lower_has_answer_cutoff_despite_float_round
 def test_rectangles_placed_once_sum_every_weighting_to_the_same_floats_as_rectangle_sums(seed: int) -> None:
     """Random rectangles on grids of 1 to 12 x 1 to 12 cells, many starting past the last column (which cover
     nothing: `Rectangles` leaves them out), under float weights of every size, a NaN or an infinity among those
-    past the last column: the sums are `rectangle_sums`' bit for bit, and a direct loop over cells agrees."""
+    past the last column: the sums are `rectangle_sums`' bit for bit, and a direct loop over cells agrees; with a
+    NaN or an infinity on a rectangle that covers cells, the same cells are NaN or infinite in both."""
     rng = np.random.default_rng(seed)
     n_h, n_a = (int(v) for v in rng.integers(1, 13, 2))
     count = int(rng.integers(0, 300))
@@ -172,3 +173,10 @@ def test_rectangles_placed_once_sum_every_weighting_to_the_same_floats_as_rectan
         for r in range(count):
             slow[lo[r]:hi[r], left[r]:] += weights[r]
         assert np.allclose(summed, slow, rtol=1e-9, atol=1e-9 * max(1.0, float(np.abs(weights[left < n_a]).sum())))
+        covering = np.flatnonzero(left < n_a)
+        if len(covering):
+            weights[rng.choice(covering)] = rng.choice([np.nan, np.inf, -np.inf])
+            with np.errstate(invalid="ignore"):
+                reference = rectangle_sums(lo, hi, left, None, 0, (n_h, n_a, 1), weights)[..., 0]
+                summed = rectangles.sums(weights)
+            assert not np.isfinite(summed).all() and np.array_equal(summed, reference, equal_nan=True)

@@ -96,6 +96,19 @@ def test_read_gives_the_response_with_the_entry_it_was_read_from(kind: str, tmp_
     store.close()
 
 
+def test_a_response_saved_between_the_sqlite_stores_two_looks_is_recorded_as_changed(tmp_path: Path,
+                                                                                    monkeypatch) -> None:
+    """The SQLite store looks at the entry, then reads it: a response saved in between (none at the first look) is
+    given with an entry no look will ever match (size -1), so the replay index replays it next time."""
+    store = SQLiteStore(tmp_path)
+    store.put(REQUEST, RECEIVED)
+    monkeypatch.setattr(store, "entry", lambda key: None)  # the first look saw nothing yet
+    received, entry = store.read(REQUEST)
+    monkeypatch.undo()
+    assert received == RECEIVED and entry == (REQUEST.key, -1, -1) and store.entry(REQUEST.key) != entry
+    store.close()
+
+
 def test_an_entry_edited_on_disk_is_corrupt_and_named(kind: str, tmp_path: Path) -> None:
     store = opened(kind, tmp_path)
     store.put(REQUEST, RECEIVED)
