@@ -223,8 +223,8 @@ class Recording:
         pending = self.pending
         fatal: QuoteFinderError | None = None
         with locked(self.run_dir):
+            remove_temporaries(self.run_dir)  # a killed writer's, even when nothing is left to record
             if pending:
-                remove_temporaries(self.run_dir)
                 self.host = check_base_url(base_url, self.api.base_variable).host
                 self.finished = False
                 self.save()  # complete: false on disk before the first request

@@ -219,6 +219,20 @@ def test_kill_9_at_random_moments_never_corrupts_the_cache(tmp_path, standin_for
     assert len(saved(run_dir)) == TOTAL and not list(run_dir.rglob("*.tmp"))
 
 
+def test_a_rerun_with_nothing_left_to_record_removes_what_a_killed_writer_left(tmp_path, standin_for) -> None:
+    """A recording killed while it wrote run.json, after its last response was saved, leaves a temporary file; the
+    rerun has nothing to record, and still removes it (and any other a killed writer left), sending nothing."""
+    server = standin_for(TEN_SCENARIO)
+    run_dir = tmp_path / "run"
+    assert record(run_dir, TEN_QUESTIONS, server) == 0
+    left = [run_dir / ".run.json.4194303.tmp", next((run_dir / "responses").iterdir()) / ".x.json.4194303.tmp"]
+    for path in left:
+        path.write_bytes(b"{\"format\"")  # (pid 4194303: above any Linux pid, so no live writer's)
+    mark = len(server.requests)
+    assert record(run_dir, TEN_QUESTIONS, server) == 0
+    assert len(server.requests) == mark and not list(run_dir.rglob("*.tmp")) and len(saved(run_dir)) == TOTAL
+
+
 def test_a_torn_or_edited_entry_is_requested_again_or_reported(tmp_path, standin_for, capsys) -> None:
     server = standin_for(TEN_SCENARIO)
     run_dir = tmp_path / "run"
