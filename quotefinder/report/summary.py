@@ -548,16 +548,15 @@ def _review(result: Sweep) -> list[str]:
         doubtful = point.quotes() & ((codes == CODE[Outcome.UNJUDGED]) | (codes == CODE[Outcome.WRONG]))
         for judged, row in zip(point.judged, doubtful, strict=True):
             for index in np.flatnonzero(row).tolist():  # (the others, in question order, are never listed)
-                question, j = result.questions[index], judged[index]
-                key = (question.id, j.quote.text if j.quote else "")
-                if key not in seen:
-                    seen.add(key)
-                    found.append((question, j, point.name))
+                question, j, quote = result.questions[index], judged[index], judged[index].quote
+                if quote is not None and (question.id, quote.text) not in seen:  # (it quotes: `doubtful`)
+                    seen.add((question.id, quote.text))
+                    found.append((question, j.outcome, quote, point.name))
     if not found:
         return []
     hint = ["Unjudged quotes can be judged once, for good, with `sweep.py RUN --review`.", ""] \
-        if any(j.outcome is Outcome.UNJUDGED for _, j, _ in found) else []
-    rows = [f"| {_md(question.id)} | {j.outcome.label} at {name} | {_md(j.quote.text)} | {_md(j.quote.title)} "
-            f"| {_md(j.quote.url)} |" for question, j, name in found[:LIST_AT_MOST] if j.quote]
+        if any(outcome is Outcome.UNJUDGED for _, outcome, _, _ in found) else []
+    rows = [f"| {_md(question.id)} | {outcome.label} at {name} | {_md(quote.text)} | {_md(quote.title)} "
+            f"| {_md(quote.url)} |" for question, outcome, quote, name in found[:LIST_AT_MOST]]
     return ["## Quotes that need review", "", *hint, "| Question | Status | Quote | Source | URL |",
             "|---|---|---|---|---|", *rows, *_more(len(found)), ""]

@@ -48,9 +48,9 @@ def frame_of(columns: Columns) -> pd.DataFrame:
 
 def _rows_as_columns(rows: Sequence[Mapping[str, Any]]) -> Columns | pd.DataFrame:
     """Rows (dicts, every key a column, in the order keys first appear) as columns, each typed as
-    `pandas.DataFrame(rows)` types it (`_typed`); a row without a column's key has a gap there. Rows holding a numpy
-    scalar (how pandas types those beside Python's numbers is not copied here: float32 beside whole numbers, say)
-    are handed to pandas itself."""
+    `pandas.DataFrame(rows)` types it (`_typed_columns`); a row without a column's key has a gap there. Rows holding
+    a numpy scalar (how pandas types those beside Python's numbers is not copied here: float32 beside whole numbers,
+    say) are handed to pandas itself."""
     names = list(dict.fromkeys(name for row in rows for name in row))
     columns = _typed_columns({name: [row.get(name) for row in rows] for name in names})
     if columns is None:
