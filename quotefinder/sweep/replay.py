@@ -112,13 +112,17 @@ class QuestionsInBackground(Apart[QuestionSet]):
             large = path.stat().st_size >= PARSE_APART_FROM
         except OSError:
             large = False  # said by the parse, in this process
-        super().__init__("quotefinder-questions", lambda parent, sender: _parse_apart(parent, path, sender, cache),
+        super().__init__("quotefinder-questions",
+                         lambda parent, sender: _parse_apart(parent, path, sender, cache, kept),
                          lambda: judged_with(path, cache, kept),
                          jobs > 1 and large and (kept is None or kept[0] is None))
 
 
-def _parse_apart(parent: int, path: Path, sender: Connection, cache: Path | None = None) -> None:
-    answer(parent, sender, lambda: judged_with(path, cache))
+def _parse_apart(parent: int, path: Path, sender: Connection, cache: Path | None = None,
+                 kept: tuple[QuestionSet | None, bytes, str] | None = None) -> None:
+    """The child: the file's bytes and text as the parent read them for `kept_questions` (forked with it, so not
+    read and hashed again), parsed."""
+    answer(parent, sender, lambda: judged_with(path, cache, kept))
 
 
 Evidence = dict[str, str]  # each kind of evidence replayed ("live", "synthetic") -> the first entry that holds it
