@@ -64,6 +64,14 @@ OUTCOMES = tuple(Outcome)
 UNKNOWN = (Outcome.UNJUDGED, Outcome.UNLABELLED)  # a quote whose rightness nobody has said yet
 
 
+def labels_allowed(expect: object, accept: object) -> bool:
+    """Whether a question read back from a file this project wrote (run.json's copy, a kept parse) has what a
+    question file allows (`Reader.question`): `expect` one of `EXPECTS` or None, `accept` a list of text, and
+    patterns only where an answer is expected."""
+    return (expect is None or expect in EXPECTS) and isinstance(accept, list) \
+        and all(isinstance(pattern, str) for pattern in accept) and (not accept or expect == "answer")
+
+
 @functools.cache
 def compiled(pattern: str) -> re.Pattern[str]:
     """An accept pattern, compiled case-insensitive once per process: run.json's copy of a question and the

@@ -50,7 +50,7 @@ from ..errors import InputError, RunDirError, StorageError
 from ..pipelines import axis_spec
 from ..pipelines import system as system_named
 from ..pipelines.file import KNOWN_SYSTEMS
-from ..questions import EXPECTS, Question, QuestionSet
+from ..questions import EXPECTS, Question, QuestionSet, labels_allowed
 from ..recipe.config import RECIPE, SYSTEM, QuoteFinderPipeline
 from ..recipe.decision import ANSWER_CUTOFF, HAS_ANSWER_CUTOFF, Cutoffs
 from ..storage import private_dir, write_private
@@ -644,8 +644,7 @@ def _question(item: Any, n: int) -> Question:
         raise _Bad(f"`{where}` has no `{missing[0]}`")
     expect = _get(item, "expect", "text or null", None, where)  # null: an unlabelled question
     accept = _get(item, "accept", "list", None, where)
-    if (expect is not None and expect not in EXPECTS) or not all(isinstance(p, str) and is_unicode(p) for p in accept) \
-            or (accept and expect != "answer"):
+    if not labels_allowed(expect, accept) or not all(is_unicode(p) for p in accept):
         raise _Bad(f"`{where}expect` or `{where}accept` is not what a question file allows")
     try:
         return Question(_get(item, "id", "text", None, where), _get(item, "question", "text", None, where), expect,

@@ -26,7 +26,7 @@ import yaml
 from .. import questions as questions_module
 from .. import textsafe
 from ..errors import QuestionFileError
-from ..questions import EXPECTS, Question, QuestionSet, decode, parse_questions
+from ..questions import Question, QuestionSet, decode, labels_allowed, parse_questions
 from ..storage import private_dir, remove_stale_temporaries, write_private
 
 PARSED_FORMAT = "quotefinder-parsed-questions/1"
@@ -74,9 +74,8 @@ def _read(kept: bytes, digest: str, path: Path) -> QuestionSet | None:
             return None
         found = []
         for id_, text, expect, accept, line in data["questions"]:
-            if not (isinstance(id_, str) and isinstance(text, str) and (expect is None or expect in EXPECTS)
-                    and isinstance(accept, list) and all(isinstance(p, str) for p in accept)
-                    and (not accept or expect == "answer") and type(line) is int):
+            if not (isinstance(id_, str) and isinstance(text, str) and labels_allowed(expect, accept)
+                    and type(line) is int):
                 return None
             found.append(Question(id_, text, expect, tuple(accept), line))
     except (ValueError, TypeError, KeyError, AttributeError, re.error, RecursionError, OverflowError):

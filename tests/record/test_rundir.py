@@ -172,6 +172,19 @@ def test_a_recorded_accept_pattern_that_breaks_the_regex_compiler_is_refused(tmp
         RunRecord.load(tmp_path)
 
 
+@pytest.mark.parametrize("edit", [{"expect": "maybe"}, {"expect": "no-answer", "accept": ["deep"]},
+                                  {"expect": None, "accept": ["deep"]}, {"accept": [7]}, {"accept": ["\ud800"]}],
+                         ids=["unknown label", "patterns on no-answer", "patterns unlabelled", "a number",
+                              "a lone surrogate"])
+def test_a_recorded_question_a_question_file_would_refuse_is_refused(tmp_path, edit) -> None:
+    """run.json's copy of a question holds only what the question file's parser allows (judging relies on it)."""
+    question = {**DEMO["questions"][0], **edit}
+    (tmp_path / RUN_FILE).write_text(json.dumps({**DEMO, "questions": [question]}))
+    with pytest.raises(RunDirError, match=r"run\.json: `questions\[0\]\.expect` or `questions\[0\]\.accept` is not "
+                                          "what a question file allows"):
+        RunRecord.load(tmp_path)
+
+
 # ---- the system and the pipeline a run records ---------------------------------------------------------------
 
 
