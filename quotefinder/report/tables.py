@@ -129,21 +129,32 @@ def _spans(values: Sequence[str], codes: np.ndarray) -> str:
 
 
 def _spans_of(values: Sequence[str], codes: np.ndarray) -> list[str]:
-    """`_spans` of every row of `codes` (rows, values), the runs of all rows found at once."""
+    """`_spans` of every row of `codes` (rows, values): each distinct row spelled out once (a question set has
+    far fewer distinct rows than questions), the others looked up by their bytes."""
     if not len(codes) or not codes.shape[1]:
         return [""] * len(codes)
-    row, column = np.nonzero(codes[:, 1:] != codes[:, :-1])  # row-major: each row's run ends in order
-    cuts = [0, *np.searchsorted(row, np.arange(1, len(codes) + 1)).tolist()]
-    ends, last = column.tolist(), codes.shape[1] - 1
+    rows = np.ascontiguousarray(codes)
+    raw, width = rows.tobytes(), rows.shape[1] * rows.itemsize
+    spelled: dict[bytes, str] = {}
     spans = []
-    for row_codes, a, b in zip(codes.tolist(), cuts[:-1], cuts[1:], strict=True):
-        parts, start = [], 0
-        for end in [*ends[a:b], last]:
-            span = values[start] if end == start else f"{values[start]}-{values[end]}"
-            parts.append(f"{LABELS[row_codes[start]]} {span}")
-            start = end + 1
-        spans.append("; ".join(parts))
+    for n in range(len(rows)):
+        key = raw[n * width : (n + 1) * width]
+        text = spelled.get(key)
+        if text is None:
+            text = spelled[key] = _row_spans(values, rows[n].tolist())
+        spans.append(text)
     return spans
+
+
+def _row_spans(values: Sequence[str], row: list[int]) -> str:
+    """`_spans` of one row of codes: each run of one code, from its first value to its last."""
+    parts, start, last = [], 0, len(row) - 1
+    for end in range(len(row)):
+        if end == last or row[end + 1] != row[end]:
+            span = values[start] if end == start else f"{values[start]}-{values[end]}"
+            parts.append(f"{LABELS[row[start]]} {span}")
+            start = end + 1
+    return "; ".join(parts)
 
 
 def _along_answer(curve: JudgedCurve, h: float, title: str) -> str:

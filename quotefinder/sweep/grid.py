@@ -12,6 +12,7 @@ The direction is the curve's: a value equal to an edge or a bound falls below it
 
 from __future__ import annotations
 
+import bisect
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -269,9 +270,10 @@ class Table:
         return np.rint(self.piece_sums(answer, select)).astype(np.int64)
 
     def outcomes(self, answer_cutoff: float, h_index: int | None = None) -> np.ndarray:
-        """Outcome codes (Q, H) at one second-axis value; (Q,) at one grid row too, given `h_index`."""
+        """Outcome codes (Q, H) at one second-axis value; (Q,) at one grid row too, given `h_index`. As int8 (they
+        run from -1 to 5): a table of every question's rows is a tenth the size of one of int64s."""
         piece = (self.bounds < answer_cutoff).sum(axis=1)  # bounds ascending: how many are below it
-        code = np.take_along_axis(self.codes, piece[:, None], axis=1)[:, 0]  # (B,)
+        code = np.take_along_axis(self.codes, piece[:, None], axis=1)[:, 0].astype(np.int8)  # (B,)
         return self.per_row(code) if h_index is None else code[self.bands_at(h_index)]
 
     def quoted_along(self, h_index: int, answer: np.ndarray) -> np.ndarray:
@@ -369,11 +371,14 @@ class Rectangles:
         """(H, A): at each cell, the sum of the weights of the rectangles that cover it, added in the order
         `rectangle_sums` adds them (so the same floats: the rectangles left out only ever reach the column past
         the last, which no cell reads)."""
+        return self.sums_kept(weights[self.kept])
+
+    def sums_kept(self, weights: np.ndarray) -> np.ndarray:
+        """`sums`, given the weights of the kept rectangles only (in their order)."""
         n_h, n_a = self.shape
         size = (n_h + 1) * (n_a + 1)
-        w = weights[self.kept]
-        histogram = np.bincount(self.starts, weights=w, minlength=size) - np.bincount(self.ends, weights=w,
-                                                                                       minlength=size)
+        histogram = np.bincount(self.starts, weights=weights, minlength=size) - np.bincount(
+            self.ends, weights=weights, minlength=size)
         return np.cumsum(np.cumsum(histogram.reshape(n_h + 1, n_a + 1), axis=0), axis=1)[:n_h, :n_a]
 
 
@@ -395,13 +400,17 @@ class Judged:
 
 
 def at_point(curves: Sequence[JudgedCurve], h: float, a: float) -> list[Judged]:
-    """Each question's decision and outcome at one pair of cutoffs, from its curve."""
+    """Each question's decision and outcome at one pair of cutoffs, from its curve (`JudgedCurve.at`, spelled out
+    here: it runs once per question and point)."""
     judged = []
     for curve in curves:
-        piece, code = curve.at(h, a)
+        edges, bounds, pieces = curve.curve.edges, curve.curve.bounds, curve.curve.pieces
+        k = bisect.bisect_left(edges, h) if edges else 0  # `values_below`: a value equal to an edge falls below it
+        j = bisect.bisect_left(bounds[k], a)
+        piece = pieces[k][j]
         if piece.missing:
             raise MissingPiece(f"{curve.question.id}: the replay holds no response at {h:g}, {a:g}")
-        judged.append(Judged(piece, OUTCOMES[code]))  # (the piece's code: its quote judged, `JudgedCurve.of`)
+        judged.append(Judged(piece, OUTCOMES[curve.codes[k][j]]))  # (the piece's code: its quote judged)
     return judged
 
 

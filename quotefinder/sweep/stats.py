@@ -138,10 +138,19 @@ class ScoreModel:
         self.totals = first_total[None] + np.concatenate([np.zeros((1, len(first_total))), np.cumsum(steps, axis=0)])
         n_steps = len(self.totals)
         # every total is a rectangle of cells: its band's rows x the columns from its breakpoint on, placed once for
-        # every weighting (`Rectangles`; a model `like` another shares its rectangles)
-        self._rectangles: Rectangles = like._rectangles if like is not None else Rectangles.of(
-            np.tile(self.lo, n_steps), np.tile(self.hi, n_steps),
-            np.concatenate([np.zeros(len(self.lo), dtype=np.int64), self.sorted_starts.ravel()]), (self.n_h, self.n_a))
+        # every weighting (`Rectangles`; a model `like` another shares its rectangles), with the question of each
+        # rectangle that covers a cell (`_owners`)
+        self._rectangles: Rectangles
+        self._owners: np.ndarray
+        if like is not None:
+            self._rectangles, self._owners = like._rectangles, like._owners
+        else:
+            self._rectangles = Rectangles.of(
+                np.tile(self.lo, n_steps), np.tile(self.hi, n_steps),
+                np.concatenate([np.zeros(len(self.lo), dtype=np.int64), self.sorted_starts.ravel()]),
+                (self.n_h, self.n_a))
+            self._owners = np.tile(self.owner, n_steps)[self._rectangles.kept]
+        self._increments: dict[int, np.ndarray] = {}  # power -> each kept rectangle's step of totals**power
 
     def grid(self, counts: np.ndarray, power: int = 1, factor: np.ndarray | None = None) -> np.ndarray:
         """sum_q counts_q * factor_q * x_q(c)^power at every cell c, shape (H, A).
@@ -153,10 +162,23 @@ class ScoreModel:
     def sums(self, counts: np.ndarray, power: int = 1, factor: np.ndarray | None = None) -> np.ndarray:
         """`grid` times R^power: sum_q counts_q * factor_q * (w_q T_q(c))^power over the totals T = R s, the
         form that stays in integers when the values, weights, counts and factors are integers."""
-        scale = (counts * (factor if factor is not None else 1.0) * self.weights**power)[self.owner]  # (B,)
-        totals = self.totals if power == 1 else self.totals**power
-        increments = np.concatenate([totals[:1], np.diff(totals, axis=0)]) * scale  # (N + 1, B)
-        return self._rectangles.sums(increments.ravel())
+        scale = counts * (factor if factor is not None else 1.0) * self.weights**power  # (Q,)
+        return self._rectangles.sums_kept(self.increments(power) * scale[self._owners])
+
+    def increments(self, power: int) -> np.ndarray:
+        """Each kept rectangle's step of the totals to the power (`_rectangles.kept`, in their order): the first
+        total of its band, or the change at its breakpoint. Computed once per power, for every weighting."""
+        if power not in self._increments:
+            totals = self.totals if power == 1 else self.totals**power
+            steps = np.concatenate([totals[:1], np.diff(totals, axis=0)])  # (N + 1, B)
+            self._increments[power] = steps.ravel()[self._rectangles.kept]
+        return self._increments[power]
+
+    @functools.cached_property
+    def largest(self) -> float:
+        """The largest score of any question at any cell, in absolute value, before weighting: the scale of a sum's
+        rounding (`region_of_best`), found once."""
+        return float(np.abs(self.totals).max()) / self.repeats
 
     def totals_at(self, h_index: int, a_index: int) -> np.ndarray:
         """Each question's total over repeats T_q = R s_q at one cell (Q,), before weighting."""
@@ -225,8 +247,7 @@ def region_of_best(model: ScoreModel, counts: np.ndarray, best: tuple[int, int],
     sum_d = best_total - scores
     # Sums of n floats carry rounding of about n x eps x their terms: the equalities "the same score" and
     # "exactly one standard error" (one question differs) must not turn on it.
-    largest = float(np.abs(model.totals).max()) / model.repeats
-    slack = TOLERANCE + 1e-12 * max(n, 1.0) * largest * float(model.weights.max())
+    slack = TOLERANCE + 1e-12 * max(n, 1.0) * model.largest * float(model.weights.max())
     region = np.abs(sum_d) <= slack
     if n >= 2:
         # sum_q d_q^2 over totals (R x_q): integers when the scores are, so exact before the one division

@@ -14,7 +14,7 @@ from conftest import random_item
 from quotefinder.pipelines import MISSING, Curve, Piece, Quote, axis_spec, system, values_below
 from quotefinder.questions import OUTCOMES, Question
 from quotefinder.recipe.system import QUOTE_FINDER
-from quotefinder.sweep.grid import CODE, JudgedCurve, MissingPiece, Table
+from quotefinder.sweep.grid import CODE, Judged, JudgedCurve, MissingPiece, Table, at_point
 from quotefinder.sweep.stats import ScoreModel, outcome_scores
 
 
@@ -134,6 +134,26 @@ def test_the_grid_reads_any_curve_exactly_as_a_slow_lookup_and_so_do_the_scores(
     for cell in ((0, 0), (4, 9), (20, 20)):
         assert np.allclose(model.per_question(*cell), x[:, cell[0], cell[1]])
 
+
+
+def test_the_decisions_at_a_point_are_each_curve_s_piece_there_exactly_on_edges_and_bounds_too() -> None:
+    """`at_point` (every question's decision at one pair of cutoffs, looked up in one loop) is `JudgedCurve.at` for
+    each question, at every edge and bound of any curve, the floats either side of them and the ends; and a point
+    in a piece the replay does not hold is an error naming the question."""
+    rng = random.Random(12)
+    questions = [Question(f"q{n}", f"question {n}", rng.choice(["answer", "no-answer", None]),
+                          (r"\bright\b",) if rng.random() < 0.8 else ()) for n in range(150)]
+    curves = [JudgedCurve.of(q, random_curve(rng, ["right", "wrong", "other"])) for q in questions]
+    xs = probes([e for c in curves for e in c.curve.edges])
+    ys = probes([b for c in curves for segment in c.curve.bounds for b in segment])
+    for x in xs[:: max(1, len(xs) // 25)] + [0.05, 0.5, 0.55]:
+        for y in ys[:: max(1, len(ys) // 25)] + [0.05, 0.5, 0.55]:
+            assert at_point(curves, x, y) == [Judged(piece, OUTCOMES[code]) for piece, code in (c.at(x, y)
+                                                                                               for c in curves)]
+    holed = JudgedCurve.of(questions[0], Curve((0.5,), ((), (0.25,)), ((Piece(None),), (MISSING, Piece(None)))))
+    assert at_point([holed], 0.5, 0.9) == [Judged(Piece(None), OUTCOMES[holed.codes[0][0]])]
+    with pytest.raises(MissingPiece, match="q0"):
+        at_point([holed], 0.6, 0.25)
 
 def test_a_curve_is_judged_piece_by_piece_as_judge_quote_judges_each() -> None:
     """500 random questions (answer, no-answer, unlabelled; accept patterns or none; human verdicts on some

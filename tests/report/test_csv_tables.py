@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import random
 from pathlib import Path
 
@@ -15,7 +16,8 @@ import pandas as pd
 import pytest
 
 from conftest import ROOT
-from quotefinder.report.tables import _rows_as_columns, csv_bytes
+from quotefinder.questions import OUTCOMES
+from quotefinder.report.tables import _rows_as_columns, _spans_of, csv_bytes
 from quotefinder.sweepcmd import main
 
 TEXTS = ["", "plain", "a,b", 'say "so"', "two\nlines", "lone\rreturn", " lead", "trail ", "naïve – ünïcode", "1",
@@ -115,3 +117,35 @@ def test_the_demo_tables_are_the_committed_ones_byte_for_byte(ten: Path, tmp_pat
     assert main([str(ten), "--out", str(tmp_path / "out"), "--no-plots"]) == 0
     for name in ("grid.csv", "questions.csv"):
         assert (tmp_path / "out" / name).read_bytes() == (ROOT / "reports" / "ten" / name).read_bytes(), name
+
+
+def spans_by_hand(values: list[str], row: list[int]) -> str:
+    """A row of outcome codes as questions.csv's `along_*` columns spell it, written out run by run."""
+    parts, start = [], 0
+    for code, run in itertools.groupby(row):
+        length = len(list(run))
+        end = start + length - 1
+        where = values[start] if length == 1 else f"{values[start]}-{values[end]}"
+        parts.append(f"{OUTCOMES[code].label} {where}")
+        start = end + 1
+    return "; ".join(parts)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_outcome_runs_along_an_axis_are_spelled_out_for_every_question(seed: int) -> None:
+    """Each row is spelled as its runs are (rows repeat: each distinct one is spelled once and the rest looked up,
+    which must never hand one row another's text), for codes of int8 and of int64, one value to many."""
+    rng = np.random.default_rng(seed)
+    width = int(rng.integers(1, 40))
+    values = [f"{k / 100:g}" for k in range(width)]
+    shared = rng.integers(0, len(OUTCOMES), (int(rng.integers(1, 6)), width))
+    shared = np.sort(shared, axis=1) if seed % 2 else shared  # long runs, or short ones
+    edited = np.concatenate([shared, shared])  # the shared rows with only their last value, or their first, changed
+    edited[: len(shared), -1] = (edited[: len(shared), -1] + 1) % len(OUTCOMES)
+    edited[len(shared) :, 0] = (edited[len(shared) :, 0] + 2) % len(OUTCOMES)
+    rows = np.concatenate([shared[rng.integers(0, len(shared), 50)], edited,
+                           rng.integers(0, len(OUTCOMES), (10, width)), shared])
+    rows = rows[rng.permutation(len(rows))]
+    for dtype in (np.int8, np.int64):
+        assert _spans_of(values, rows.astype(dtype)) == [spans_by_hand(values, row.tolist()) for row in rows]
+    assert _spans_of(values, rows[:0]) == []

@@ -14,7 +14,7 @@ from quotefinder.errors import InputError
 from quotefinder.questions import OUTCOMES, Outcome, Question
 from quotefinder.recipe.decision import Candidate
 from quotefinder.recipe.pipeline import Trace
-from quotefinder.sweep.grid import CODE, Table, deepest_nearest, parse_axis, top_cell
+from quotefinder.sweep.grid import CODE, Table, deepest_nearest, parse_axis, rectangle_sums, top_cell
 from quotefinder.sweep.probability import t_sf
 from quotefinder.sweep.stats import (
     Gain,
@@ -99,6 +99,33 @@ def test_the_model_equals_a_slow_replay_for_any_counts_powers_and_weights(seed: 
     assert np.allclose(model.grid(counts, factor=factor), np.einsum("q,qha->ha", counts * factor, x), atol=1e-9)
     assert np.allclose(model.per_question(3, 7), x[:, 3, 7])
 
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_model_s_float_sums_are_its_rectangles_added_one_by_one(seed: int) -> None:
+    """With float weights, counts and factors the sums are not exact, and reports are compared byte for byte: each
+    is the same floats as placing every (breakpoint, band) rectangle of the totals with its weight (the step of
+    the band's total to the power there, times its question's count, factor and weight to the power) and
+    summing them (`rectangle_sums`), whichever model (a `like` one too) and in whatever order they are asked."""
+    runs = random_repeats(seed)
+    rng = np.random.default_rng(200 + seed)
+    q = len(runs[0])
+    weights = rng.uniform(0.2, 3, q)
+    model = model_of(runs, 1.5, weights)
+    tables = [Table.of([judged_curve(question, t) for question, t in run], H) for run in runs]
+    priced = ScoreModel(tables, A, outcome_scores(7.25), weights, like=model)
+    assert len(model.totals) > 2  # several breakpoints
+    for m in (model, priced, model):
+        steps = len(m.totals)
+        left = np.concatenate([np.zeros(len(m.lo), dtype=np.int64), m.sorted_starts.ravel()])
+        for power in (2, 1):
+            totals = m.totals**power
+            increments = np.concatenate([totals[:1], np.diff(totals, axis=0)])
+            for counts, factor in ((np.ones(q), None), (rng.uniform(0, 3, q), rng.normal(size=q))):
+                scale = counts * (1.0 if factor is None else factor) * weights**power
+                by_hand = rectangle_sums(np.tile(m.lo, steps), np.tile(m.hi, steps), left, None, 0,
+                                         (len(H), len(A), 1), (increments * scale[m.owner]).ravel())[..., 0]
+                assert np.array_equal(m.sums(counts, power, factor), by_hand)
 
 def cell_totals(runs, wrong_cost: int = 2) -> np.ndarray:
     """T_q(c) for every question and cell (Q, H, A) in integers: the total over repeats of the outcome's value
