@@ -636,6 +636,20 @@ def recorded_system(run_dir: Path | str) -> str | None:
 
 def _question(item: Any, n: int) -> Question:
     """A recorded question: every field present, as a question file would have it (judging relies on them)."""
+    if type(item) is dict and "expect" in item:  # the common case, checked at once: what `_checked_question` takes
+        qid, text, expect, accept = item.get("id"), item.get("question"), item["expect"], item.get("accept")
+        if (type(qid) is str and type(text) is str and type(accept) is list and (expect is None or expect in EXPECTS)
+                and (not accept or expect == "answer") and all(type(p) is str and p.isascii() for p in accept)
+                and qid.isascii() and text.isascii()):
+            try:
+                return Question(qid, text, expect, tuple(accept))
+            except (re.error, RecursionError, OverflowError):
+                pass  # said by the full check
+    return _checked_question(item, n)
+
+
+def _checked_question(item: Any, n: int) -> Question:
+    """`_question`, every field checked in turn, naming the first that is wrong."""
     where = f"questions[{n}]."
     if not isinstance(item, dict):
         raise _Bad("`questions` is not a list of recorded questions")

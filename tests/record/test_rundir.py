@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import itertools
 import json
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from conftest import ROOT
 from hostile import FUZZ_EXAMPLES, ODDITIES, damaged_bytes, damaged_structure
 from quotefinder.errors import RunDirError
 from quotefinder.questions import Question
+from quotefinder.record import rundir
 from quotefinder.record.rundir import RUN_FILE, QuestionError, RequestCounts, RunConfig, RunRecord
 
 
@@ -183,6 +185,40 @@ def test_a_recorded_question_a_question_file_would_refuse_is_refused(tmp_path, e
     with pytest.raises(RunDirError, match=r"run\.json: `questions\[0\]\.expect` or `questions\[0\]\.accept` is not "
                                           "what a question file allows"):
         RunRecord.load(tmp_path)
+
+
+
+FIELDS = {"id": ["q1", "naïve", "\ud800", "", 7, None],
+          "question": ["How many bones?", "naïve?", "\ud800", 3, None, ["x"]],
+          "expect": ["answer", "no-answer", None, "maybe", 1, True],
+          "accept": [["\\b206\\b"], [], ["a", "b"], ["(unclosed"], ["x{4294967296}"], ["naïve"], ["\ud800"], [7],
+                     "x", None]}
+
+
+def recorded_questions() -> list[object]:
+    """Every combination of those values, each also with one field left out or a key no question has, and items
+    that are not objects at all."""
+    items: list[object] = [[], "q", None, 5]
+    for values in itertools.product(*FIELDS.values()):
+        item = dict(zip(FIELDS, values, strict=True))
+        items += [item, {**item, "other": "kept"}, *({k: v for k, v in item.items() if k != gone} for gone in FIELDS)]
+    return items
+
+
+def test_a_recorded_question_is_read_as_the_field_by_field_check_reads_it() -> None:
+    """run.json's questions are read by a check of the common case at once, and anything it does not take by the
+    check of each field in turn: the same question, or the same refusal, either way (for any field missing,
+    of the wrong type, not ASCII, a lone surrogate, a regex that does not compile, a label no file allows)."""
+    def outcome(read, item: object) -> object:
+        try:
+            return read(item, 3)
+        except Exception as error:  # noqa: BLE001 (which error, and its message, is what is compared)
+            return type(error), str(error)
+
+    items = recorded_questions()
+    read = [outcome(rundir._question, item) for item in items]
+    assert read == [outcome(rundir._checked_question, item) for item in items]
+    assert sum(isinstance(found, Question) for found in read) > 50  # the common case is among them
 
 
 # ---- the system and the pipeline a run records ---------------------------------------------------------------
