@@ -12,11 +12,17 @@ that grid; the 1 x 1 grid's rebuilt just before), a repeated one, a repeated 1 x
 median over the rounds, as seconds and as a ratio to the floor, and last has each code replay the before code's
 copy of RUN afresh (so that the run's path is the same in both reports) and compares the two reports byte for
 byte, and their exit status (exit 1 when they differ).
+
+Both codes' modules are compiled to bytecode first (`compileall`, into each checkout's `__pycache__`), as an
+installed package's are: otherwise a checkout that has been run before imports its bytecode while a fresh
+worktree compiles every module from source in every process (where `PYTHONDONTWRITEBYTECODE` is set, for good),
+a few hundredths of a second a sweep that would count as the change's.
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import filecmp
 import os
 import shutil
@@ -77,6 +83,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     after = Path(__file__).resolve().parents[2]
     codes = {"before": args.before.resolve(), "after": after}
+    for code in codes.values():
+        if not compileall.compile_dir(code / "quotefinder", quiet=1):
+            raise SystemExit(f"{code}: its modules do not all compile")
     runs = {name: linked_copy(args.run.resolve(), args.work / name) for name in codes}
     out = args.work / "reports"
     floor = [sys.executable, "-c", FLOOR, str(runs["after"] / "responses")]
