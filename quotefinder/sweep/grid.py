@@ -271,7 +271,7 @@ class Table:
 
     def outcomes(self, answer_cutoff: float, h_index: int | None = None) -> np.ndarray:
         """Outcome codes (Q, H) at one second-axis value; (Q,) at one grid row too, given `h_index`. As int8 (they
-        run from -1 to 5): a table of every question's rows is a tenth the size of one of int64s."""
+        run from -1 to 5): a table of every question's rows is an eighth the size of one of int64s."""
         piece = (self.bounds < answer_cutoff).sum(axis=1)  # bounds ascending: how many are below it
         code = np.take_along_axis(self.codes, piece[:, None], axis=1)[:, 0].astype(np.int8)  # (B,)
         return self.per_row(code) if h_index is None else code[self.bands_at(h_index)]
@@ -368,13 +368,9 @@ class Rectangles:
         return cls(shape, kept, lo * (n_a + 1) + left, hi * (n_a + 1) + left)
 
     def sums(self, weights: np.ndarray) -> np.ndarray:
-        """(H, A): at each cell, the sum of the weights of the rectangles that cover it, added in the order
-        `rectangle_sums` adds them (so the same floats: the rectangles left out only ever reach the column past
-        the last, which no cell reads)."""
-        return self.sums_kept(weights[self.kept])
-
-    def sums_kept(self, weights: np.ndarray) -> np.ndarray:
-        """`sums`, given the weights of the kept rectangles only (in their order)."""
+        """(H, A): at each cell, the sum of the weights of the rectangles that cover it, given the weights of the
+        kept ones (`kept`, in their order), added in the order `rectangle_sums` adds them (so the same floats: the
+        rectangles left out only ever reach the column past the last, which no cell reads)."""
         n_h, n_a = self.shape
         size = (n_h + 1) * (n_a + 1)
         histogram = np.bincount(self.starts, weights=weights, minlength=size) - np.bincount(
@@ -405,7 +401,7 @@ def at_point(curves: Sequence[JudgedCurve], h: float, a: float) -> list[Judged]:
     judged = []
     for curve in curves:
         edges, bounds, pieces = curve.curve.edges, curve.curve.bounds, curve.curve.pieces
-        k = bisect.bisect_left(edges, h) if edges else 0  # `values_below`: a value equal to an edge falls below it
+        k = bisect.bisect_left(edges, h)  # `values_below`: a value equal to an edge or a bound falls below it
         j = bisect.bisect_left(bounds[k], a)
         piece = pieces[k][j]
         if piece.missing:

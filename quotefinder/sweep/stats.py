@@ -163,7 +163,7 @@ class ScoreModel:
         """`grid` times R^power: sum_q counts_q * factor_q * (w_q T_q(c))^power over the totals T = R s, the
         form that stays in integers when the values, weights, counts and factors are integers."""
         scale = counts * (factor if factor is not None else 1.0) * self.weights**power  # (Q,)
-        return self._rectangles.sums_kept(self.increments(power) * scale[self._owners])
+        return self._rectangles.sums(self.increments(power) * scale[self._owners])
 
     def increments(self, power: int) -> np.ndarray:
         """Each kept rectangle's step of the totals to the power (`_rectangles.kept`, in their order): the first
@@ -171,7 +171,9 @@ class ScoreModel:
         if power not in self._increments:
             totals = self.totals if power == 1 else self.totals**power
             steps = np.concatenate([totals[:1], np.diff(totals, axis=0)])  # (N + 1, B)
-            self._increments[power] = steps.ravel()[self._rectangles.kept]
+            kept = steps.ravel()[self._rectangles.kept]
+            kept.flags.writeable = False  # shared by every later sum: nobody may write into it
+            self._increments[power] = kept
         return self._increments[power]
 
     @functools.cached_property

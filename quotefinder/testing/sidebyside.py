@@ -13,10 +13,10 @@ median over the rounds, as seconds and as a ratio to the floor, and last has eac
 copy of RUN afresh (so that the run's path is the same in both reports) and compares the two reports byte for
 byte, and their exit status (exit 1 when they differ).
 
-Both codes' modules are compiled to bytecode first (`compileall`, into each checkout's `__pycache__`), as an
-installed package's are: otherwise a checkout that has been run before imports its bytecode while a fresh
-worktree compiles every module from source in every process (where `PYTHONDONTWRITEBYTECODE` is set, for good),
-a few hundredths of a second a sweep that would count as the change's.
+Both codes' modules are compiled to bytecode first (`compileall`, into each checkout's `__pycache__`, which git
+ignores), as an installed package's are: otherwise a checkout that has been run before imports its bytecode while a
+fresh worktree compiles every module from source in every process (where `PYTHONDONTWRITEBYTECODE` is set, for
+good), a few hundredths of a second a sweep that would count as the change's.
 """
 
 from __future__ import annotations

@@ -191,8 +191,8 @@ def test_a_recorded_question_a_question_file_would_refuse_is_refused(tmp_path, e
 FIELDS = {"id": ["q1", "naïve", "\ud800", "", 7, None],
           "question": ["How many bones?", "naïve?", "\ud800", 3, None, ["x"]],
           "expect": ["answer", "no-answer", None, "maybe", 1, True],
-          "accept": [["\\b206\\b"], [], ["a", "b"], ["(unclosed"], ["x{4294967296}"], ["naïve"], ["\ud800"], [7],
-                     "x", None]}
+          "accept": [["\\b206\\b"], [], ["a", "b"], ["(unclosed"], ["x{4294967296}"], ["(" * 2000 + ")" * 2000],
+                     ["naïve"], ["\ud800"], [7], "x", None]}
 
 
 def recorded_questions() -> list[object]:

@@ -148,4 +148,6 @@ def test_the_outcome_runs_along_an_axis_are_spelled_out_for_every_question(seed:
     rows = rows[rng.permutation(len(rows))]
     for dtype in (np.int8, np.int64):
         assert _spans_of(values, rows.astype(dtype)) == [spans_by_hand(values, row.tolist()) for row in rows]
+    flipped = np.asfortranarray(rows[:, ::-1])  # neither C-ordered nor a row at a time in memory
+    assert _spans_of(values, flipped) == [spans_by_hand(values, row.tolist()) for row in flipped]
     assert _spans_of(values, rows[:0]) == []
