@@ -96,8 +96,9 @@ def csv_text(text: str | None) -> str:
 
 
 def csv_texts(texts: Iterable[str | None]) -> list[str]:
-    """`csv_text` of each text, the common case (a letter or a digit first) without a call."""
-    return [text if text and text[0].isalnum() else csv_text(text) for text in texts]
+    """`csv_text` of each text, the common cases (a letter or a digit first; nothing: None or empty) without a
+    call."""
+    return [text if text and text[0].isalnum() else csv_text(text) if text else "" for text in texts]
 
 
 def is_unicode(text: str) -> bool:
