@@ -434,8 +434,8 @@ def loss_totals(tables: list[Table], answer: np.ndarray) -> np.ndarray:
 
 def _default_total(default: Point, keep: np.ndarray | None = None) -> int:
     """Wrong or unjudged quotes at the default point in the first repeat (among the questions `keep` selects)."""
-    return sum(1 for q, j in enumerate(default.first)
-               if j.quote is not None and j.outcome in LOSSY and (keep is None or keep[q]))
+    lost = default.quotes()[0] & np.isin(default.codes()[0], [CODE[o] for o in LOSSY])
+    return int((lost if keep is None else lost & keep).sum())
 
 
 class Rule:

@@ -12,6 +12,7 @@ from conftest import decided, judged_curve, random_repeats, replayed_of
 from quotefinder.questions import Outcome
 from quotefinder.sweep.analysis import Settings, analyse
 from quotefinder.sweep.grid import Table, parse_axis
+from quotefinder.sweep.guarantee import upper_bound
 
 
 def test_analyse_averages_repeats_and_finds_flaky_questions(tmp_path: Path) -> None:
@@ -116,3 +117,31 @@ def test_the_costs_table_follows_the_decisions_rule(tmp_path: Path) -> None:
             checked += 1
             assert all(result.guarantee.certificate.certified[c.choice.cell] for c in result.costs)
     assert checked
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_guarantee_counts_the_default_point_s_wrong_and_unjudged_quotes_in_the_first_repeat(tmp_path: Path,
+                                                                                                 seed: int) -> None:
+    """The summary's "N wrong or unjudged quote(s) in the first repeat" at the default point, and with a production
+    mix each class's share of them in its bound: the first repeat's decisions there, counted one by one (a quote
+    judged wrong, unjudged or unlabelled; never the no-answer line, nor a later repeat)."""
+    runs = random_repeats(seed, questions=40, repeats=2)
+    axis = parse_axis("0:1:0.1")
+    lossy = {Outcome.WRONG, Outcome.UNJUDGED, Outcome.UNLABELLED}
+
+    def lost(run: list, expect: set) -> int:
+        return sum(1 for (q, _), (d, o) in zip(run, decided(run, 0.3, 0.6), strict=True)
+                   if d.quote is not None and o in lossy and q.expect in expect)
+
+    unlabelled = [[(dataclasses.replace(q, expect=None) if n % 4 == 0 else q, t) for n, (q, t) in enumerate(run)]
+                  for run in runs]  # an unquoted one is unlabelled too, and no loss
+    assert any(o is Outcome.UNLABELLED and d.quote is None for d, o in decided(unlabelled[0], 0.3, 0.6))
+    result = analyse(replayed_of(unlabelled, tmp_path), axis, axis, Settings(resamples=0, folds=0))
+    assert result.guarantee.default_total == lost(unlabelled[0], {"answer", "no-answer", None}) > 0
+    mixed = analyse(replayed_of(runs, tmp_path), axis, axis, Settings(resamples=0, folds=0, answerable_share=0.5))
+    answerable, unanswerable = lost(runs[0], {"answer"}), lost(runs[0], {"no-answer"})
+    n_answer = sum(q.expect == "answer" for q, _ in runs[0])
+    n_none = sum(q.expect == "no-answer" for q, _ in runs[0])
+    delta = mixed.guarantee.delta
+    assert mixed.guarantee.default_bound == pytest.approx(0.5 * upper_bound(answerable, n_answer, 1, delta / 2)
+                                                          + 0.5 * upper_bound(unanswerable, n_none, 1, delta / 2))
