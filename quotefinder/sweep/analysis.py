@@ -433,7 +433,8 @@ def loss_totals(tables: list[Table], answer: np.ndarray) -> np.ndarray:
 
 
 def _default_total(default: Point, keep: np.ndarray | None = None) -> int:
-    """Wrong or unjudged quotes at the default point in the first repeat (among the questions `keep` selects)."""
+    """Wrong or unjudged quotes at the default point in the first repeat (among the questions `keep`, a bool mask,
+    selects)."""
     lost = default.quotes()[0] & np.isin(default.codes()[0], [CODE[o] for o in LOSSY])
     return int((lost if keep is None else lost & keep).sum())
 

@@ -122,9 +122,10 @@ def test_the_costs_table_follows_the_decisions_rule(tmp_path: Path) -> None:
 @pytest.mark.parametrize("seed", range(4))
 def test_the_guarantee_counts_the_default_point_s_wrong_and_unjudged_quotes_in_the_first_repeat(tmp_path: Path,
                                                                                                  seed: int) -> None:
-    """The summary's "N wrong or unjudged quote(s) in the first repeat" at the default point, and with a production
-    mix each class's share of them in its bound: the first repeat's decisions there, counted one by one (a quote
-    judged wrong, unjudged or unlabelled; never the no-answer line, nor a later repeat)."""
+    """The guarantee's count at the default point (`default_total`, which the summary prints as "N wrong or
+    unjudged quote(s) in the first repeat"), and with a production mix each class's count in the default bound:
+    the first repeat's decisions there, counted one by one (a quote judged wrong, unjudged or unlabelled; never the
+    no-answer line, nor a later repeat)."""
     runs = random_repeats(seed, questions=40, repeats=2)
     axis = parse_axis("0:1:0.1")
     lossy = {Outcome.WRONG, Outcome.UNJUDGED, Outcome.UNLABELLED}
@@ -142,6 +143,7 @@ def test_the_guarantee_counts_the_default_point_s_wrong_and_unjudged_quotes_in_t
     answerable, unanswerable = lost(runs[0], {"answer"}), lost(runs[0], {"no-answer"})
     n_answer = sum(q.expect == "answer" for q, _ in runs[0])
     n_none = sum(q.expect == "no-answer" for q, _ in runs[0])
+    assert mixed.guarantee.default_total == lost(runs[0], {"answer", "no-answer", None})
     delta = mixed.guarantee.delta
     assert mixed.guarantee.default_bound == pytest.approx(0.5 * upper_bound(answerable, n_answer, 1, delta / 2)
                                                           + 0.5 * upper_bound(unanswerable, n_none, 1, delta / 2))
