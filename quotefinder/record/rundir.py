@@ -637,10 +637,10 @@ def recorded_system(run_dir: Path | str) -> str | None:
 def _question(item: Any, n: int) -> Question:
     """A recorded question: every field present, as a question file would have it (judging relies on them)."""
     if type(item) is dict and "expect" in item:  # the common case, checked at once: what `_checked_question` takes
-        qid, text, expect, accept = item.get("id"), item.get("question"), item["expect"], item.get("accept")
-        if (type(qid) is str and type(text) is str and type(accept) is list and (expect is None or expect in EXPECTS)
-                and (not accept or expect == "answer") and all(type(p) is str and p.isascii() for p in accept)
-                and qid.isascii() and text.isascii()):
+        qid, text, expect = item.get("id"), item.get("question"), item["expect"]
+        accept: Any = item.get("accept")  # (a list of text once `labels_allowed` says so)
+        if (type(qid) is str and type(text) is str and qid.isascii() and text.isascii()
+                and labels_allowed(expect, accept) and all(p.isascii() for p in accept)):
             try:
                 return Question(qid, text, expect, tuple(accept))
             except (re.error, RecursionError, OverflowError):

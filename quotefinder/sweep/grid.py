@@ -12,7 +12,6 @@ The direction is the curve's: a value equal to an edge or a bound falls below it
 
 from __future__ import annotations
 
-import bisect
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -396,17 +395,13 @@ class Judged:
 
 
 def at_point(curves: Sequence[JudgedCurve], h: float, a: float) -> list[Judged]:
-    """Each question's decision and outcome at one pair of cutoffs, from its curve (`JudgedCurve.at`, spelled out
-    here: it runs once per question and point)."""
+    """Each question's decision and outcome at one pair of cutoffs, from its curve."""
     judged = []
     for curve in curves:
-        edges, bounds, pieces = curve.curve.edges, curve.curve.bounds, curve.curve.pieces
-        k = bisect.bisect_left(edges, h)  # `values_below`: a value equal to an edge or a bound falls below it
-        j = bisect.bisect_left(bounds[k], a)
-        piece = pieces[k][j]
+        piece, code = curve.at(h, a)
         if piece.missing:
             raise MissingPiece(f"{curve.question.id}: the replay holds no response at {h:g}, {a:g}")
-        judged.append(Judged(piece, OUTCOMES[curve.codes[k][j]]))  # (the piece's code: its quote judged)
+        judged.append(Judged(piece, OUTCOMES[code]))  # (the piece's code: its quote judged, `JudgedCurve.of`)
     return judged
 
 

@@ -86,14 +86,19 @@ def random_curve(rng: random.Random, texts: list[str]) -> Curve:
     return Curve(edges, bounds, pieces)
 
 
+def random_questions(rng: random.Random, count: int) -> list[Question]:
+    """Questions of every label, most of those with an accept pattern (the label decides where it is not an answer)."""
+    return [Question(f"q{n}", f"question {n}", rng.choice(["answer", "no-answer", None]),
+                     (r"\bright\b",) if rng.random() < 0.8 else ()) for n in range(count)]
+
+
 def test_the_grid_reads_any_curve_exactly_as_a_slow_lookup_and_so_do_the_scores() -> None:
     """200 questions x 3 repeats of random multi-piece curves on a 21 x 21 grid: every count, the quoted counts,
     the per-question scores and ScoreModel's sums of scores, squares and products equal a loop over every cell
     and question calling `Curve.at`."""
     rng = random.Random(11)
     grid = np.round(np.linspace(0, 1, 21), 2)
-    questions = [Question(f"q{n}", f"question {n}", rng.choice(["answer", "no-answer", None]),
-                          (r"\bright\b",) if rng.random() < 0.8 else ()) for n in range(200)]
+    questions = random_questions(rng, 200)
     runs = [[JudgedCurve.of(q, random_curve(rng, ["right", "wrong", "other"])) for q in questions] for _ in range(3)]
     tables = [Table.of(run, grid) for run in runs]
     values = outcome_scores(2.0)
@@ -135,25 +140,29 @@ def test_the_grid_reads_any_curve_exactly_as_a_slow_lookup_and_so_do_the_scores(
         assert np.allclose(model.per_question(*cell), x[:, cell[0], cell[1]])
 
 
-
 def test_the_decisions_at_a_point_are_each_curve_s_piece_there_exactly_on_edges_and_bounds_too() -> None:
-    """`at_point` (every question's decision at one pair of cutoffs, looked up in one loop) is `JudgedCurve.at` for
-    each question, at every edge and bound of any curve, the floats either side of them and the ends; and a point
-    in a piece the replay does not hold is an error naming the question."""
+    """`at_point` (every question's decision at one pair of cutoffs) is, for each question, the piece of its curve
+    found by counting the edges and then the bounds below the point, with that piece's judged code, at every edge
+    and bound of any curve, the floats either side of them and the ends; and a point in a piece the replay does not
+    hold is an error naming the question."""
     rng = random.Random(12)
-    questions = [Question(f"q{n}", f"question {n}", rng.choice(["answer", "no-answer", None]),
-                          (r"\bright\b",) if rng.random() < 0.8 else ()) for n in range(150)]
-    curves = [JudgedCurve.of(q, random_curve(rng, ["right", "wrong", "other"])) for q in questions]
+    curves = [JudgedCurve.of(q, random_curve(rng, ["right", "wrong", "other"])) for q in random_questions(rng, 150)]
     xs = probes([e for c in curves for e in c.curve.edges])
     ys = probes([b for c in curves for segment in c.curve.bounds for b in segment])
+
+    def counted(c: JudgedCurve, x: float, y: float) -> Judged:
+        k = sum(1 for e in c.curve.edges if e < x)  # a value equal to an edge or a bound falls below it
+        j = sum(1 for b in c.curve.bounds[k] if b < y)
+        return Judged(c.curve.pieces[k][j], OUTCOMES[c.codes[k][j]])
+
     for x in xs[:: max(1, len(xs) // 25)] + [0.05, 0.5, 0.55]:
         for y in ys[:: max(1, len(ys) // 25)] + [0.05, 0.5, 0.55]:
-            assert at_point(curves, x, y) == [Judged(piece, OUTCOMES[code]) for piece, code in (c.at(x, y)
-                                                                                               for c in curves)]
-    holed = JudgedCurve.of(questions[0], Curve((0.5,), ((), (0.25,)), ((Piece(None),), (MISSING, Piece(None)))))
+            assert at_point(curves, x, y) == [counted(c, x, y) for c in curves]
+    holed = JudgedCurve.of(curves[0].question, Curve((0.5,), ((), (0.25,)), ((Piece(None),), (MISSING, Piece(None)))))
     assert at_point([holed], 0.5, 0.9) == [Judged(Piece(None), OUTCOMES[holed.codes[0][0]])]
     with pytest.raises(MissingPiece, match="q0"):
         at_point([holed], 0.6, 0.25)
+
 
 def test_a_curve_is_judged_piece_by_piece_as_judge_quote_judges_each() -> None:
     """500 random questions (answer, no-answer, unlabelled; accept patterns or none; human verdicts on some
