@@ -100,7 +100,6 @@ def test_the_model_equals_a_slow_replay_for_any_counts_powers_and_weights(seed: 
     assert np.allclose(model.per_question(3, 7), x[:, 3, 7])
 
 
-
 @pytest.mark.parametrize("seed", range(6))
 def test_the_model_s_float_sums_are_its_rectangles_added_one_by_one(seed: int) -> None:
     """With float weights, counts and factors the sums are not exact, and reports are compared byte for byte: each
@@ -112,8 +111,7 @@ def test_the_model_s_float_sums_are_its_rectangles_added_one_by_one(seed: int) -
     q = len(runs[0])
     weights = rng.uniform(0.2, 3, q)
     model = model_of(runs, 1.5, weights)
-    tables = [Table.of([judged_curve(question, t) for question, t in run], H) for run in runs]
-    priced = ScoreModel(tables, A, outcome_scores(7.25), weights, like=model)
+    priced = ScoreModel(model.tables, A, outcome_scores(7.25), weights, like=model)
     assert len(model.totals) > 2  # several breakpoints
     for m in (model, priced, model):
         steps = len(m.totals)
@@ -126,6 +124,7 @@ def test_the_model_s_float_sums_are_its_rectangles_added_one_by_one(seed: int) -
                 by_hand = rectangle_sums(np.tile(m.lo, steps), np.tile(m.hi, steps), left, None, 0,
                                          (len(H), len(A), 1), (increments * scale[m.owner]).ravel())[..., 0]
                 assert np.array_equal(m.sums(counts, power, factor), by_hand)
+
 
 def cell_totals(runs, wrong_cost: int = 2) -> np.ndarray:
     """T_q(c) for every question and cell (Q, H, A) in integers: the total over repeats of the outcome's value
