@@ -33,7 +33,7 @@ import orjson
 
 from ..errors import ContractError, CorruptEntry, KeyEchoed, MissingResponse, StorageError
 from ..recipe.contract import ApiRequest
-from ..storage import private_dir, write_private
+from ..storage import private_dir, read_whole, write_private
 from .received import EVIDENCE, Received, Sender, describe
 from .secret import Secret
 
@@ -169,8 +169,7 @@ class FileStore:
         """The saved response to `request`, None when there is none; `CorruptEntry` if it cannot be trusted."""
         path = self._location(request.key)
         try:
-            with open(path, "rb") as handle:
-                raw = handle.read()
+            raw = read_whole(path)[1]
         except (FileNotFoundError, NotADirectoryError):
             return None
         except OSError as error:
@@ -188,9 +187,7 @@ class FileStore:
         of the run's directory) its `OSError`, else `require`'s."""
         path = self._location(request.key)
         try:
-            with open(path, "rb") as handle:
-                found = os.fstat(handle.fileno())
-                raw = handle.read()
+            found, raw = read_whole(path)
         except (FileNotFoundError, NotADirectoryError):
             raise missing(request) from None
         except OSError as error:

@@ -35,8 +35,11 @@ Columns = dict[str, Any]  # a table: each column's name and its cells in order (
 
 
 def plain_numbers(values: np.ndarray) -> np.ndarray:
-    """A column of `plain_number`s that stays as written: 6 stays 6 beside 5.6667, not 6.0."""
-    return np.array([plain_number(v) for v in np.ravel(values)], dtype=object)
+    """A column of `plain_number`s that stays as written: 6 stays 6 beside 5.6667, not 6.0. Each distinct value
+    is written once (a grid's 10,201 cells hold a few hundred counts): -0.0 beside 0.0, or NaN beside NaN, is one
+    value, written alike either way."""
+    distinct, inverse = np.unique(np.ravel(values), return_inverse=True)
+    return np.array([plain_number(v) for v in distinct.tolist()], dtype=object)[inverse]
 
 
 def frame_of(columns: Columns) -> pd.DataFrame:

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import os
 import stat
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from quotefinder.recipe import contract
 from quotefinder.record.cache import CachingClient, ResponseCache, admit_all, decode_entry, encode_entry
 from quotefinder.record.client import ApiClient
 from quotefinder.record.received import Received
+from quotefinder.storage import read_whole
 from quotefinder.testing.standin import FakeApi, load_scenario
 
 REQUEST = contract.search_request("How deep is the Mariana Trench?")
@@ -186,3 +188,37 @@ def test_a_deeply_nested_entry_is_reported_by_path(tmp_path: Path, depth: int) -
     with pytest.raises(CorruptEntry, match="not valid JSON") as caught:
         cache.get(REQUEST)
     assert str(path) in str(caught.value)
+
+
+def _as_open_reads(path: str) -> tuple[os.stat_result, bytes]:
+    """What `storage.read_whole` stands for: the file opened by `open`, its `fstat`, and `read()` to the end."""
+    with open(path, "rb") as handle:
+        return os.fstat(handle.fileno()), handle.read()
+
+
+def _outcome(read, path: str) -> tuple[object, ...]:
+    try:
+        found, data = read(path)
+    except OSError as error:
+        return type(error), error.errno, error.strerror
+    return found.st_ino, found.st_size, found.st_mtime_ns, data
+
+
+def test_a_response_file_is_read_as_open_and_read_would_read_it(tmp_path: Path) -> None:
+    """Every store reads its entries with `read_whole`: the same bytes and status as `open` then `read()`, and the
+    same error for each way a path can fail (the store turns those into "missing" or "cannot be read")."""
+    (tmp_path / "empty.json").write_bytes(b"")
+    (tmp_path / "small.json").write_bytes(b'{"a": 1}\n')
+    (tmp_path / "large.json").write_bytes(bytes(range(256)) * 1000)  # more than one read of 64 KiB
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "locked.json").write_bytes(b"{}")
+    (tmp_path / "locked.json").chmod(0)
+    paths = [str(tmp_path / name) for name in ("empty.json", "small.json", "large.json", "folder", "absent.json",
+                                               "small.json/below.json", "locked.json")]
+    paths.append("/proc/self/mounts" if Path("/proc/self/mounts").exists() else str(tmp_path / "small.json"))  # a
+    # file whose size says 0 but which holds text: read on to its end, not to its size
+    for path in paths:
+        assert _outcome(read_whole, path) == _outcome(_as_open_reads, path), path
+    assert read_whole(str(tmp_path / "large.json"))[1] == bytes(range(256)) * 1000
+    if Path("/proc/self/mounts").exists():
+        assert read_whole("/proc/self/mounts")[1] == Path("/proc/self/mounts").read_bytes() != b""

@@ -53,22 +53,19 @@ def test_read_takes_the_entry_of_the_file_it_reads_before_its_bytes(tmp_path: Pa
     store.put(request, received({"results": []}))
     before = store.entry(request.key)
     path = Path(store.where(request))
-    real_open = open
+    real_read = os.read
+    replaced = []
 
-    def replaced_on_read(name, mode="r", *args, **kwargs):
-        handle = real_open(name, mode, *args, **kwargs)
-        read = handle.read
-
-        def read_then_replace(*a):
-            data = read(*a)
+    def read_then_replace(fd: int, size: int) -> bytes:
+        data = real_read(fd, size)
+        if not replaced:
+            replaced.append(True)
             path.with_suffix(".new").write_bytes(cache.encode_entry({"other": "x" * 100}))
             os.replace(path.with_suffix(".new"), path)  # the open file still reads the old bytes
-            return data
-        handle.read = read_then_replace
-        return handle
-    monkeypatch.setattr(cache, "open", replaced_on_read, raising=False)
+        return data
+    monkeypatch.setattr(os, "read", read_then_replace)
     got, entry = store.read(request)
-    assert got.data == {"results": []} and entry == before
+    assert replaced and got.data == {"results": []} and entry == before
     assert store.entry(request.key) != entry  # the new file: a change the index sees
 
 

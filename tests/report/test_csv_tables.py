@@ -17,7 +17,8 @@ import pytest
 
 from conftest import ROOT
 from quotefinder.questions import OUTCOMES
-from quotefinder.report.tables import _rows_as_columns, _spans_of, csv_bytes
+from quotefinder.report.numbers import plain_number
+from quotefinder.report.tables import _rows_as_columns, _spans_of, csv_bytes, plain_numbers
 from quotefinder.sweepcmd import main
 
 TEXTS = ["", "plain", "a,b", 'say "so"', "two\nlines", "lone\rreturn", " lead", "trail ", "naïve – ünïcode", "1",
@@ -151,3 +152,18 @@ def test_the_outcome_runs_along_an_axis_are_spelled_out_for_every_question(seed:
     flipped = np.asfortranarray(rows[:, ::-1])  # neither C-ordered nor a row at a time in memory
     assert _spans_of(values, flipped) == [spans_by_hand(values, row.tolist()) for row in flipped]
     assert _spans_of(values, rows[:0]) == []
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_column_of_numbers_is_written_as_each_number_alone_would_be(seed: int) -> None:
+    """`plain_numbers` writes each distinct value once: the cells are still what `plain_number` makes of each
+    (an int where the value is whole, else rounded to 4 decimals), -0.0 and NaN included, in the grid's order."""
+    rng = np.random.default_rng(seed)
+    pool = np.array([*FLOATS, float("inf"), -float("inf"), 5.66666666, 6.00004, 6.00005, 2.5e-05, 3.0])
+    values = np.concatenate([rng.choice(pool, 300), rng.integers(0, 40, 290) / 3, rng.normal(size=50)])
+    rng.shuffle(values)
+    for column in (values, values.reshape(20, -1), rng.integers(-3, 9, 200), values[:0]):
+        written = plain_numbers(column)
+        expected = [plain_number(v) for v in np.ravel(column)]
+        assert written.dtype == object and len(written) == len(expected)
+        assert [(type(w), repr(w)) for w in written] == [(type(e), repr(e)) for e in expected]
