@@ -64,15 +64,16 @@ def write_atomic(path: Path, data: bytes, mode: int) -> None:
 
 def read_whole(path: str) -> tuple[os.stat_result, bytes]:
     """A file's status (`os.fstat` of the open file, before a byte is read) and its bytes to the end: what
-    `open(path, "rb")`, `os.fstat` and `read()` give, with their errors (`FileNotFoundError`, `IsADirectoryError`,
-    ...), in fewer system calls (no buffered reader, no terminal check): a replay reads every response this way."""
+    `open(path, "rb")`, `os.fstat` and `read()` give, with their errors (of the same type, errno and strerror:
+    `FileNotFoundError`, `IsADirectoryError`, ...), in fewer system calls (no buffered reader, no terminal check): a
+    replay reads every response this way."""
     fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     try:
         found = os.fstat(fd)
         data = os.read(fd, found.st_size + 1)
         if data:  # read on until a read returns nothing, as `read()` does, whatever the size said
             parts = [data]
-            while more := os.read(fd, max(found.st_size, 1 << 16)):
+            while more := os.read(fd, 1 << 16):
                 parts.append(more)
             data = parts[0] if len(parts) == 1 else b"".join(parts)
         return found, data

@@ -53,17 +53,17 @@ def test_read_takes_the_entry_of_the_file_it_reads_before_its_bytes(tmp_path: Pa
     store.put(request, received({"results": []}))
     before = store.entry(request.key)
     path = Path(store.where(request))
-    real_read = os.read
+    real_open = os.open
     replaced = []
 
-    def read_then_replace(fd: int, size: int) -> bytes:
-        data = real_read(fd, size)
-        if not replaced:
+    def open_then_replace(name, flags, *args, **kwargs) -> int:
+        fd = real_open(name, flags, *args, **kwargs)
+        if os.fspath(name) == str(path) and not replaced:
             replaced.append(True)
             path.with_suffix(".new").write_bytes(cache.encode_entry({"other": "x" * 100}))
             os.replace(path.with_suffix(".new"), path)  # the open file still reads the old bytes
-        return data
-    monkeypatch.setattr(os, "read", read_then_replace)
+        return fd
+    monkeypatch.setattr(os, "open", open_then_replace)
     got, entry = store.read(request)
     assert replaced and got.data == {"results": []} and entry == before
     assert store.entry(request.key) != entry  # the new file: a change the index sees
