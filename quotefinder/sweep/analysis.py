@@ -497,11 +497,11 @@ def assess(rule: Rule, repeats: int, default: Point, settings: Settings, questio
     ordered = rule.ordered
     rows = totals.shape[0] if ordered else totals.size  # the families delta is shared among
     share = settings.answerable_share
+    lost = _default_total(default)
     if share is None:
         smallest, row = guarantee.smallest_certifiable(totals, n, 1, delta, ordered)
-        found = Guarantee(delta, n, repeats, rows, totals, _default_total(default),
-                          guarantee.upper_bound(_default_total(default), n, 1, delta), smallest, row,
-                          guarantee.best_case_alpha(n, rows, delta), ordered=ordered,
+        found = Guarantee(delta, n, repeats, rows, totals, lost, guarantee.upper_bound(lost, n, 1, delta), smallest,
+                          row, guarantee.best_case_alpha(n, rows, delta), ordered=ordered,
                           smallest_column=None if ordered else int(np.argmin(totals[row])))
         if settings.max_wrong_rate is None:
             return found
@@ -518,7 +518,7 @@ def assess(rule: Rule, repeats: int, default: Point, settings: Settings, questio
     default_bound = (share * guarantee.upper_bound(_default_total(default, answerable), mix.n_answer, 1, delta / 2)
                      + (1 - share) * guarantee.upper_bound(_default_total(default, unanswerable), mix.n_none, 1,
                                                            delta / 2))
-    found = Guarantee(delta, n, repeats, rows, totals, _default_total(default), default_bound, float(last[first]),
+    found = Guarantee(delta, n, repeats, rows, totals, lost, default_bound, float(last[first]),
                       row, mix.best_case(level), mix=mix, ordered=ordered, smallest_column=column)
     if unlabelled:
         found = dataclasses.replace(found, unavailable=(
