@@ -19,10 +19,10 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..pipelines import system
 from ..record.received import Received
 from ..record.rundir import RunRecord
 from ..record.store import Entry, ResponseStore, open_store
@@ -60,12 +60,23 @@ def coverage_of(record: RunRecord) -> replay.Coverage:
     return {spec.name: tuple(sorted(values))} if spec.recorded else {}
 
 
-def served_replays(run: Path, record: RunRecord, pairs: list[replay.Pair], coverage: replay.Coverage,
-                   served: Served) -> list[replay.Replay]:
+def served_replays(record: RunRecord, pairs: list[replay.Pair], coverage: replay.Coverage, served: Served
+                   ) -> list[replay.Replay]:
     """Every pair replayed through `served` (`replay._replay_one`, as `replay_pairs` does with the run's store)."""
-    under_test, config = system(record.config.system), record.config.pipeline
+    under_test, config = replay.run_system(record)
     return [replay._replay_one(served, under_test, config, coverage, text, repeat)  # type: ignore[arg-type]
             for text, repeat in pairs]
+
+
+def cpu(work: Callable[..., object], *args: Any) -> float:
+    """The CPU seconds `work(*args)` takes in this process, with the collector off (as a sweep runs), then on again."""
+    gc.disable()
+    try:
+        started = time.process_time()
+        work(*args)
+        return time.process_time() - started
+    finally:
+        gc.enable()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -80,40 +91,32 @@ def main(argv: list[str] | None = None) -> int:
     coverage = coverage_of(record)
     chosen = (record.config.system, record.config.pipeline, record.cache_format)
     floor = [sys.executable, "-c", FLOOR, str(run / "responses")]
-    scratch = tempfile.TemporaryDirectory(prefix="replaycost-")
-    first = [sys.executable, "-m", "quotefinder.sweepcmd", str(run), *BIG_GRID, "--no-plots", "--force", "--out",
-             str(Path(scratch.name) / "report")]
     rows: dict[str, list[float]] = {"floor": [], "whole": [], "alone": [], "first": []}
     timed(floor)  # warm: every measurement below reads from the page cache
-    gc.disable()
-    for n in range(1, args.rounds + 1):
-        rows["floor"].append(timed(floor)[0])
-        started = time.process_time()
-        replay.replay_pairs(run, pairs, coverage, chosen)
-        rows["whole"].append(time.process_time() - started)
-        store = open_store(run, record.cache_format)
-        try:
-            served = Served(store)
-            served_replays(run, record, pairs, coverage, served)  # every response read once, kept
-            started = time.process_time()
-            served_replays(run, record, pairs, coverage, served)
-            rows["alone"].append(time.process_time() - started)
-        finally:
-            store.close()
-        del served
-        gc.collect()
-        for index in (run / INDEX_DIR).glob(f"*{SUFFIX}"):  # (the kept question parse stays, as in a first sweep)
-            index.unlink()
-        rows["first"].append(timed(first)[0])
-        print(f"round {n}: floor {rows['floor'][-1]:.2f} s | replay in one process {rows['whole'][-1]:.2f} s CPU | "
-              f"the pipeline alone {rows['alone'][-1]:.2f} s CPU | reading {rows['whole'][-1] - rows['alone'][-1]:.2f}"
-              f" s CPU | first 101 x 101 sweep {rows['first'][-1]:.2f} s = {rows['first'][-1] / rows['floor'][-1]:.2f}"
-              " x the floor", flush=True)
+    with tempfile.TemporaryDirectory(prefix="replaycost-") as scratch:
+        first = [sys.executable, "-m", "quotefinder.sweepcmd", str(run), *BIG_GRID, "--no-plots", "--force", "--out",
+                 str(Path(scratch) / "report")]
+        for n in range(1, args.rounds + 1):
+            rows["floor"].append(timed(floor)[0])
+            rows["whole"].append(cpu(replay.replay_pairs, run, pairs, coverage, chosen))
+            store = open_store(run, record.cache_format)
+            try:
+                served = Served(store)
+                served_replays(record, pairs, coverage, served)  # every response read once, kept
+                rows["alone"].append(cpu(served_replays, record, pairs, coverage, served))
+            finally:
+                store.close()
+            for index in (run / INDEX_DIR).glob(f"*{SUFFIX}"):  # (the kept question parse stays, as in a first sweep)
+                index.unlink()
+            rows["first"].append(timed(first)[0])
+            print(f"round {n}: floor {rows['floor'][-1]:.2f} s | replay in one process {rows['whole'][-1]:.2f} s CPU"
+                  f" | the pipeline alone {rows['alone'][-1]:.2f} s CPU | reading "
+                  f"{rows['whole'][-1] - rows['alone'][-1]:.2f} s CPU | first 101 x 101 sweep {rows['first'][-1]:.2f} s"
+                  f" = {rows['first'][-1] / rows['floor'][-1]:.2f} x the floor", flush=True)
     median = {name: statistics.median(values) for name, values in rows.items()}
     print(f"medians: floor {median['floor']:.2f} s, replay {median['whole']:.2f} s CPU (half: {median['whole'] / 2:.2f}"
           f" s), the pipeline alone {median['alone']:.2f} s CPU, first sweep {median['first']:.2f} s = "
           f"{median['first'] / median['floor']:.2f} x the floor")
-    scratch.cleanup()
     return 0
 
 

@@ -24,7 +24,7 @@ def test_the_replay_from_memory_gives_what_the_replay_gives_and_reads_no_file_ag
     store = open_store(ten, record.cache_format)
     try:
         served = replaycost.Served(store)
-        assert replaycost.served_replays(ten, record, pairs, coverage, served) == expected
+        assert replaycost.served_replays(record, pairs, coverage, served) == expected
         read = len(served.kept)
         assert read == sum(len(entries) for _, entries, _ in expected if entries)
 
@@ -32,7 +32,7 @@ def test_the_replay_from_memory_gives_what_the_replay_gives_and_reads_no_file_ag
             raise AssertionError("a response read again")
 
         store.read = refused  # type: ignore[method-assign]
-        assert replaycost.served_replays(ten, record, pairs, coverage, served) == expected
+        assert replaycost.served_replays(record, pairs, coverage, served) == expected
         assert len(served.kept) == read
     finally:
         store.close()
