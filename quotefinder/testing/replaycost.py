@@ -1,20 +1,26 @@
 """`python -m quotefinder.testing.replaycost --run RUN`: what a first sweep's replay costs, against the floor
 (BENCHMARKS.md, issue 19 part eleven).
 
-After one untimed floor (so that the responses are in the page cache), each round times, alternating: the floor
-(`bench.FLOOR`: read, checksum and parse every response, a fresh process); the replay of every question in this
-process, as a sweep's worker does it (`replay.replay_pairs`), in CPU seconds with the collector off; the same
-replay with every response served from memory (`Served`: each response read once, beforehand), which leaves the
-pipeline's own work (building and hashing each request, splitting snippets, checking and reading the responses,
-making the curve); and a first 101 x 101 sweep, `--no-plots`, by wall (the run's replay index files removed
-before it). Reading is the difference of the two replays. On two cores a replay cannot take less wall time than
-half its CPU; that, with the work around it, bounds a first sweep.
+After one untimed floor (so that the responses are in the page cache), each round times, alternating:
+
+- the floor (`bench.FLOOR`: read, checksum and parse every response file, a fresh process);
+- the replay of every question in this process, as a sweep's worker does it (`replay.replay_pairs`), in CPU
+  seconds with the collector off;
+- the same replay with every response served from memory (`Served`: each read once, beforehand), which leaves
+  the pipeline's own work: building and hashing each request, splitting snippets, taking what each response says
+  (the contract's checks), making the curve. It also looks each response up in memory, and, like the one above,
+  pickles nothing (a worker sends its curves to the sweep pickled);
+- a first 101 x 101 sweep, `--no-plots`, by wall: every replay index file of the run is removed before it (other
+  grids' too) and its kept question parse stays, as for a first sweep; the report goes to a temporary directory.
+
+The response files' part (each opened, read, checksummed, parsed, checked as the run's entry) is the difference
+of the two replays. On two cores a replay takes at least half its CPU in wall time; with the work around it, that
+estimates the fastest first sweep.
 """
 
 from __future__ import annotations
 
 import argparse
-import gc
 import statistics
 import sys
 import tempfile
@@ -23,15 +29,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..cli import collector_paused
 from ..record.received import Received
 from ..record.rundir import RunRecord
 from ..record.store import Entry, ResponseStore, open_store
-from ..sweep import replay
+from ..sweep import replay, session
 from ..sweep.grid import parse_axis
 from ..sweep.index import INDEX_DIR, SUFFIX
 from .bench import BIG_GRID, FLOOR, timed
-
-HAS_ANSWER = BIG_GRID[1]  # the first axis of the 101 x 101 grid
 
 
 class Served:
@@ -52,12 +57,12 @@ class Served:
         return self.store.where(request)
 
 
-def coverage_of(record: RunRecord) -> replay.Coverage:
-    """The first axis's values a 101 x 101 sweep replays for (with the default point's), when it is recorded."""
-    under_test, _ = replay.run_system(record)
-    spec = under_test.axes[0]
-    values = {*parse_axis(HAS_ANSWER, kind=spec).values.tolist(), float(record.config.default_point[0])}
-    return {spec.name: tuple(sorted(values))} if spec.recorded else {}
+def coverage_of(run: Path, record: RunRecord) -> replay.Coverage:
+    """What a 101 x 101 sweep of the run (`BIG_GRID`) replays for: `session.needed`, as `run_sweep` calls it."""
+    axes = session.grid_axes(record, (parse_axis(BIG_GRID[1]), parse_axis(BIG_GRID[3])))
+    default = record.config.default_point
+    point = (float(default[0]), float(default[1]))
+    return session.needed(record, session.SweepOptions(run, *axes), point, point)
 
 
 def served_replays(record: RunRecord, pairs: list[replay.Pair], coverage: replay.Coverage, served: Served
@@ -69,14 +74,12 @@ def served_replays(record: RunRecord, pairs: list[replay.Pair], coverage: replay
 
 
 def cpu(work: Callable[..., object], *args: Any) -> float:
-    """The CPU seconds `work(*args)` takes in this process, with the collector off (as a sweep runs), then on again."""
-    gc.disable()
-    try:
+    """The CPU seconds `work(*args)` takes in this process, with the collector off (as a sweep runs,
+    `cli.collector_paused`)."""
+    with collector_paused():
         started = time.process_time()
         work(*args)
         return time.process_time() - started
-    finally:
-        gc.enable()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -88,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     run = args.run
     record = RunRecord.require(run)
     pairs = [(text, r) for text in record.texts for r in range(record.repeats)]
-    coverage = coverage_of(record)
+    coverage = coverage_of(run, record)
     chosen = (record.config.system, record.config.pipeline, record.cache_format)
     floor = [sys.executable, "-c", FLOOR, str(run / "responses")]
     rows: dict[str, list[float]] = {"floor": [], "whole": [], "alone": [], "first": []}
@@ -100,12 +103,13 @@ def main(argv: list[str] | None = None) -> int:
             rows["floor"].append(timed(floor)[0])
             rows["whole"].append(cpu(replay.replay_pairs, run, pairs, coverage, chosen))
             store = open_store(run, record.cache_format)
+            served = Served(store)
             try:
-                served = Served(store)
                 served_replays(record, pairs, coverage, served)  # every response read once, kept
                 rows["alone"].append(cpu(served_replays, record, pairs, coverage, served))
             finally:
                 store.close()
+                del served  # (every response of the run: not kept through the next round)
             for index in (run / INDEX_DIR).glob(f"*{SUFFIX}"):  # (the kept question parse stays, as in a first sweep)
                 index.unlink()
             rows["first"].append(timed(first)[0])
