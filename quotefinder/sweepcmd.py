@@ -33,13 +33,43 @@ from .sweep.grid import Axis, cell_index, parse_axis
 from .sweep.guarantee import DELTA
 from .sweep.replay import index_written, run_system
 from .sweep.session import DEFAULT_GRID, SweepOptions, grid_axes, run_drift, run_monitor, run_sweep, run_systems
+from .sweep.stats import LEVEL
 
 EXIT_OK, EXIT_WORSE, EXIT_ERROR = cli.EXIT_OK, cli.EXIT_WORSE, cli.EXIT_ERROR
 
 
-def _settings(args: argparse.Namespace) -> Settings:
-    return Settings(wrong_cost=args.wrong_cost, resamples=args.bootstrap, folds=args.folds, seed=args.seed,
-                    max_wrong_rate=args.max_wrong_rate, delta=args.delta, answerable_share=args.answerable_share)
+QUIET = {"runs", "out", "jobs", "force", "no_index", "no_plots", "no_html", "at"}  # no effect on what a report says
+# (--at is echoed as typed, `at_text`)
+
+
+def echoed(args: argparse.Namespace, parser: argparse.ArgumentParser) -> tuple[str, ...]:
+    """The options given that change what a report says, as `--name value`, in a fixed order: for the summary to echo
+    what it was given (the run and report paths, processes and tidying left out)."""
+    found = []
+    for name, value in sorted(vars(args).items()):
+        if name in QUIET or name in ("run", "at_text") or value is None or value is False:
+            continue
+        if value == parser.get_default(name):
+            continue
+        flag = "--" + name.replace("_", "-")
+        if value is True:
+            found.append(flag)
+        elif isinstance(value, Axis):
+            if value.spec != DEFAULT_GRID:  # the default grid, filled in when none is given
+                found.append(f"{flag} {value.spec}")
+        elif isinstance(value, list):
+            found.extend(f"{flag} {item}" for item in value)
+        else:
+            found.append(f"{flag} {value:g}" if isinstance(value, float) else f"{flag} {value}")
+    if args.at_text is not None:
+        found.append(f"--at {args.at_text}")
+    return tuple(sorted(found))
+
+
+def _settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Settings:
+    return Settings(wrong_cost=args.wrong_cost, folds=args.folds, seed=args.seed, level=args.level,
+                    max_wrong_rate=args.max_wrong_rate, delta=args.delta, answerable_share=args.answerable_share,
+                    options=echoed(args, parser))
 
 
 def _refusal(args: argparse.Namespace) -> str:
@@ -200,12 +230,12 @@ def build_parser(argv: Sequence[str] = (), named: tuple[System, str] | None = No
                         help="processes that load the run (default: one per CPU, at most 8; 1 for a serial, "
                         "debuggable replay)")
     sure = parser.add_argument_group("how sure")
-    sure.add_argument("--bootstrap", type=cli.count, metavar="N",
-                      help="resamples of the questions for the stability of the choice (default 1000, fewer for "
-                      "very large runs; 0: none)")
     sure.add_argument("--folds", type=cli.folds, metavar="K",
-                      help="cross-validate: choose the cutoffs on K-1 folds and score them on the held-out one, "
-                      "for the gain over the default (default 5, at most one per question; 0: none)")
+                      help="test the tuning out of sample: 10 times, choose the cutoffs on K-1 folds and score "
+                      "them on the held-out one against the default; the decision moves only when that gain is "
+                      "shown (default 5, at most one per question; 0: none, so the default is kept)")
+    sure.add_argument("--level", type=cli.open_unit("--level"), default=LEVEL, metavar="P",
+                      help=f"one-sided level of that test (default {LEVEL:g})")
     sure.add_argument("--answerable-share", type=cli.open_unit("--answerable-share"), metavar="S",
                       help="weight the questions so that answerable ones make up S of the total (a production "
                       "mix, e.g. 0.7) in the score, the rates and the guarantee (which then needs every question "
@@ -214,10 +244,11 @@ def build_parser(argv: Sequence[str] = (), named: tuple[System, str] | None = No
                       help="certify the cells whose wrong-answer rate (the share of questions that get a "
                       "wrong quote; with repeats, of answers served) is at most ALPHA with probability at least "
                       "1 - DELTA (adds `certified` to grid.csv; with --at, exit 1 unless that cell is certified); "
-                      "with --max-wrong-rate the recommended cell is chosen among the certified cells")
+                      "with --max-wrong-rate the rule chooses among the certified cells, and a default that is not "
+                      "certified moves to the rule's certified cell")
     sure.add_argument("--delta", type=cli.open_unit("--delta"), default=DELTA, metavar="DELTA",
                       help=f"how often the guarantee may fail (default {DELTA:g}: it holds with probability 90%%)")
-    sure.add_argument("--seed", type=cli.count, default=0, help="seed of the bootstrap and the folds (default 0)")
+    sure.add_argument("--seed", type=cli.count, default=0, help="seed of the folds (default 0)")
     check = parser.add_argument_group("checks for CI")
     check.add_argument("--at", metavar="H,A", help="the point the checks below are about: a value of each axis, "
                        "e.g. 0.3,0.9 (the quote finder's HAS_ANSWER_CUTOFF,ANSWER_CUTOFF) or 5,deep")
@@ -319,6 +350,11 @@ def main(argv: list[str] | None = None, ask: Callable[[str], str] | None = None)
                     parser.error(f"{run} is given twice (as {twice} too): compare different runs")
         if args.at is None and (args.max_wrong is not None or args.min_correct is not None):
             parser.error("--max-wrong and --min-correct check a point: give it with --at H,A")
+        gates = (args.max_wrong, args.min_correct, args.max_wrong_rate, args.baseline)
+        if args.at is not None and not args.monitor and args.drift is None and all(v is None for v in gates):
+            parser.error(f"--at {args.at_text} names the point to check, but nothing is checked there: add "
+                         "--max-wrong N, --min-correct N or --max-wrong-rate ALPHA (or --baseline RUN to compare "
+                         "there); a gate that checks nothing never passes")
         if refusal := _refusal(args):
             parser.error(refusal)
     except SystemExit as done:  # --help, or a usage error argparse has printed
@@ -334,7 +370,7 @@ def main(argv: list[str] | None = None, ask: Callable[[str], str] | None = None)
             parser.print_usage(sys.stderr)
             print(f"sweep.py: error: {refusal}", file=sys.stderr)
             return EXIT_ERROR
-    options = SweepOptions(run=args.run, has_answer=chosen[0], answer=chosen[1], settings=_settings(args),
+    options = SweepOptions(run=args.run, has_answer=chosen[0], answer=chosen[1], settings=_settings(args, parser),
                            questions=args.questions, allow_incomplete=args.allow_incomplete, jobs=args.jobs,
                            at=args.at, baseline=args.baseline, significance=args.significance, strict=args.strict,
                            use_index=not args.no_index)
@@ -449,7 +485,9 @@ def _sweep(args: argparse.Namespace, options: SweepOptions, target: ReportDir,
         else:
             result, comparison = run_sweep(options, args.review, ask)
         cli.leave_for_exit(result, comparison, drift)
-        gate = result.gate(args.at, args.max_wrong, args.min_correct) if args.at else None
+        bounded = args.max_wrong is not None or args.min_correct is not None or (
+            args.max_wrong_rate is not None and drift is None)  # with --drift, the rate is the drift's test
+        gate = result.gate(args.at, args.max_wrong, args.min_correct) if args.at and bounded else None
         write_report(target, result, comparison, gate, plots=not args.no_plots, painter=painter,
                      page=not args.no_html, drift=drift)
         console.show_sweep(result, target.path, gate, comparison, page=not (args.no_plots or args.no_html))

@@ -286,3 +286,20 @@ def mutations(text: str, pieces: Any) -> Any:
         return changed
 
     return st.lists(st.tuples(st.floats(0, 1), st.integers(0, 12), pieces), min_size=1, max_size=6).map(apply)
+
+
+def mc_error(level: float, draws: int) -> float:
+    """The Monte-Carlo standard error of a rate `level` estimated from `draws` independent draws."""
+    return float(np.sqrt(level * (1 - level) / draws))
+
+
+def tables_of(h: np.ndarray, thresholds: np.ndarray, probability: np.ndarray, codes: np.ndarray,
+              unquoted: np.ndarray) -> Table:
+    """One repeat's `Table` for questions with k candidates each: candidate j qualifies while
+    HAS_ANSWER_CUTOFF <= thresholds[q, j] (ascending in j), the top of a set is its first qualifying
+    candidate, with compare probability probability[q, j] and outcome code codes[q, j] when quoted."""
+    k = thresholds.shape[1]
+    which = (h[None, None, :] > thresholds[:, :, None]).sum(axis=1)  # (Q, H): the first qualifying candidate
+    top = np.minimum(which, k - 1)
+    p = np.where(which >= k, -np.inf, np.take_along_axis(probability, top, axis=1))
+    return staircase(h, p, np.take_along_axis(codes, top, axis=1), unquoted)

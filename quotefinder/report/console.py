@@ -24,7 +24,8 @@ from .wording import decision_lines, point_words
 
 def show_sweep(result: Sweep, out_dir: Path, gate: Gate | None, comparison: Comparison | None,
                out: TextIO | None = None, page: bool = False) -> None:
-    """What a sweep did, in a few lines: what was swept, the two points, stability, the comparison, the gate."""
+    """What a sweep did, in a few lines: what was swept, the decision, the default against the rule's cell, the
+    comparison, the gate."""
     out = out or sys.stdout
     replayed = result.replayed
     if replayed.excluded:
@@ -37,9 +38,9 @@ def show_sweep(result: Sweep, out_dir: Path, gate: Gate | None, comparison: Comp
     print("\nDecision:", file=out)
     for line in decision_lines(result):
         print(f"  {line}", file=out)
-    d, r = result.default, result.recommended
+    d, r = result.default, result.tuned
     default = f"default {point_words(result, (d.h, d.a))}"
-    recommended = f"recommended {point_words(result, (r.h, r.a))}"
+    recommended = f"rule's cell {point_words(result, (r.h, r.a))}, in sample"
     print(f"\nOutcome    | {default} | {recommended}", file=out)
     for outcome in Outcome:
         if outcome not in UNKNOWN or d.mean(outcome) or r.mean(outcome):

@@ -85,7 +85,7 @@ def risk_coverage_frame(result: Sweep) -> pd.DataFrame:
     three from each question's first repeat, the data the guarantee uses."""
     import pandas as pd  # here: a sweep that writes tables alone never imports pandas
 
-    i = result.decision.cell[0]
+    i = result.decision.marked[0]
     g = result.guarantee
     a = result.a_axis.values
     quoted = result.tables[0].quoted_along(i, a)  # (Q, A)
@@ -141,11 +141,6 @@ def plan(result: Sweep, grid: pd.DataFrame, out_dir: Path, comparison: Compariso
         name = f"heatmap-{outcome.label}.png"
         planned.append(Figure(title, name, "heatmap", (grid, outcome.value, out_dir / name, marked, title,
                                                        f"{outcome.label} questions", BETTER[outcome.value]), on))
-    if result.stability is not None:
-        title = f"Share of {result.stability.resamples} bootstrap resamples recommending each cell{synthetic}"
-        planned.append(Figure(title, "heatmap-bootstrap.png", "heatmap",
-                              (grid, "bootstrap_share", out_dir / "heatmap-bootstrap.png", marked, title,
-                               "share of resamples"), on))
     if comparison is not None:
         frame = grid[[first, second]].assign(score_change=comparison.score_difference.ravel())
         title = f"Score change against {comparison.baseline.run_dir.name} per cell{synthetic}"

@@ -64,7 +64,7 @@ def _risk(result: Sweep) -> dict[str, Any]:
     frame = figures.risk_coverage_frame(result)
     certificate = result.guarantee.certificate
     return {
-        "row": result.decision.cell[0],
+        "row": result.decision.marked[0],
         "coverage": [round(float(v), 6) for v in frame["coverage"]],
         "observed": [round(float(v), 6) for v in frame["observed"]],
         "bound": [math.ceil(round(float(v) * 1e6, 3)) / 1e6 for v in frame["bound"]],
@@ -114,7 +114,7 @@ def page_data(result: Sweep) -> dict[str, Any]:
         "repeats": result.repeats,
         "scoreName": result.system.quote_score,
         "default": [d_h, d_a] if d_h is not None and d_a is not None else None,
-        "recommended": list(result.decision.cell),
+        "recommended": list(result.decision.marked),
         "bestCertified": list(result.decision.best_certified) if result.decision.best_certified is not None else None,
         "grids": grids,
         "better": {name: figures.BETTER.get(name) for name in grids},
@@ -127,19 +127,16 @@ def page_data(result: Sweep) -> dict[str, Any]:
 
 
 def _decision(result: Sweep) -> str:
-    """The header's decision: `wording.decision_lines`, the lines up to the one naming the cell to ship set
-    apart (after "nothing is certified", that is the second); the cells it names as data attributes (grid
-    indices) for anything that reads the page. No heading element: the decision comes before the page's
-    first <h2>."""
+    """The header's decision: `wording.decision_lines`, its first line (the action and the point to ship) set
+    apart; the cells it names as data attributes (grid indices) for anything that reads the page. No heading
+    element: the decision comes before the page's first <h2>."""
     decision = result.decision
     lines = wording.decision_lines(result)
-    named = wording.cell_words(result, decision.cell)
-    first = next((k for k, line in enumerate(lines) if named in line), 0) + 1
-    ship = "".join(f"<p class=\"ship\">{html.escape(line)}</p>" for line in lines[:first])
-    rest = "".join(f"<li>{html.escape(line)}</li>" for line in lines[first:])
+    ship = f"<p class=\"ship\">{html.escape(lines[0])}</p>"
+    rest = "".join(f"<li>{html.escape(line)}</li>" for line in lines[1:])
     certified = "none" if decision.certified is None else str(decision.certified).lower()
     best_certified = ",".join(map(str, decision.best_certified)) if decision.best_certified is not None else ""
-    return (f"<section id=\"decision\" aria-label=\"Decision\" data-cell=\"{decision.cell[0]},{decision.cell[1]}\" "
+    return (f"<section id=\"decision\" aria-label=\"Decision\" data-cell=\"{decision.marked[0]},{decision.marked[1]}\" "
             f"data-point=\"{decision.point[0]:g},{decision.point[1]:g}\" data-certified=\"{certified}\" "
             f"data-best-certified=\"{best_certified}\" data-best=\"{decision.best[0]},{decision.best[1]}\">\n"
             f"<p class=\"kicker\">Decision</p>\n{ship}\n<ul class=\"decision\">{rest}</ul>\n</section>")
@@ -153,8 +150,8 @@ def _mark_words(result: Sweep) -> list[tuple[str, str]]:
     where = wording.cell_words
     shipped = {None: "", True: ", certified", False: ", not certified"}[decision.certified]
     if certificate is None:
-        region = "dashed line: the certified region (none: no --max-wrong-rate was given)"
-        best = "diamond: the best-scoring certified cell (none: no --max-wrong-rate was given)"
+        region = "dashed line: the certified region (none: this sweep certified no cell)"
+        best = "diamond: the best-scoring certified cell (none: this sweep certified no cell)"
     elif not certificate.any:
         region = f"dashed line: the certified region (none: no cell is certified at {at_most(certificate.alpha)})"
         best = "diamond: the best-scoring certified cell (none: no cell is certified)"
@@ -169,7 +166,9 @@ def _mark_words(result: Sweep) -> list[tuple[str, str]]:
         ("default", f"ring: the default {wording.point_words(result, (d.h, d.a))}"
                     + ("" if on_grid else " (not on this grid, so not drawn)")),
         ("bestCertified", best),
-        ("recommended", f"star: the recommended cell {where(result, decision.cell)}, the one to ship{shipped}"),
+        ("recommended", f"star: the cell to ship {where(result, decision.cell)}{shipped} ({decision.action.value})"
+         if decision.cell is not None else f"star: the rule's cell {where(result, decision.tuned)}; the decision "
+         f"({decision.action.value}) keeps the default, which is not on this grid"),
         ("selected", "square frame: the selected cell, whose questions are listed below"),
     ]
 
@@ -227,7 +226,7 @@ def page(result: Sweep, drift: Sequence[str] = ()) -> str:
     items = "".join(f"<li>{html.escape(fact)}</li>" for fact in facts)
     legend = "".join(f"<li data-mark=\"{mark}\"><canvas class=\"mark\" data-mark=\"{mark}\" width=\"26\" "
                      f"height=\"26\"></canvas>{html.escape(words)}</li>" for mark, words in _mark_words(result))
-    row = result.h_axis.text(result.decision.cell[0])
+    row = result.h_axis.text(result.decision.marked[0])
     first, second = (html.escape(spec.title) for spec in result.system.axes)
     rule = ("its bound and those of the cells to its right are" if result.guarantee.ordered else "its own bound is")
     alpha_words = (f"; a cell is certified when {rule} at most ALPHA, the dotted line"

@@ -46,3 +46,8 @@ def confidence(delta: float) -> str:
 def share(value: float) -> str:
     """A proportion that is neither bound nor limit, to the nearest percent: 66%."""
     return f"{value:.0%}"
+
+
+def p_words(value: float) -> str:
+    """'p = 0.042', or 'p < 0.001' for the small ones (a t-test's p is no more exact than that)."""
+    return "p < 0.001" if value < 0.001 else f"p = {value:.2g}"

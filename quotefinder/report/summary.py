@@ -19,12 +19,11 @@ from ..sweep.analysis import Point, Sweep
 from ..sweep.compare import ChangeKind, Comparison
 from ..sweep.grid import CODE, Axis, Judged
 from ..textsafe import markdown_code, markdown_text
-from .numbers import at_most, confidence, plain_number
+from .numbers import at_most, confidence, p_words, plain_number
 from .wording import (
     assumption_words,
     cell_words,
     decision_lines,
-    gain_verdict,
     interval_words,
     pipeline_words,
     point_words,
@@ -98,19 +97,21 @@ def summary_markdown(result: Sweep, plots: Sequence[tuple[str, str]] = (), gate:
         + (f"; a refresh of {_md(record.refresh.run, False)} (a sample of {record.refresh.sample}, seed "
            f"{record.refresh.seed})" if record.refresh else ""),
         *([f"- Pipeline: {markdown_text(pipeline)}"] if (pipeline := pipeline_words(result)) else []),
+        f"- Options given: {_options_words(result)}",
         f"- Requests: {record.responses} cached responses, {record.input_tokens} input tokens "
         f"(last recording sent {record.requests.sent})",
         f"- Grid: {first_axis.title} {_axis_words(result.h_axis)} x {second.title} {_axis_words(result.a_axis)} "
         f"({result.counts.shape[0] * result.counts.shape[1]} cells)"
         + ("; a probability equal to a cutoff passes it" if "cutoff" in (first_axis.kind, second.kind) else ""),
-        f"- Recommended by: {_objective_words(result)}; {_eligible(result)} the best of them is "
+        f"- The rule: {_objective_words(result)}; {_eligible(result)} the best of them is "
         f"{_cell(result, result.choice.best)} with score {_score(result.choice.best_score)}, and the region of best "
         f"score is the {int(result.choice.region.sum())} cell(s) whose score is the best's or falls short of it by "
         "less than one paired standard error (from the per-question differences; a difference on a single "
         "question never counts as within it), none scoring below the default when the default is eligible; the "
-        "recommendation is the default when the default lies in that region, else the cell deepest inside it "
+        "rule picks the default when the default lies in that region, else the cell deepest inside it "
         "(grid steps to the nearest cell outside it, the grid's edge counting as outside), then the one nearest "
         "the default",
+        f"- The decision: {_decided_by(result)}",
     ]
     if replayed.unjudged_in_run:
         lines.append(f"- {replayed.unjudged_in_run} recorded question(s) are not in the question file: not counted")
@@ -149,6 +150,26 @@ def _capped(text: str, full: str) -> str:
     return kept[:kept.rfind("\n") + 1] + note
 
 
+def _options_words(result: Sweep) -> str:
+    """The options the sweep was given that change what it says, each in a code span, or that there were none."""
+    given = result.settings.options
+    if not given:
+        return "none (every default)"
+    return ", ".join(_md(option, False) for option in given)
+
+
+def _decided_by(result: Sweep) -> str:
+    """How the action follows from the evidence, in one clause list."""
+    cv = result.cross_validation
+    tested = (f"the rule's gain over the default is tested on questions it did not choose on ({cv.repetitions} "
+              f"times {cv.k} folds stratified by label, the corrected repeated cross-validation t-test, one-sided at "
+              f"{cv.test.level:g})" if cv is not None else "no gain can be tested without cross-validation")
+    safety = ("; with `--max-wrong-rate`, nothing certified keeps the default, and a default that is not certified "
+              "moves to the rule's certified cell" if result.guarantee.certificate is not None else "")
+    return (f"label first when a quote at the default or at the rule's cell has no verdict{safety}; otherwise "
+            f"{tested}, and the default is kept unless that gain is shown")
+
+
 def _objective_words(result: Sweep) -> str:
     words = f"score = correct + no-answer - {result.wrong_cost:g} x wrong (missed, unjudged and unlabelled score 0)"
     if result.repeats > 1:
@@ -184,36 +205,39 @@ def _count(point: Point, outcome: Outcome) -> str:
 
 
 def _outcome_table(result: Sweep) -> list[str]:
-    d, r, cv = result.default, result.recommended, result.cross_validation
-    head = f"| Outcome | Default {point_words(result, (d.h, d.a))} | Recommended {point_words(result, (r.h, r.a))} |"
+    d, t, cv = result.default, result.tuned, result.cross_validation
+    head = (f"| Outcome | Default {point_words(result, (d.h, d.a))} | Rule's cell {point_words(result, (t.h, t.a))}, "
+            "in sample |")
     rule = "|---|---:|---:|"
     if cv is not None:
         head += f" Cross-validated ({cv.k} folds) |"
         rule += "---:|"
     lines = [head, rule]
     for outcome in OUTCOMES:
-        shown = outcome not in UNKNOWN or d.mean(outcome) or r.mean(outcome)
+        shown = outcome not in UNKNOWN or d.mean(outcome) or t.mean(outcome)
         if shown:
-            cells = f"| {outcome.label} | {_count(d, outcome)} | {_count(r, outcome)} |"
+            cells = f"| {outcome.label} | {_count(d, outcome)} | {_count(t, outcome)} |"
             if cv is not None:
                 cells += f" {plain_number(round(float(cv.counts[CODE[outcome]]), 4))} |"
             lines.append(cells)
-    scores = f"| **score** | {_score(result.score(d))} | {_score(result.score(r))} |"
+    scores = f"| **score** | {_score(result.score(d))} | {_score(result.score(t))} |"
     if cv is not None:
         held_out = float(result.per_question(d).sum() + cv.per_question.sum())
         scores += f" {_score(held_out)} |"
     lines.append(scores)
-    if result.choice.is_default:
-        lines += ["", f"The recommended point is the default {point_words(result, (d.h, d.a))}: its score is within "
-                      "one standard error of the best cell's, so this run is no evidence for changing it."]
-    ranged = any(p.low_high(o)[0] != p.low_high(o)[1] for p in (d, r) for o in OUTCOMES)
+    shipped = "the rule's cell" if result.decision.moves else "the default"
+    lines += ["", f"The decision ships {shipped} ({result.decision.action.value}, see Decision). The rule's cell is "
+                  "scored on the very questions it was picked on, so its column flatters it; the cross-validated "
+                  "column does not."]
+    ranged = any(p.low_high(o)[0] != p.low_high(o)[1] for p in (d, t) for o in OUTCOMES)
     if ranged:
         lines += ["", f"Counts are means over {result.repeats} repeats, with the lowest and highest in parentheses."]
     if cv is not None:
         word = result.system.settings
         lines += ["", f"Cross-validated: for each fold the {word} were chosen on the other folds (stratified by "
-                      f"label) and the held-out questions judged at them; the counts add up the folds. "
-                      f"{word.capitalize()} chosen per fold: {_fold_choices(result)}."]
+                      f"label) and the held-out questions judged at them; the counts add up the folds of the first "
+                      f"of the {cv.repetitions} dealings. {word.capitalize()} chosen per fold: "
+                      f"{_fold_choices(result)}."]
     return lines
 
 
@@ -280,10 +304,10 @@ def _guarantee(result: Sweep) -> list[str]:
                 f"- {int(certificate.certified.sum())} of {certificate.certified.size} cells are certified "
                 "(`certified` in `grid.csv`; outlined in the heatmaps).",
                 f"- The best-scoring certified cell is {_cell(result, best)}, score "
-                f"{_score(float(result.scores[best]))}; the recommendation, {_cell(result, result.decision.cell)}, "
+                f"{_score(float(result.scores[best]))}; the rule's cell, {_cell(result, result.decision.tuned)}, "
                 "is chosen among the certified cells by the rule above. **With probability at least "
                 f"{sure}, every certified cell's wrong-answer rate is at most {at_most(certificate.alpha)}.** "
-                f"Observed at the recommended cell: {_observed(result, result.decision.cell)}.",
+                f"Observed at the rule's cell: {_observed(result, result.decision.tuned)}.",
             ]
             if unjudged:
                 lines.append(f"- {plain_number(round(unjudged, 4))} quote(s) at the best certified cell are unjudged "
@@ -338,10 +362,11 @@ def _observed(result: Sweep, cell: tuple[int, int]) -> str:
 
 
 def _certainty(result: Sweep) -> list[str]:
-    """Intervals, the bootstrap's stability, the cross-validated gain and, in words, what they mean."""
+    """Intervals at the default and the shipped point, and the tuning's gain out of sample, in words."""
     d, r = result.default, result.recommended
     each = ", every repeat" if result.repeats > 1 else ""
-    lines = ["## How sure", "", f"| Rate, 95% Wilson interval{each} | Default | Recommended |", "|---|---|---|"]
+    shipped = "Shipped" if result.decision.moves else "Shipped (the default)"
+    lines = ["## How sure", "", f"| Rate, 95% Wilson interval{each} | Default | {shipped} |", "|---|---|---|"]
     for d_rate, r_rate in zip(result.rates(d), result.rates(r), strict=True):
         lines.append(f"| {d_rate.name} | {interval_words(d_rate)} | {interval_words(r_rate)} |")
     lines.append("")
@@ -354,82 +379,25 @@ def _certainty(result: Sweep) -> list[str]:
         notes.append("a range a-b counts unjudged quotes as right (a) and as wrong (b)")
     if notes:
         lines += [f"Rates: {'; '.join(notes)}.", ""]
-    stability = result.stability
-    if stability is not None:
-        fewer = (" (fewer than the usual 1000 to keep a sweep this large quick; `--bootstrap N` asks for more)"
-                 if result.bootstrap_capped else "")
-        lines += [f"Bootstrap ({stability.resamples} resamples of the questions, seeded{fewer}): the recommended "
-                  f"cell itself was chosen in {stability.same_cell:.0%} of them, a cell of its region of best "
-                  f"score in {stability.in_region:.0%}.", ""]
     cv = result.cross_validation
     if cv is not None:
-        gain = cv.gain
-        head = (f"Gain over the default, cross-validated ({cv.k} folds): each question scored at the "
-                f"{result.system.settings} chosen without it, minus its score at the default: ")
-        if not cv.per_question.any():
-            lines += [head + "0 on every question (every fold's choice scores like the default on the questions it "
-                      "left out).", ""]
-        else:
-            lines += [head + f"{cv.mean:+.3f} per question ({_score(float(cv.per_question.sum()))} in all).", ""]
-        tested = int(cv.tested.sum())
-        test = (f"Is the gain real? The {result.system.settings} chosen on one half of the questions (stratified by "
-                "label), "
-                f"{_cell(result, cv.split_choice)}, scored on the other {tested}: ")
-        if gain.interval is None or not gain.per_question.any():
-            lines += [test + "no question scores differently from the default there, so nothing says the gain is "
-                      "real.", ""]
-        else:
-            low, high = gain.interval
-            lines += [test + f"{gain.mean:+.3f} +/- {gain.standard_error:.3f} per question (mean +/- standard error; "
-                      f"two-sided 95% t-interval [{low:+.3f}, {high:+.3f}]), one-sided {_p(gain.p_value)} (paired "
-                      "t-test of no gain, valid because those questions played no part in the choice).", ""]
-    lines += [_verdict_in_words(result), ""]
+        test = cv.test
+        lines += [f"Gain over the default, out of sample: the questions were dealt {cv.repetitions} times into "
+                  f"{cv.k} folds stratified by label; for each fold the rule chose the {result.system.settings} on "
+                  "the other folds, and the fold's questions were scored there minus at the default. The mean of "
+                  f"the {cv.repetitions * cv.k} fold means is {test.mean:+.3f} score per question, with standard "
+                  f"error {test.standard_error:.3f} corrected for the folds' overlapping training sets (Nadeau & "
+                  f"Bengio; Bouckaert & Frank): t-test on {test.df} degrees of freedom, one-sided "
+                  f"{p_words(test.p_value)}, 95% interval [{test.interval[0]:+.3f}, {test.interval[1]:+.3f}]. It tests "
+                  "the procedure (choose by the rule, then ship), so the cell a move ships is the rule's pick on all "
+                  "the questions.", ""]
     return lines
-
-
-def _p(value: float) -> str:
-    """'p = 0.042', or 'p < 0.001' for the small ones (a t-test's p is no more exact than that)."""
-    return "p < 0.001" if value < 0.001 else f"p = {value:.2g}"
-
-
-def _needed_words(result: Sweep) -> str:
-    """' Between 120 and 900 questions would detect a gain in its 95% interval.', from the interval's ends."""
-    cv = result.cross_validation
-    if cv is None or cv.gain.needed_range is None:
-        return ""
-    fewest, most = cv.gain.needed_range
-    upto = f"and {most}" if most is not None else "and an unknown number of (the interval reaches no gain)"
-    return (f" Between {fewest} {upto} questions would detect a gain in its 95% interval (one-sided 5% test, 80% "
-            "power).")
-
-
-def _verdict_in_words(result: Sweep) -> str:
-    """Whether the recommendation is worth acting on, from the gain tested on held-out questions
-    (`wording.gain_verdict`, the Decision section's rule)."""
-    n = len(result.questions)
-    verdict = gain_verdict(result)
-    if verdict == "default":
-        return "The recommended point is the default: keep it until more questions say otherwise."
-    if verdict == "untested":
-        return (f"Without cross-validation (`--folds 0`) nothing here says whether {n} questions are enough to "
-                "prefer the recommended point to the default.")
-    if verdict == "none":
-        return (f"**With {n} questions choosing the {result.system.settings} this way gains nothing over the default "
-                "on questions they were not chosen on**: the gain seen in sample was fitted to these questions. The "
-                f"evidence for leaving the default is weak.{_needed_words(result)}")
-    p_value = result.cross_validation.gain.p_value  # type: ignore[union-attr]
-    if verdict == "noise":
-        return (f"**With {n} questions this run cannot tell the recommended point from the default**: the "
-                f"held-out gain could be noise ({_p(p_value)}).{_needed_words(result)} Treat the recommendation "
-                f"as a hypothesis and check it on more questions before changing the {result.system.settings}.")
-    return (f"On {n} questions the gain of choosing the {result.system.settings} this way holds on questions they "
-            f"were not chosen on ({_p(p_value)}).{_needed_words(result)}")
 
 
 def _costs(result: Sweep) -> list[str]:
     """Which cell is recommended as a wrong quote costs more, so a reader sees how much the choice depends on C."""
-    lines = ["## If a wrong quote cost more", "", "| Cost C of a wrong quote | Recommended | Score there | |",
-             "|---:|---|---:|---|"]
+    lines = ["## If a wrong quote cost more", "",
+             "| Cost C of a wrong quote | Rule's cell, in sample | Score there | |", "|---:|---|---:|---|"]
     for priced in result.costs:
         note = "the default" if priced.choice.is_default else ""
         if priced.cost == result.wrong_cost:

@@ -104,8 +104,8 @@ def _cells(result: Sweep) -> Columns:
 
 def grid_table(result: Sweep) -> Columns:
     """One row per cell: both cutoffs, the five counts (means over repeats), then quoted, score,
-    `<outcome>_min`/`_max` over repeats (when there are several), the bootstrap's share of
-    recommendations, `certified` (true/false, with a requested wrong-answer rate), and evidence."""
+    `<outcome>_min`/`_max` over repeats (when there are several), `certified` (true/false, with a requested
+    wrong-answer rate), and evidence."""
     frame = _cells(result)
     flat = result.counts.reshape(-1, len(OUTCOMES))
     for column, outcome in zip(COUNT_COLUMNS, OUTCOMES, strict=True):
@@ -117,8 +117,6 @@ def grid_table(result: Sweep) -> Columns:
         for column, outcome in zip(COUNT_COLUMNS, OUTCOMES, strict=True):
             frame[f"{column}_min"] = lows[..., CODE[outcome]].ravel()
             frame[f"{column}_max"] = highs[..., CODE[outcome]].ravel()
-    if result.stability is not None:
-        frame["bootstrap_share"] = plain_numbers(result.stability.frequency)
     certificate = result.guarantee.certificate
     if certificate is not None:
         frame["certified"] = ["true" if c else "false" for c in certificate.certified.ravel()]

@@ -1,5 +1,6 @@
-"""The decision in words: the one cell to ship, what is guaranteed there and under which assumption, the
-outcomes to expect, how it compares with the default, and how stable the choice is. The terminal, the
+"""The decision in words: what to do (keep the default, move, move for safety, nothing certified, label first),
+what is guaranteed there and under which assumption, the outcomes to expect, and the tuning's gain over the
+default on questions it did not choose on. The terminal, the
 summary's "Decision" section and the page's header all start from `decision_lines`, so they name the same
 cell in the same words; `decision_record` is the same decision for machines (`decision.json`).
 
@@ -13,21 +14,15 @@ from __future__ import annotations
 from typing import Any
 
 from ..questions import OUTCOMES
-from ..sweep.analysis import Rate, Sweep
-from .numbers import at_least, at_most, confidence, plain_number, share
+from ..sweep.analysis import Action, Rate, Sweep
+from .numbers import at_least, at_most, confidence, p_words, plain_number, share
 
-STABLE = 0.8  # a region of best score chosen by at least this share of resamples is called stable
-SHAKY = 0.5  # ... by less than this share, unstable
+UNKNOWN_LISTED = 10  # question ids a "label first" decision names in its line (the summary lists them all)
 
 
 def cell_words(result: Sweep, cell: tuple[int, int]) -> str:
     """'(0.3, 0.9)': HAS_ANSWER_CUTOFF, ANSWER_CUTOFF, as the axes write them."""
     return f"({result.h_axis.text(cell[0])}, {result.a_axis.text(cell[1])})"
-
-
-def _axes(result: Sweep, cell: tuple[int, int]) -> str:
-    first, second = result.system.axes
-    return f"that is {first.title} {result.h_axis.text(cell[0])} and {second.title} {result.a_axis.text(cell[1])}"
 
 
 def point_words(result: Sweep, point: tuple[float, float]) -> str:
@@ -81,123 +76,115 @@ def interval_words(rate: Rate) -> str:
     return f"{shown} [{at_least(rate.interval[0])}, {at_most(high)}{effective}]"
 
 
+def shipped_words(result: Sweep) -> str:
+    """'(0.3, 0.9)': the shipped point, as the axes write it."""
+    decision = result.decision
+    if decision.cell is not None:
+        return cell_words(result, decision.cell)
+    return point_words(result, decision.point)
+
+
+def _shipped_axes(result: Sweep) -> str:
+    first, second = result.system.axes
+    x, y = result.decision.point
+    return f"that is {first.title} {first.shown(x)} and {second.title} {second.shown(y)}"
+
+
 def _guarantee_line(result: Sweep) -> str:
     decision, g = result.decision, result.guarantee
     sure = confidence(g.delta)
-    where = cell_words(result, decision.cell)
+    where = shipped_words(result)
     if decision.bound is None:
-        return (f"No bound on the wrong-answer rate at {where} can be claimed: {g.unavailable}.")
+        return f"No bound on the wrong-answer rate at {where} can be claimed: {g.unavailable}."
     if decision.bound_kind == "certified":
         return (f"Guaranteed: with probability at least {sure}, the wrong-answer rate at {where} is at most "
-                f"{at_most(decision.bound)}: at most that share of {rate_subject(result)} get a wrong quote there "
-                f"(wrong or unjudged), if {assumption_words(result)}. The same holds at every certified cell at once.")
+                f"{at_most(decision.bound)} of {rate_subject(result)} (wrong or unjudged quotes), if "
+                f"{assumption_words(result)}; the same holds at every certified cell at once.")
     opening = "Not certified. With" if g.certificate is not None else "With"
+    if decision.bound_kind == "default":
+        return (f"{opening} probability at least {sure}, the wrong-answer rate at the default {where} is at most "
+                f"{at_most(decision.bound)} of {rate_subject(result)} (its own bound, the point being fixed before "
+                f"looking), if {assumption_words(result)}.")
     return (f"{opening} probability at least {sure}, the wrong-answer rate at {where} is at most "
-            f"{at_most(decision.bound)} of {rate_subject(result)} (an upper bound that holds for whichever cell "
-            f"the rule picks: Bonferroni over the grid's {g.cells} cells), if {assumption_words(result)}.")
+            f"{at_most(decision.bound)} of {rate_subject(result)} (Bonferroni over the grid's {g.cells} cells, as the "
+            f"cell was chosen after looking), if {assumption_words(result)}.")
 
 
-def _stability_line(result: Sweep) -> str | None:
-    stability = result.stability
-    if stability is None:
-        return None
-    region, same = stability.in_region, stability.same_cell
-    counted = f"{stability.resamples} bootstrap resamples of the questions"
-    if region >= STABLE:
-        return (f"Stable: {share(region)} of {counted} choose a cell of its region of best score "
-                f"({share(same)} this very cell).")
-    if region >= SHAKY:
-        return (f"Somewhat unstable: {share(region)} of {counted} choose a cell of its region of best score "
-                f"({share(same)} this very cell); more questions would settle it.")
-    return (f"Unstable: only {share(same)} of {counted} choose this cell ({share(region)} a cell of its region of "
-            "best score); collect more questions before relying on it.")
-
-
-SIGNIFICANCE = 0.05  # the held-out gain's one-sided p-value below which the gain "holds"
-
-
-def gain_verdict(result: Sweep) -> str:
-    """What the run says of the recommendation against the default, one rule for every report that words it:
-    "default" (it is the default), "untested" (no cross-validation), "none" (no gain on questions the choice
-    never saw), "noise" (a gain the held-out test cannot tell from noise) or "holds"."""
-    if result.choice.is_default:
-        return "default"
+def gain_words(result: Sweep) -> str:
+    """The tuning's gain over the default on questions it did not choose on, in one sentence."""
     cv = result.cross_validation
+    settings = result.system.settings
     if cv is None:
-        return "untested"
-    if cv.mean <= 0 or cv.gain.mean <= 0:
-        return "none"
-    return "noise" if cv.gain.p_value >= SIGNIFICANCE else "holds"
+        return (f"Out of sample: not tested (`--folds 0`), so no gain from tuning the {settings} can be shown and "
+                "the decision does not move on it.")
+    test = cv.test
+    low, high = test.interval
+    shown = "shown" if test.shown else "not shown"
+    return (f"Out of sample: choosing the {settings} by the rule gains {test.mean:+.3f} score per question over the "
+            f"default on questions it did not choose on (95% interval [{low:+.3f}, {high:+.3f}]); {shown} at "
+            f"{share(test.level)}, one-sided {p_words(test.p_value)} (corrected repeated cross-validation t-test, "
+            f"{cv.repetitions} x {cv.k} folds).")
 
 
-def _against_default(result: Sweep) -> str:
+def _in_sample(result: Sweep) -> str:
+    """The rule's pick on all the questions against the default, in sample (never a reason to move on its own)."""
     d = result.default
     default = point_words(result, (d.h, d.a))
-    verdict = gain_verdict(result)
-    if verdict == "default":
-        return (f"It is the default {default}: no eligible cell beat it by more than one paired standard error, so "
-                "this run is no evidence for changing it.")
-    gained = result.score(result.recommended) - result.score(d)
-    words = (f"Against the default {default}: score {plain_number(round(result.score(result.recommended), 4))} "
-             f"against {plain_number(round(result.score(d), 4))} ({gained:+.4g}) on these questions")
-    if verdict == "untested":
-        return words + "; without cross-validation nothing says whether that gain would hold on new questions."
-    if verdict == "none":
-        return words + (f"; but cross-validated, choosing the {result.system.settings} this way gained nothing on "
-                        "questions they were not chosen on, so the evidence for leaving the default is weak: check on "
-                        "more questions.")
-    p_value = result.cross_validation.gain.p_value  # type: ignore[union-attr]
-    if verdict == "noise":
-        return words + (f"; tested on held-out questions, the gain could be noise (p = {p_value:.2g}): treat "
-                        "the move as a hypothesis to check on more questions.")
-    return words + (f"; the gain holds on questions the {result.system.settings} were not chosen on (held-out half, "
-                    f"p = {p_value:.2g}).")
+    if result.choice.is_default:
+        return (f"In sample, the rule keeps the default {default}: no cell beats it by more than one paired "
+                "standard error.")
+    tuned, base = result.score(result.tuned), result.score(d)
+    return (f"In sample, the rule picks {cell_words(result, result.choice.cell)}: score "
+            f"{plain_number(round(tuned, 4))} against {plain_number(round(base, 4))} at the default {default} "
+            f"({tuned - base:+.4g}) on the very questions it was picked on.")
+
+
+def _action_line(result: Sweep) -> str:
+    decision, g = result.decision, result.guarantee
+    certificate = g.certificate
+    where, axes = shipped_words(result), _shipped_axes(result)
+    d = result.default
+    default = point_words(result, (d.h, d.a))
+    action = decision.action
+    if action is Action.LABEL_FIRST:
+        ids = [result.questions[n].id for n in decision.unknown]
+        named = ", ".join(ids[:UNKNOWN_LISTED]) + (f" and {len(ids) - UNKNOWN_LISTED} more" if len(ids) >
+                                                    UNKNOWN_LISTED else "")
+        return (f"LABEL FIRST: {len(ids)} question(s) have a quote nobody has judged at the default {default} or at "
+                f"the rule's cell {cell_words(result, decision.tuned)}, so their labels could change the decision: "
+                f"{named}. Label them (`sweep.py RUN --review`) and sweep again; until then keep the default.")
+    if action is Action.NOTHING_CERTIFIED:
+        assert certificate is not None
+        rate = at_most(certificate.alpha)
+        if g.unavailable:
+            return f"NOTHING CERTIFIED at a wrong-answer rate of at most {rate}: {g.unavailable}. Keep the default."
+        needed = (f"; {rate} needs at least {g.needed} questions, none of them quoted wrong at the certified cell"
+                  if g.needed else "")
+        return (f"NOTHING CERTIFIED at a wrong-answer rate of at most {rate} with probability at least "
+                f"{confidence(g.delta)}: with {g.n} questions the smallest rate any cell could be certified at is "
+                f"{at_most(g.best_case)}{needed}. Keep the default {default} until then.")
+    if action is Action.MOVE_FOR_SAFETY:
+        assert certificate is not None
+        return (f"MOVE FOR SAFETY to {where}, {axes}: the default {default} is not certified at a wrong-answer rate "
+                f"of at most {at_most(certificate.alpha)}, and {where} is (chosen among the "
+                f"{int(certificate.certified.sum())} certified cells).")
+    if action is Action.MOVE:
+        among = (f", chosen among the {int(certificate.certified.sum())} cells certified at a wrong-answer rate of "
+                 f"at most {at_most(certificate.alpha)}" if certificate is not None else "")
+        return (f"MOVE to {where}, {axes}: tuning's gain over the default {default} is shown on questions the rule "
+                f"did not choose on{among}.")
+    certified = (f", certified at a wrong-answer rate of at most {at_most(certificate.alpha)}"
+                 if certificate is not None and decision.certified else "")
+    return f"KEEP the default {where}, {axes}{certified}: no gain from tuning is shown on questions the rule did " \
+        "not choose on."
 
 
 def decision_lines(result: Sweep) -> list[str]:
-    """The decision in plain words (no Markdown), most important first: what to ship, what is guaranteed,
-    the outcomes to expect there, how it compares with the default, how stable the choice is."""
-    decision, g = result.decision, result.guarantee
-    certificate = g.certificate
-    lines = []
-    where = cell_words(result, decision.cell)
-    if certificate is not None and not certificate.any:
-        if g.unavailable:
-            lines.append(f"NOTHING IS CERTIFIED at a wrong-answer rate of at most {at_most(certificate.alpha)}: "
-                         f"{g.unavailable}.")
-        else:
-            needed = f"; {at_most(certificate.alpha)} needs at least {g.needed} questions, none of them quoted " \
-                     "wrong at the certified cell" if g.needed else ""
-            lines.append(f"NOTHING IS CERTIFIED at a wrong-answer rate of at most {at_most(certificate.alpha)} with "
-                         f"probability at least {confidence(g.delta)}: with {g.n} questions the smallest rate any cell "
-                         f"could be certified at is {at_most(g.best_case)}{needed}.")
-        lines.append(f"Recommended by score alone, NOT CERTIFIED: {where}, {_axes(result, decision.cell)}.")
-    elif certificate is not None:
-        lines.append(f"Ship {where}, {_axes(result, decision.cell)}: certified at a wrong-answer rate of at "
-                     f"most {at_most(certificate.alpha)}, chosen among the {int(certificate.certified.sum())} "
-                     "certified cells.")
-    else:
-        lines.append(f"Ship {where}, {_axes(result, decision.cell)}: chosen by score (no --max-wrong-rate was "
-                     "given, so no cell is certified).")
-    lines.append(_guarantee_line(result))
-    others = []
-    if decision.best_certified is not None and decision.best_certified != decision.cell:
-        others.append(f"the best-scoring certified cell is {cell_words(result, decision.best_certified)}")
-    if decision.best != decision.cell and decision.best != decision.best_certified:
-        certified = ""
-        if certificate is not None:
-            certified = ", certified" if certificate.certified[decision.best] else ", not certified"
-        others.append(f"the best-scoring cell is {cell_words(result, decision.best)}{certified}")
-    if others:
-        lines.append("For comparison, " + "; ".join(others) + ": the rule keeps a cell of the region of best score "
-                     "that is deepest inside it, or the default when it lies in that region.")
+    """The decision in plain words (no Markdown), most important first: the action and the point, what is
+    guaranteed there, the outcomes to expect, the gain over the default out of sample, the rule's pick in sample."""
     rates = "; ".join(f"{rate.name} {interval_words(rate)}" for rate in result.rates(result.recommended))
-    lines.append(f"Expected there: {rates} (95% Wilson intervals).")
-    lines.append(_against_default(result))
-    stability = _stability_line(result)
-    if stability:
-        lines.append(stability)
-    return lines
+    return [_action_line(result), _guarantee_line(result),
+            f"Expected there: {rates} (95% Wilson intervals).", gain_words(result), _in_sample(result)]
 
 
 def decision_record(result: Sweep) -> dict[str, Any]:
@@ -216,13 +203,30 @@ def decision_record(result: Sweep) -> dict[str, Any]:
         means = (f"with probability at least {confidence(g.delta)}, at most this share of {rate_subject(result)} get "
                  f"a wrong (or unjudged) quote at every certified cell, this one included, "
                  f"if {assumption_words(result)}")
+    elif decision.bound_kind == "default":
+        means = (f"with probability at least {confidence(g.delta)}, at most this share of {rate_subject(result)} get "
+                 f"a wrong (or unjudged) quote at the default (its own bound, fixed before looking), "
+                 f"if {assumption_words(result)}")
     else:
         means = (f"with probability at least {confidence(g.delta)}, at most this share of {rate_subject(result)} get "
                  f"a wrong (or unjudged) quote at the recommended cell (Bonferroni over the grid's {g.cells} cells, "
                  f"valid for a cell chosen after looking), if {assumption_words(result)}")
+    cv = result.cross_validation
+    gain = None if cv is None else {
+        "estimate": cv.test.mean,  # score per question over the default, on questions the rule did not choose on
+        "interval": list(cv.test.interval),  # two-sided 95%
+        "p_value": cv.test.p_value,  # one-sided, of no gain
+        "level": cv.test.level,
+        "shown": cv.test.shown,
+        "test": f"corrected repeated cross-validation t-test, {cv.repetitions} x {cv.k} folds",
+    }
     return {
+        "action": decision.action.value,  # keep, move, move_for_safety, nothing_certified, label_first
         "axes": [spec.heading for spec in result.system.axes],  # what each point below lists, in order
-        "recommended": cell(decision.cell),
+        "recommended": written(result, decision.point),  # what to ship: the default unless the action moves
+        "tuned": cell(decision.tuned),  # the rule's pick on all the questions (shipped only by a move)
+        "gain": gain,
+        "unjudged_questions": [result.questions[n].id for n in decision.unknown],  # with label_first
         "default": written(result, (result.default.h, result.default.a)),
         "certified": decision.certified,
         "best_certified": cell(decision.best_certified),

@@ -1,6 +1,7 @@
-"""A sweep's analysis: the grid over every repeat, the one cell to ship (`Recommendation`), the points
-worth reporting, how sure the choice can be, the guarantee on the wrong-answer rate, and the CI gate at
-one point. Computing only; the `report` package lays it out.
+"""A sweep's analysis: the grid over every repeat, the decision (`Recommendation`: keep the default, move,
+move for safety, nothing certified, or label first), the points worth reporting, the tuning's gain tested on
+questions it did not choose on, the guarantee on the wrong-answer rate, and the CI gate at one point. Computing
+only; the `report` package lays it out.
 
 Two rates, never confused: the **wrong-answer rate** is the share of questions (with repeats, of answers
 served) that get a wrong quote, which the guarantee bounds; **wrong among quotes** is the share of quotes
@@ -13,6 +14,7 @@ import dataclasses
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 import numpy as np
 
@@ -24,11 +26,10 @@ from .grid import CODE, Axis, Judged, JudgedCurve, Table, at_point, cell_index
 from .labelling import NeedsLabel, labels_by_floor, needs_label, quoted_cells
 from .replay import Replayed
 from .stats import (
+    LEVEL,
     Choice,
     CrossValidation,
     ScoreModel,
-    Stability,
-    bootstrap,
     choose,
     cross_validate,
     outcome_scores,
@@ -36,8 +37,6 @@ from .stats import (
     weighted_wilson,
 )
 
-BOOTSTRAP = 1000
-BOOTSTRAP_BUDGET = 3e7  # work units (see `resamples_for`) x resamples, when the number is not asked for
 FOLDS = 5
 COSTS = (1.0, 2.0, 5.0, 10.0)  # costs of a wrong quote the summary shows the recommendation for
 LOSSY = (Outcome.WRONG, *UNKNOWN)  # a quote not known to be correct counts as wrong for the guarantee
@@ -48,9 +47,10 @@ class Settings:
     """How to analyse: the objective, how sure to be, and what to guarantee."""
 
     wrong_cost: float = 2.0
-    resamples: int | None = None  # bootstrap size; None: 1,000, fewer for very large sweeps
-    folds: int | None = None  # cross-validation folds; None: 5 (at most one per question); 0: none
+    folds: int | None = None  # cross-validation folds; None: 5 (at most one per question); 0: none (never moves)
     seed: int = 0
+    level: float = LEVEL  # one-sided level of the held-out gain's test that moves the decision
+    options: tuple[str, ...] = ()  # the options the sweep was given that change what it says, for reports to echo
     max_wrong_rate: float | None = None  # certify cells at this wrong-answer rate; recommend among them
     delta: float = guarantee.DELTA  # ... with probability at least 1 - delta
     answerable_share: float | None = None  # weight the questions to this production mix
@@ -205,29 +205,43 @@ class Guarantee:
         return guarantee.upper_bound(int(self.totals[cell]), self.n, 1, level)
 
 
+class Action(StrEnum):
+    """What the sweep says to do about the cutoffs in production (`decision.json`'s `action`: stable values)."""
+
+    KEEP = "keep"  # keep the default: no gain from tuning is shown on questions the rule did not choose on
+    MOVE = "move"  # ship the rule's cell: its gain over the default is shown out of sample
+    MOVE_FOR_SAFETY = "move_for_safety"  # the default is not certified at --max-wrong-rate, the rule's cell is
+    NOTHING_CERTIFIED = "nothing_certified"  # --max-wrong-rate certifies no cell: keep the default, get questions
+    LABEL_FIRST = "label_first"  # quotes nobody has judged could change the decision: label them, then sweep again
+
+
 @dataclass(frozen=True)
 class Recommendation:
-    """The one cell to ship, named the same way by the terminal, summary.md, index.html and decision.json.
+    """The decision, named the same way by the terminal, summary.md, index.html and decision.json.
 
-    With a certificate (`--max-wrong-rate`) that certifies some cell, the recommendation rule (region of
-    best score, keep the default, deepest cell) runs on the certified cells only, so the cell is
-    certified. When nothing is certified, or without a certificate, it is the score-only recommendation
-    (`certified` False, or None without a certificate).
+    `choice` is what the recommendation rule picks on all the questions (region of best score, keep the default,
+    deepest cell; with a certificate that certifies some cell, among the certified cells): the cell a move ships.
+    `action` says whether it is shipped (`Action`), and `cell` and `point` are what is shipped: the rule's cell for
+    MOVE and MOVE_FOR_SAFETY, the default otherwise (`cell` None when the default is not a cell of the grid).
 
-    `bound` is a 1 - delta upper bound on the wrong-answer rate at the cell: alpha when the cell is
-    certified (every certified cell at once); otherwise a bound that holds for whichever cell the rule
-    picks, Bonferroni over the grid's cells (`bound_kind` "grid"), since the cell was chosen after looking;
-    None (`bound_kind` "none") when the guarantee is unavailable (`Guarantee.unavailable`).
+    `bound` is a 1 - delta upper bound on the wrong-answer rate at the shipped point: alpha when it is certified
+    (every certified cell at once, `bound_kind` "certified"); at the default, its own bound, fixed before looking
+    ("default"); at a moved-to cell that is not certified, Bonferroni over the grid's cells, since the cell was
+    chosen after looking ("grid"); None ("none") when the guarantee is unavailable (`Guarantee.unavailable`).
+    `unknown` lists the questions (indices) whose quote at the default or at the rule's cell nobody has judged.
     """
 
-    cell: tuple[int, int]
+    action: Action
+    cell: tuple[int, int] | None
     point: tuple[float, float]
     choice: Choice
     score_only: Choice  # what the score alone recommends, certified or not
-    certified: bool | None
+    certified: bool | None  # the shipped point is certified (None without a certificate)
     best_certified: tuple[int, int] | None  # the highest-scoring certified cell
-    bound: float | None  # None when no bound can be claimed (a production mix with unlabelled questions)
-    bound_kind: str  # "certified", "grid" or "none"
+    bound: float | None
+    bound_kind: str  # "certified", "default", "grid" or "none"
+    is_default: bool  # the shipped point is the default
+    unknown: tuple[int, ...] = ()
 
     @property
     def best(self) -> tuple[int, int]:
@@ -235,8 +249,19 @@ class Recommendation:
         return self.score_only.best
 
     @property
-    def is_default(self) -> bool:
-        return self.choice.is_default
+    def tuned(self) -> tuple[int, int]:
+        """The cell the rule picks on all the questions (shipped only by a move)."""
+        return self.choice.cell
+
+    @property
+    def moves(self) -> bool:
+        return self.action in (Action.MOVE, Action.MOVE_FOR_SAFETY)
+
+    @property
+    def marked(self) -> tuple[int, int]:
+        """The cell the reports mark as the decision's (the star, the risk-coverage row): the shipped cell, or the
+        rule's cell when the shipped default is not a cell of the grid."""
+        return self.cell if self.cell is not None else self.tuned
 
 
 @dataclass
@@ -253,13 +278,12 @@ class Sweep:
     model: ScoreModel
     decision: Recommendation
     default: Point
-    recommended: Point
+    recommended: Point  # the shipped point (the default unless the decision moves)
+    tuned: Point  # the rule's cell on all questions
     guarantee: Guarantee
     costs: list[CostChoice]
     labels_needed: list[NeedsLabel]  # quoted on the grid, not judgeable without a person; most influential first
     label_floors: list[tuple[float, int]]  # (ANSWER_CUTOFF floor, labels a grid from it would need)
-    stability: Stability | None = None
-    bootstrap_capped: bool = False  # fewer resamples than the default, to keep a large sweep quick
     cross_validation: CrossValidation | None = None
     rule: Rule | None = None  # the recommendation rule, to re-run on a subset of the questions (`Rule.__call__`)
     _rates: dict[int, tuple[Point, list[Rate]]] = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -280,7 +304,7 @@ class Sweep:
 
     @property
     def choice(self) -> Choice:
-        """The recommendation rule's result for the cell to ship (`decision`)."""
+        """The recommendation rule's pick on all the questions (`decision.choice`; shipped only by a move)."""
         return self.decision.choice
 
     @property
@@ -398,8 +422,11 @@ class Sweep:
                                  "on the grid's axes")
             checks.append((bool(certificate.certified[cell]), f"wrong-answer rate <= {certificate.alpha:g} certified "
                            f"with probability >= {1 - certificate.delta:g}"))
+        if not checks:
+            raise InputError(f"--at {shown}: nothing to check there; give --max-wrong, --min-correct or "
+                             "--max-wrong-rate (a gate that checks nothing never passes)")
         holds = all(ok for ok, _ in checks)
-        words = ", ".join(f"{text} {'holds' if ok else 'BROKEN'}" for ok, text in checks) or "no bounds given"
+        words = ", ".join(f"{text} {'holds' if ok else 'BROKEN'}" for ok, text in checks)
         worst = " (the worst of the repeats)" if len(runs) > 1 and (max_wrong, min_correct) != (None, None) else ""
         return Gate(at, holds, f"{'PASS' if holds else 'FAIL'} at ({shown.replace(',', ', ')}){worst}: {words}")
 
@@ -440,10 +467,9 @@ def _default_total(default: Point, keep: np.ndarray | None = None) -> int:
 
 
 class Rule:
-    """The recommendation rule as a function of which questions count (`counts`: 1 each; bootstrap
-    multiplicities; 0 to leave a question out), for the bootstrap and the cross-validation to re-run the very
-    rule that chose the cell: with a certificate, certify on the counted questions and choose among the
-    certified cells (score alone when none is)."""
+    """The recommendation rule as a function of which questions count (`counts`: 1 each, 0 to leave a question
+    out), for the cross-validation to re-run the very rule that chose the cell: with a certificate, certify on the
+    counted questions and choose among the certified cells (score alone when none is)."""
 
     def __init__(self, model: ScoreModel, tables: list[Table], h: np.ndarray, a: np.ndarray,
                  default: tuple[float, float], settings: Settings, questions: list[Question], ordered: bool = True
@@ -534,45 +560,78 @@ def assess(rule: Rule, repeats: int, default: Point, settings: Settings, questio
     return dataclasses.replace(found, certificate=certificate, needed=mix_needed)
 
 
-def recommend(model: ScoreModel, h: np.ndarray, a: np.ndarray, default: tuple[float, float],
-              assessed: Guarantee, counts: np.ndarray | None = None) -> Recommendation:
-    """The one cell to ship (see `Recommendation`)."""
-    counts = np.ones(model.n_questions) if counts is None else counts
-    score_only = choose(model, counts, h, a, default)
+def unknown_quotes(points: Sequence[Point]) -> tuple[int, ...]:
+    """The questions (indices, ascending) quoted at any of `points`, in any repeat, with an outcome nobody has
+    judged (unjudged, or on an unlabelled question): their labels enter the comparison of those points."""
+    codes = [CODE[o] for o in UNKNOWN]
+    found = np.zeros(len(points[0].first), dtype=bool)
+    for point in points:
+        found |= (point.quotes() & np.isin(point.codes(), codes)).any(axis=0)
+    return tuple(np.flatnonzero(found).tolist())
+
+
+def action_for(choice: Choice, certified: np.ndarray | None, default_cell: tuple[int, int] | None,
+               cross_validation: CrossValidation | None, unknown: bool) -> Action:
+    """The action (see `decide`) from the rule's pick `choice`, the certified cells (None without a certificate),
+    the default's cell (None off the grid), the held-out test, and whether some quote that matters is unjudged."""
+    if unknown:
+        return Action.LABEL_FIRST
+    if certified is not None and not certified.any():
+        return Action.NOTHING_CERTIFIED
+    if certified is not None and (default_cell is None or not certified[default_cell]):
+        return Action.MOVE_FOR_SAFETY
+    if not choice.is_default and cross_validation is not None and cross_validation.test.shown:
+        return Action.MOVE
+    return Action.KEEP
+
+
+def decide(model: ScoreModel, h: np.ndarray, a: np.ndarray, default: tuple[float, float], assessed: Guarantee,
+           cross_validation: CrossValidation | None, unknown: Sequence[int] = ()) -> Recommendation:
+    """The decision (see `Action`), in this order:
+
+    1. LABEL_FIRST when some question's quote at the default or at the rule's cell has no verdict (`unknown`):
+       its label could make either the better one;
+    2. with a certificate (`--max-wrong-rate`): NOTHING_CERTIFIED when no cell is certified (the default is
+       kept); MOVE_FOR_SAFETY when the default is not certified and the rule's cell, chosen among the certified
+       ones, is;
+    3. MOVE when the rule's pick is not the default and its gain over the default is shown on questions it did
+       not choose on (`cross_validation.test`, one-sided at its level); KEEP otherwise (without
+       cross-validation no gain can be shown, so the default is kept).
+    """
+    everyone = np.ones(model.n_questions)
+    score_only = choose(model, everyone, h, a, default)
     certificate = assessed.certificate
     if certificate is None or not certificate.any:
         choice, best_certified = score_only, None
     else:
-        choice = choose(model, counts, h, a, default, allowed=certificate.certified)
+        choice = choose(model, everyone, h, a, default, allowed=certificate.certified)
         best_certified = choice.best
-    cell = choice.cell
-    certified = None if certificate is None else bool(certificate.certified[cell])
+    d_h, d_a = cell_index(h, default[0]), cell_index(a, default[1])
+    default_cell = None if d_h is None or d_a is None else (d_h, d_a)
+    action = action_for(choice, None if certificate is None else certificate.certified, default_cell,
+                        cross_validation, bool(unknown))
+    moves = action in (Action.MOVE, Action.MOVE_FOR_SAFETY)
+    cell = choice.cell if moves else default_cell
+    point = (float(h[choice.h_index]), float(a[choice.a_index])) if moves else (float(default[0]), float(default[1]))
+    certified = None if certificate is None else (
+        bool(certificate.certified[cell]) if cell is not None else False)
     bound: float | None
-    if certified:
-        bound, kind = float(certificate.alpha), "certified"  # type: ignore[union-attr]
-    elif assessed.unavailable:
+    if assessed.unavailable:
         bound, kind = None, "none"  # a mix with unlabelled questions: no bound can be claimed
+    elif certified:
+        bound, kind = float(certificate.alpha), "certified"  # type: ignore[union-attr]
+    elif not moves:
+        bound, kind = assessed.default_bound, "default"
     else:
-        bound, kind = assessed.bound_at(cell, assessed.delta / assessed.cells), "grid"
-    return Recommendation(cell, (float(h[cell[0]]), float(a[cell[1]])), choice, score_only, certified,
-                          best_certified, bound, kind)
-
-
-def resamples_for(model: ScoreModel, repeats: int, asked: int | None) -> int:
-    """The bootstrap's size: as asked, or 1,000 unless the run or the grid is so large that fewer keep a
-    sweep quick. A resample costs three passes over question x repeat x HAS_ANSWER_CUTOFF entries (the
-    scores, their squares and their products with the best cell's), plus two erosions of the grid (cells x
-    up to half the longer axis)."""
-    if asked is not None:
-        return asked
-    work = 3 * model.n_questions * repeats * model.n_h + model.n_h * model.n_a * max(model.n_h, model.n_a) / 2
-    return min(BOOTSTRAP, max(20, int(BOOTSTRAP_BUDGET / max(work, 1))))
+        bound, kind = assessed.bound_at(choice.cell, assessed.delta / assessed.cells), "grid"
+    return Recommendation(action, cell, point, choice, score_only, certified, best_certified, bound, kind,
+                          is_default=not moves or choice.is_default, unknown=tuple(unknown))
 
 
 def analyse(replayed: Replayed, h_axis: Axis, a_axis: Axis, settings: Settings | None = None) -> Sweep:
-    """Fill the grid for every repeat, choose the recommended cell on the mean score, judge the default
-    and recommended points, measure how stable and how real the choice is (bootstrap, K-fold), and what
-    can be guaranteed about wrong quotes."""
+    """Fill the grid for every repeat, run the recommendation rule on the mean score, test its gain over the
+    default on questions it did not choose on (repeated K-fold), decide (`decide`), judge the default, the
+    rule's and the shipped points, and say what can be guaranteed about wrong quotes."""
     settings = settings or Settings()
     if not replayed.questions:
         raise InputError(f"{replayed.run_dir}: no question is left to sweep")
@@ -588,9 +647,20 @@ def analyse(replayed: Replayed, h_axis: Axis, a_axis: Axis, settings: Settings |
     model = ScoreModel(tables, a, outcome_scores(settings.wrong_cost), weights)
     everyone = np.ones(model.n_questions)
     default_point = Point.of("default", float(default[0]), float(default[1]), judged)
-    rule = Rule(model, tables, h, a, default, settings, replayed.questions, ordered)  # the bootstrap, folds re-run it
+    rule = Rule(model, tables, h, a, default, settings, replayed.questions, ordered)  # the folds re-run it
     assessed = assess(rule, len(tables), default_point, settings, replayed.questions)
-    decision = recommend(model, h, a, default, assessed)
+    tuned = rule(everyone)
+    tuned_point = Point.of("tuned", float(h[tuned.h_index]), float(a[tuned.a_index]), judged)
+    folds = min(FOLDS, model.n_questions) if settings.folds is None else settings.folds
+    cross_validation = None
+    if folds >= 2:
+        at_default = weights * np.mean(outcome_scores(settings.wrong_cost)[default_point.codes()], axis=0)
+        cross_validation = cross_validate(model, tables, [q.expect for q in replayed.questions], folds, h, a,
+                                          default, at_default, settings.seed, rule=rule, level=settings.level)
+    unknown = unknown_quotes([default_point, tuned_point])
+    if settings.answerable_share is not None:  # the labels set every question's weight: all of them count
+        unknown = tuple(sorted({*unknown, *(n for n, q in enumerate(replayed.questions) if q.expect is None)}))
+    decision = decide(model, h, a, default, assessed, cross_validation, unknown)
     choice = decision.choice
     certificate = assessed.certificate
     allowed = certificate.certified if certificate is not None and certificate.any else None  # ignores C
@@ -599,21 +669,13 @@ def analyse(replayed: Replayed, h_axis: Axis, a_axis: Axis, settings: Settings |
         priced = ScoreModel(tables, a, outcome_scores(cost), weights, like=model)
         pick = choose(priced, everyone, h, a, default, allowed=allowed)
         costs.append(CostChoice(cost, pick, float(priced.grid(everyone)[pick.cell])))
-    recommended = Point.of("recommended", float(h[choice.h_index]), float(a[choice.a_index]), judged)
+    recommended = tuned_point if decision.moves else default_point
     passed = quoted_cells(tables, a)
     mixed = settings.answerable_share is not None  # the labels set the weights: every unlabelled question matters
     result = Sweep(replayed, h_axis, a_axis, settings, per_repeat, judged, tables, model, decision, default_point,
-                   recommended, assessed, costs, needs_label(judged, h, a, choice.cell, passed, mixed),
+                   recommended, tuned_point, assessed, costs,
+                   needs_label(judged, h, a, choice.cell, passed, mixed),
                    labels_by_floor(judged, h, a, choice.cell, passed, mixed) if under_test.axes[1].kind == "cutoff"
-                   else [])
+                   else [], cross_validation=cross_validation)
     result.rule = rule
-    count = resamples_for(model, len(tables), settings.resamples)
-    if count > 0:
-        result.stability = bootstrap(model, h, a, default, choice, count, settings.seed, rule=rule)
-        result.bootstrap_capped = settings.resamples is None and count < BOOTSTRAP
-    folds = min(FOLDS, model.n_questions) if settings.folds is None else settings.folds
-    if folds >= 2:
-        expect = [q.expect for q in replayed.questions]
-        result.cross_validation = cross_validate(model, tables, expect, folds, h, a, default,
-                                                 result.per_question(default_point), settings.seed, rule=rule)
     return result

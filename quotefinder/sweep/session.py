@@ -126,7 +126,7 @@ def run_sweep(options: SweepOptions, review_quotes: bool = False, ask: Callable[
         # judged with the run's question file and verdicts: between the two, only the evidence differs
         base = replay_run(options.baseline, coverage, replayed.question_set.path, options.allow_incomplete,
                           options.jobs, use_index=options.use_index)
-        quick = dataclasses.replace(options.settings, resamples=0, folds=0, max_wrong_rate=None)
+        quick = dataclasses.replace(options.settings, folds=0, max_wrong_rate=None)
         comparison = compare(result, analyse(base, h_axis, a_axis, quick), point,
                              options.significance, options.strict)
     return result, comparison
@@ -159,7 +159,7 @@ def run_drift(options: SweepOptions, original: Path | None = None, max_wrong_rat
         default = base.config.default_point
         coverage = needed(base, dataclasses.replace(options, has_answer=result.h_axis, answer=result.a_axis),
                           (float(default[0]), float(default[1])), options.at)
-        quick = dataclasses.replace(options.settings, resamples=0, folds=0, max_wrong_rate=None)
+        quick = dataclasses.replace(options.settings, folds=0, max_wrong_rate=None)
         replayed = replay_run(original, coverage, judging, options.allow_incomplete, options.jobs, base,
                               use_index=options.use_index, only=record.texts)
         before = analyse(replayed, result.h_axis, result.a_axis, quick)
@@ -232,7 +232,7 @@ def run_monitor(options: SweepOptions, runs: Sequence[Path], alpha: float,
     ordered = sorted(given, key=lambda pair: (pair[1].refresh.began if pair[1].refresh else "") or pair[1].started_at)
     judging = judging_path(original, base, options.questions)
     h_axis, a_axis = point_axes(base, options.at)
-    quick = dataclasses.replace(options.settings, resamples=0, folds=0, max_wrong_rate=None)
+    quick = dataclasses.replace(options.settings, folds=0, max_wrong_rate=None)
     found = []
     evidence = set()
     for run, record in ordered:

@@ -1,9 +1,9 @@
 """How sure a choice of cutoffs can be: the recommendation rule, Wilson intervals (for a proportion and for
-a weighted ratio), a bootstrap over questions, cross-validation, and the gain over the default tested on
-questions the choice never saw.
+a weighted ratio), and the rule's gain over the default, estimated and tested on questions it did not choose on
+(repeated cross-validation).
 
 All of it works on a `ScoreModel`: each question's contribution to the objective at every cell, so
-that a resampled, held-out or reweighted set of questions is just a vector of counts. Over a band of grid
+that a held-out or reweighted set of questions is just a vector of counts. Over a band of grid
 rows where no repeat of question q changes segment, q's score along the second axis is a step function, the
 mean over repeats of the value of the piece of its curve each cell falls in: it changes only where some
 repeat's piece starts. Any function g of s_q, summed over questions, is then one weighted histogram of the
@@ -19,11 +19,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import stats as scipy_stats
 
 from ..errors import InputError
 from ..questions import OUTCOMES, Outcome
 from .grid import CODE, Rectangles, Table, band_ends, bands_at, cell_index, deepest_nearest, top_cell
-from .probability import Z_ONE_SIDED_95, Z_POWER_80, t_sf
 
 Z95 = 1.959963984540054
 TOLERANCE = 1e-9  # scores within this of each other are equal (sums of floats)
@@ -155,7 +155,7 @@ class ScoreModel:
     def grid(self, counts: np.ndarray, power: int = 1, factor: np.ndarray | None = None) -> np.ndarray:
         """sum_q counts_q * factor_q * x_q(c)^power at every cell c, shape (H, A).
 
-        `counts` says how often each question counts (1; a bootstrap multiplicity; 0 to leave it out).
+        `counts` says how often each question counts (1, or 0 to leave it out).
         """
         return self.sums(counts, power, factor) / self.repeats**power
 
@@ -288,35 +288,7 @@ def choose(model: ScoreModel, counts: np.ndarray, h: np.ndarray, a: np.ndarray,
     return Choice(i, j, best, float(scores[best]), region, deepest, False)
 
 
-@dataclass(frozen=True)
-class Stability:
-    """How often resampled question sets recommend the same cell, or one in its region of best score."""
-
-    resamples: int
-    same_cell: float  # share of resamples whose recommended cell is the full set's
-    in_region: float  # share whose recommended cell lies in the full set's region of best score
-    frequency: np.ndarray  # (H, A): share of resamples recommending each cell
-
-
 Rule = Callable[[np.ndarray], Choice]  # the recommendation for the questions counted by `counts`
-
-
-def bootstrap(model: ScoreModel, h: np.ndarray, a: np.ndarray, default: tuple[float, float], chosen: Choice,
-              resamples: int, seed: int = 0, rule: Rule | None = None) -> Stability:
-    """Resample the questions with replacement `resamples` times (seeded) and re-run the choice: `rule`
-    (e.g. choosing among the cells certified on the resample), `choose` on the score alone without it."""
-    rng = np.random.default_rng(seed)
-    frequency = np.zeros((len(h), len(a)))
-    same = inside = 0
-    n = model.n_questions
-    for _ in range(resamples):
-        counts = np.bincount(rng.integers(0, n, n), minlength=n).astype(float)
-        pick = rule(counts) if rule is not None else choose(model, counts, h, a, default)
-        frequency[pick.cell] += 1
-        same += pick.cell == chosen.cell
-        inside += bool(chosen.region[pick.cell])
-    share = max(resamples, 1)
-    return Stability(resamples, same / share, inside / share, frequency / share)
 
 
 def folds(expect: Sequence[str | None], k: int, seed: int = 0) -> np.ndarray:
@@ -335,137 +307,116 @@ def folds(expect: Sequence[str | None], k: int, seed: int = 0) -> np.ndarray:
     return assigned
 
 
-@functools.lru_cache(maxsize=256)  # the same few (p, df) again and again: every resample, every fold
-def t_quantile(p: float, df: float) -> float:
-    """The p-quantile of Student's t with `df` degrees of freedom (0 < p < 1): the t with P(T > t) = 1 - p,
-    by bisection on `t_sf` to 1e-12 (relative)."""
-    if not 0 < p < 1:
-        raise ValueError(f"a quantile needs 0 < p < 1, not {p}")
-    if p == 0.5:
-        return 0.0
-    if p < 0.5:
-        return -t_quantile(1 - p, df)
-    low, high = 0.0, 1.0
-    while t_sf(high, df) > 1 - p:
-        low, high = high, 2 * high
-    while high - low > 1e-12 * max(1.0, high):
-        middle = (low + high) / 2
-        low, high = (middle, high) if t_sf(middle, df) > 1 - p else (low, middle)
-    return (low + high) / 2
 
 
+LEVEL = 0.05  # the one-sided level at which a gain shown on held-out questions moves the decision
 CONFIDENCE = 0.95  # the gain's interval: two-sided 95%
+REPETITIONS = 10  # repeated K-fold: how many times the questions are dealt into folds afresh
 
 
 @dataclass(frozen=True)
-class Gain:
-    """Per-question gains over the default at cutoffs chosen WITHOUT these questions, and what they show.
+class GainTest:
+    """The corrected repeated K-fold t-test of the tuning's gain over the default (Nadeau & Bengio 2003, for
+    repeated K-fold Bouckaert & Frank 2004).
 
-    `mean` and `standard_error` (sd / sqrt(n)) are per question; `p_value` is the one-sided paired t-test
-    of "no gain" (mean gain <= 0); `interval` the two-sided 95% t-interval of the mean gain (n - 1 degrees
-    of freedom). The test and the interval hold because the cutoffs were fixed before these questions were
-    looked at: their gains are independent, with mean the chosen cutoffs' true gain; but only as well as a
-    t-test does on skewed data, and when few questions differ between the cells a gain is mostly 0 with a
-    long tail (with 50 test questions, quotes right 2/3 of the time at C = 2, it rejected 5.5% at 5%).
-    `share` is the share of all the run's questions these are (the test half of a split); "questions
-    needed" counts all of them, at that share: `needed` is how many questions a gain equal to `mean` would
-    need for the test to detect it at one-sided 5% with 80% power (normal approximation, the same
-    per-question sd; None when the mean is not positive), `needed_range` the same for a gain at the
-    interval's upper end .. at its lower end (the upper end of the range None, open, when the interval's
-    lower end is <= 0; the whole range None when its upper end is <= 0 too).
+    Each of the r x k folds contributes D, the mean per held-out question of (score at the cell the rule chose
+    without that fold) minus (score at the default). `mean` is the mean of the D; the folds' training sets overlap
+    and each D shares its chosen cell's luck, so the plain variance of a mean of r k values would be far too small:
+    the corrected one is (1 / (k r) + n_test / n_train) var(D), n_test / n_train = 1 / (k - 1), var with r k - 1 in
+    the denominator, and t = mean / `standard_error` is referred to Student's t on r k - 1 degrees of freedom
+    (`scipy.stats.t`). `p_value` is one-sided, of "tuning this way gains nothing over the default" (a true mean
+    gain <= 0); `interval` the two-sided 95% t-interval of the gain per question. What it tests is the
+    *procedure* (choose by the rule, then ship), not one cell: the cell shipped is the one the rule picks on all
+    the questions. Its level and power are held by `tests/sweep/test_decision_simulation.py`.
     """
 
-    per_question: np.ndarray
     mean: float
     standard_error: float
+    df: int
     p_value: float
-    needed: int | None
-    interval: tuple[float, float] | None = None  # None with fewer than two questions
-    needed_range: tuple[int, int | None] | None = None
-    share: float = 1.0
+    interval: tuple[float, float]
+    level: float = LEVEL
+
+    @property
+    def shown(self) -> bool:
+        """The gain is shown at `level` (one-sided)."""
+        return self.p_value < self.level
 
     @classmethod
-    def of(cls, gains: np.ndarray, share: float = 1.0) -> Gain:
-        n = len(gains)
-        mean = float(gains.mean()) if n else 0.0
-        sd = float(gains.std(ddof=1)) if n > 1 else 0.0
-        error = sd / math.sqrt(n) if n else 0.0
-        if n < 2:
-            p_value = 1.0  # one question cannot be tested
-        elif error == 0:
-            p_value = 0.0 if mean > 0 else 1.0  # every question gained the same
-        else:
-            p_value = t_sf(mean / error, n - 1)
-        interval = None
-        if n > 1:
-            half = t_quantile(1 - (1 - CONFIDENCE) / 2, n - 1) * error
-            interval = (mean - half, mean + half)
-
-        def needed_for(gain: float) -> int:  # a positive gain
-            return math.ceil(max(2, math.ceil(((Z_ONE_SIDED_95 + Z_POWER_80) * sd / gain) ** 2)) / share)
-
-        needed_range = None
-        if interval is not None and interval[1] > 0:
-            needed_range = (needed_for(interval[1]), needed_for(interval[0]) if interval[0] > 0 else None)
-        needed = needed_for(mean) if mean > 0 else None
-        return cls(gains, mean, error, p_value, needed, interval, needed_range, share)
+    def of(cls, fold_gains: np.ndarray, k: int, level: float = LEVEL) -> GainTest:
+        values = np.asarray(fold_gains, dtype=float).ravel()
+        m = len(values)
+        mean = float(values.mean()) if m else 0.0
+        if m < 2 or k < 2:
+            return cls(mean, math.inf, max(m - 1, 0), 1.0, (-math.inf, math.inf), level)
+        variance = float(values.var(ddof=1))
+        error = math.sqrt((1 / m + 1 / (k - 1)) * variance)
+        df = m - 1
+        if error <= 1e-12 * max(1.0, abs(mean)):  # every fold gained exactly the same
+            return cls(mean, 0.0, df, 0.0 if mean > 0 else 1.0, (mean, mean), level)
+        p_value = float(scipy_stats.t.sf(mean / error, df))
+        half = float(scipy_stats.t.ppf(1 - (1 - CONFIDENCE) / 2, df)) * error
+        return cls(mean, error, df, p_value, (mean - half, mean + half), level)
 
 
 @dataclass(frozen=True)
 class CrossValidation:
-    """How the recommendation does on questions it was not chosen on.
+    """How the rule does on questions it did not choose on: `repetitions` times, the questions are dealt into `k`
+    folds stratified by label (`folds`, the first time with the sweep's seed), and for each fold the rule chooses
+    on the other folds and the fold's questions are scored there against the default.
 
-    The estimate (K-fold): cutoffs chosen on K-1 folds, each question scored at its fold's choice;
-    `counts` and `per_question` (each question's gain over the default there) are summed or listed over all
-    questions. The test (a split): the cutoffs chosen on one half of the questions (`folds(expect, 2, seed)`
-    fold 0, stratified by label), `gain` the other half's gains at that one cell. The K-fold gains cannot
-    be t-tested: the questions of a fold share one chosen cell, so their gains are correlated, and such a
-    test rejected a true "no gain" 6-9% of the time at 5% (`tests/sweep/test_level_stats.py`); the test
-    half's can, as its questions played no part in choosing the cell they are scored at. The price is power:
-    half the questions choose and half test (at 100 questions and a real gain, it rejected 73% where the
-    K-fold test rejected 95%, size aside).
-    """
+    `choices`, `counts` and `per_question` are the first dealing's (per fold the cell chosen; the held-out
+    outcomes summed over its folds, mean over repeats; each question's gain over the default at its fold's
+    cell); `fold_gains` (repetitions, k) every fold's mean gain per question; `test` the corrected t-test over
+    them (`GainTest`), which decides whether the decision moves."""
 
     k: int
-    choices: list[tuple[int, int]]  # per fold: (h index, a index) chosen on the other folds
-    counts: np.ndarray  # (outcomes,): held-out outcomes at each fold's chosen cell, summed (mean over repeats)
-    gain: Gain  # the test half's gains at `split_choice`, against the default, per question
-    per_question: np.ndarray  # (Q,): K-fold, each question's gain at its fold's choice over the default
-    split_choice: tuple[int, int]  # (h index, a index) chosen on the choosing half
-    tested: np.ndarray  # (Q,) bool: the test half
+    repetitions: int
+    choices: list[tuple[int, int]]
+    counts: np.ndarray  # (outcomes,)
+    per_question: np.ndarray  # (Q,)
+    fold_gains: np.ndarray  # (repetitions, k)
+    test: GainTest
 
     @property
     def mean(self) -> float:
-        """The K-fold estimate of the gain per question."""
-        return float(self.per_question.mean()) if len(self.per_question) else 0.0
+        """The estimate of the gain per question, over every dealing's folds."""
+        return self.test.mean
+
+
+def dealing_seed(seed: int, repetition: int) -> int:
+    """The seed of the `repetition`-th dealing into folds: the sweep's seed for the first, derived ones after."""
+    if repetition == 0:
+        return seed
+    return int(np.random.SeedSequence([seed, repetition]).generate_state(1)[0])
 
 
 def cross_validate(model: ScoreModel, tables: Sequence[Table], expect: Sequence[str | None], k: int,
-                   h: np.ndarray,
-                   a: np.ndarray, default: tuple[float, float], at_default: np.ndarray,
-                   seed: int = 0, rule: Rule | None = None) -> CrossValidation:
-    """K-fold cross-validation of the recommendation (stratified by label, seeded), and the test of its gain
-    on a seeded, stratified half split (see `CrossValidation`). `at_default` is each question's contribution
-    x_q at the default point; `rule` the recommendation rule to re-run on the training questions (`choose`
-    on the score alone without it)."""
+                   h: np.ndarray, a: np.ndarray, default: tuple[float, float], at_default: np.ndarray,
+                   seed: int = 0, rule: Rule | None = None, repetitions: int = REPETITIONS,
+                   level: float = LEVEL) -> CrossValidation:
+    """Repeated stratified K-fold cross-validation of the rule against the default (see `CrossValidation`).
+    `at_default` is each question's contribution x_q at the default point; `rule` the recommendation rule to
+    re-run on the training questions (`choose` on the score alone without it)."""
 
     def chosen_on(counts: np.ndarray) -> Choice:
         return rule(counts) if rule is not None else choose(model, counts, h, a, default)
 
-    fold_of = folds(expect, k, seed)
+    fold_gains = np.zeros((repetitions, k))
     counts = np.zeros(len(OUTCOMES))
-    gains = np.zeros(model.n_questions)
-    choices = []
-    for fold in range(k):
-        held_out = fold_of == fold
-        pick = chosen_on((~held_out).astype(float))
-        choices.append(pick.cell)
-        gains[held_out] = (model.per_question(*pick.cell) - at_default)[held_out]
-        for table in tables:
-            codes = table.outcomes(a[pick.a_index], pick.h_index)[held_out]
-            counts += np.bincount(codes, minlength=len(OUTCOMES)) / len(tables)
-    tested = folds(expect, 2, seed) == 1
-    split = chosen_on((~tested).astype(float))
-    held = (model.per_question(*split.cell) - at_default)[tested]
-    gain = Gain.of(held, share=float(tested.mean()) if len(tested) else 1.0)
-    return CrossValidation(k, choices, counts, gain, gains, split.cell, tested)
+    first_gains = np.zeros(model.n_questions)
+    choices: list[tuple[int, int]] = []
+    for repetition in range(repetitions):
+        fold_of = folds(expect, k, dealing_seed(seed, repetition))
+        for fold in range(k):
+            held_out = fold_of == fold
+            pick = chosen_on((~held_out).astype(float))
+            gains = (model.per_question(*pick.cell) - at_default)[held_out]
+            fold_gains[repetition, fold] = float(gains.mean()) if len(gains) else 0.0
+            if repetition == 0:
+                choices.append(pick.cell)
+                first_gains[held_out] = gains
+                for table in tables:
+                    codes = table.outcomes(a[pick.a_index], pick.h_index)[held_out]
+                    counts += np.bincount(codes, minlength=len(OUTCOMES)) / len(tables)
+    return CrossValidation(k, repetitions, choices, counts, first_gains, fold_gains, GainTest.of(fold_gains, k, level))

@@ -349,18 +349,21 @@ def _system(sweep: Sweep, name: str, pipeline: str, order: np.ndarray, fold_of: 
         return sweep.model.per_question(i, j)[order]
 
     cv, cells = cross_validated_scores(per_question, in_sweep_order, fold_of)
-    decision, recommended = sweep.decision, sweep.recommended
-    cell = decision.cell
+    decision, recommended = sweep.decision, sweep.tuned  # the rule's cell, the one its folds' scores re-choose
+    cell = decision.tuned
     first = [recommended.first[index].outcome for index in order]
-    correct = sum(1 for outcome in first if outcome is Outcome.CORRECT) if decision.certified else None
+    certificate = sweep.guarantee.certificate
+    certified = None if certificate is None else bool(certificate.certified[cell])
+    correct = sum(1 for outcome in first if outcome is Outcome.CORRECT) if certified else None
     return System(
-        name=name, pipeline=pipeline, cell=cell, point=decision.point,
-        point_text=(sweep.h_axis.text(cell[0]), sweep.a_axis.text(cell[1])), certified=decision.certified,
+        name=name, pipeline=pipeline, cell=cell, point=(recommended.h, recommended.a),
+        point_text=(sweep.h_axis.text(cell[0]), sweep.a_axis.text(cell[1])), certified=certified,
         counts={outcome: recommended.mean(outcome) for outcome in OUTCOMES},
         score=float(sweep.model.per_question(*cell).sum()), cv=cv, fold_cells=tuple(cells), outcomes=tuple(first),
         certified_correct=correct, titles=(sweep.system.axes[0].title, sweep.system.axes[1].title),
         headings=(sweep.system.axes[0].heading, sweep.system.axes[1].heading),
-        written=tuple(spec.written(value) for spec, value in zip(sweep.system.axes, decision.point, strict=True)),
+        written=tuple(spec.written(value) for spec, value in zip(sweep.system.axes, (recommended.h, recommended.a),
+                                                                   strict=True)),
         settings=sweep.system.settings)
 
 

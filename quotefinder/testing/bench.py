@@ -301,7 +301,6 @@ def recording_rate(questions: Path, scenario: Path, work: Path) -> dict[str, flo
 FLOOR = ("import pathlib, sys\nfrom quotefinder.record.cache import decode_entry\n"
          "for path in pathlib.Path(sys.argv[1]).rglob('*.json'):\n    decode_entry(path.read_bytes(), path)\n")
 READING_TARGETS = {"first": 1.5, "repeated": 0.5, "grid": 1.2}  # issue 19: x the floor; 101 x 101 / 1 x 1
-EVEN_RESAMPLES = 20  # what the default bootstrap budget gives a 101 x 101 grid of 10,000 questions
 BIG_GRID = ("--has-answer", "0:1:0.01", "--answer", "0:1:0.01")  # 101 x 101
 SMALL_GRID = ("--has-answer", "0.3:0.3:0.1", "--answer", "0.6:0.6:0.1")  # 1 x 1
 
@@ -309,23 +308,16 @@ SMALL_GRID = ("--has-answer", "0.3:0.3:0.1", "--answer", "0.6:0.6:0.1")  # 1 x 1
 def reading_round(big: list[str], small: list[str], index: Path) -> dict[str, tuple[float, float]]:
     """One round of the sweeps `reading` times, each a fresh process, as (seconds, peak MiB): a first 101 x 101
     sweep (`big`; `index` removed and the 1 x 1 grid's rebuilt first, so that only the 101 x 101 one is missing), a
-    repeated one, a repeated 1 x 1 (`small`), and the two repeated with `EVEN_RESAMPLES` bootstrap resamples (by
-    default a 1 x 1 grid takes 1,000 and a 101 x 101 one 20)."""
+    repeated one and a repeated 1 x 1 (`small`)."""
     shutil.rmtree(index, ignore_errors=True)
     timed(small)
-    found = {"first": timed(big), "repeated": timed(big), "small": timed(small)}
-    even = ["--bootstrap", str(EVEN_RESAMPLES)]
-    found["big_even"] = timed([*big, *even])
-    found["small_even"] = timed([*small, *even])
-    return found
+    return {"first": timed(big), "repeated": timed(big), "small": timed(small)}
 
 
 def reading(run: Path, work: Path, repeats: int) -> dict[str, float]:
     """Sweeps at the speed of reading, alternating, each a fresh process, medians: the floor (read, checksum and
     parse every response, in one process, warm), a first sweep (no replay index: removed before each), and
-    repeated sweeps (the index there) of 101 x 101 and of 1 x 1, all `--no-plots`; and the two repeated sweeps
-    again with the same number of bootstrap resamples (`EVEN_RESAMPLES`), since by default the budget gives a
-    small grid many more."""
+    repeated sweeps (the index there) of 101 x 101 and of 1 x 1, all `--no-plots`."""
     index = run / "replay-index"
     out = ["--no-plots", "--out", str(work / "reading-report"), "--force"]
     big = [sys.executable, "-m", "quotefinder.sweepcmd", str(run), *BIG_GRID, *out]
@@ -333,8 +325,7 @@ def reading(run: Path, work: Path, repeats: int) -> dict[str, float]:
     floor = [sys.executable, "-c", FLOOR, str(run / "responses")]
     timed(floor)  # warm: every measurement below reads from the page cache
     timed(small)  # the 1 x 1 coverage's index
-    samples: dict[str, list[float]] = {"floor": [], "first": [], "repeated": [], "small": [], "big_even": [],
-                                       "small_even": []}
+    samples: dict[str, list[float]] = {"floor": [], "first": [], "repeated": [], "small": []}
     memory = 0.0
     for _ in range(repeats):
         samples["floor"].append(timed(floor)[0])
@@ -356,13 +347,9 @@ def reading_rows(found: dict[str, float]) -> list[str]:
         rows.append(f"| {words} | {found[name]:.2f} s = {ratio:.2f} x the floor | <= {READING_TARGETS[name]:g} x | "
                     f"{_met(ratio <= READING_TARGETS[name])} |")
     grid = found["repeated"] / found["small"]
-    even = found["big_even"] / found["small_even"]
     rows += [f"| repeated sweep 1 x 1 | {found['small']:.2f} s | | |",
-             f"| repeated 101 x 101 / repeated 1 x 1 (the default bootstrap: more resamples on the small grid) | "
-             f"{grid:.2f} | <= {READING_TARGETS['grid']:g} | {_met(grid <= READING_TARGETS['grid'])} |",
-             f"| ... both with `--bootstrap {EVEN_RESAMPLES}` ({found['big_even']:.2f} s / "
-             f"{found['small_even']:.2f} s) | {even:.2f} | <= {READING_TARGETS['grid']:g} | "
-             f"{_met(even <= READING_TARGETS['grid'])} |",
+             f"| repeated 101 x 101 / repeated 1 x 1 | {grid:.2f} | <= {READING_TARGETS['grid']:g} | "
+             f"{_met(grid <= READING_TARGETS['grid'])} |",
              f"| peak memory of those sweeps | {found['memory']:.0f} MiB | | |"]
     return rows
 

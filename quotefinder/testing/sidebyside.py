@@ -7,8 +7,7 @@ code sweeps its own hard-linked copy of RUN (the same response files, so the sam
 replay index, whose key may differ between codes), with its question file. Each round times, in fresh
 processes, `--no-plots` each: the floor (read, checksum, parse every response, `bench.FLOOR`), then for each
 code (the first in every other round) the sweeps of `bench.reading_round`: a first 101 x 101 sweep (no index of
-that grid; the 1 x 1 grid's rebuilt just before), a repeated one, a repeated 1 x 1, and the two with
-`--bootstrap 20`: 101 x 101 and 1 x 1. It prints each row's
+that grid; the 1 x 1 grid's rebuilt just before), a repeated one and a repeated 1 x 1. It prints each row's
 median over the rounds, as seconds and as a ratio to the floor, and last has each code replay the before code's
 copy of RUN afresh (so that the run's path is the same in both reports) and compares the two reports byte for
 byte, and their exit status (exit 1 when they differ).
@@ -32,10 +31,10 @@ import sys
 from pathlib import Path
 
 from ..record.rundir import RunRecord
-from .bench import BIG_GRID, EVEN_RESAMPLES, FLOOR, SMALL_GRID, reading_round, timed
+from .bench import BIG_GRID, FLOOR, SMALL_GRID, reading_round, timed
 
 REPORT = ("--no-plots", "--force")
-ROWS = ("first", "repeated", "small", "big_even", "small_even")  # `bench.reading_round`'s
+ROWS = ("first", "repeated", "small")  # `bench.reading_round`'s
 
 
 def linked_copy(run: Path, target: Path) -> Path:
@@ -108,8 +107,7 @@ def main(argv: list[str] | None = None) -> int:
                  for name in codes]
         print(f"{row}: " + "; ".join(shown))
     for name in codes:
-        print(f"{name}: 101 x 101 / 1 x 1, both --bootstrap {EVEN_RESAMPLES}: "
-              f"{medians[f'{name} big_even'] / medians[f'{name} small_even']:.2f}")
+        print(f"{name}: repeated 101 x 101 / 1 x 1: {medians[f'{name} repeated'] / medians[f'{name} small']:.2f}")
     statuses = []
     for name, code in codes.items():  # both on the before code's copy: the same run path in both reports, and
         shutil.rmtree(out / f"same-{name}", ignore_errors=True)  # each replaying it afresh (no index)

@@ -50,7 +50,7 @@ def test_numbers_appear_in_cells_only_when_they_fit(tmp_path: Path, monkeypatch,
 def _sweep(tmp_path: Path, alpha: float | None = 0.4, seed: int = 7) -> Sweep:
     runs = random_repeats(seed, questions=30, repeats=2)
     axis = parse_axis("0:1:0.1")
-    return analyse(replayed_of(runs, tmp_path), axis, axis, Settings(resamples=0, folds=0, max_wrong_rate=alpha))
+    return analyse(replayed_of(runs, tmp_path), axis, axis, Settings(folds=0, max_wrong_rate=alpha))
 
 
 def _planned(result: Sweep, tmp_path: Path, name: str) -> Figure:

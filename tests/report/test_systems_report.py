@@ -26,7 +26,7 @@ AXIS = parse_axis("0:1:0.1")
 def systems_of(seed: int = 5, settings: Settings | None = None, names: tuple[str, ...] = ("runs/a", "runs/b"),
                same: bool = False) -> Systems:
     runs = random_repeats(seed, questions=30, repeats=len(names))
-    settings = settings or Settings(resamples=0, folds=0)
+    settings = settings or Settings(folds=0)
     sweeps = [analyse(replayed_of([runs[0] if same else runs[r]], Path(name)), AXIS, AXIS, settings)
               for r, name in enumerate(names)]
     return compare_systems(sweeps, list(names), pipelines=[f"pipe-{r}" for r in range(len(names))])
@@ -60,7 +60,7 @@ def test_systems_csv_reads_back_with_the_numbers_of_the_systems_object() -> None
 
 
 def test_with_a_certificate_the_csv_says_certified_and_the_mcnemar_p_value() -> None:
-    found = systems_of(settings=Settings(resamples=0, folds=0, max_wrong_rate=0.6))
+    found = systems_of(settings=Settings(folds=0, max_wrong_rate=0.6))
     frame = pd.read_csv(io.BytesIO(csv_bytes(systems_frame(found))), keep_default_na=False, dtype=str)
     assert set(frame["certified"]) <= {"true", "false"}
     assert "mcnemar_p" in frame.columns

@@ -21,8 +21,7 @@ def two_systems(tmp_path: Path) -> Path:
     for name in ("ten", "ten-again"):
         copy_run(ROOT / "runs" / "ten", tmp_path / "runs" / name)
     out = tmp_path / "which"
-    assert main([str(tmp_path / "runs" / "ten"), str(tmp_path / "runs" / "ten-again"), "--out", str(out),
-                 "--bootstrap", "0"]) == 0
+    assert main([str(tmp_path / "runs" / "ten"), str(tmp_path / "runs" / "ten-again"), "--out", str(out)]) == 0
     return out
 
 

@@ -23,7 +23,7 @@ from quotefinder.report.directory import MANIFEST, whole_report
 from quotefinder.sweepcmd import main
 
 PREVIOUS = ["--no-plots", "--answer", "0:1:0.1"]  # the report already there: different files, different bytes
-NEW = ["--bootstrap", "200"]  # the sweep that is killed: every file, PNGs and page included
+NEW: list[str] = []  # the sweep that is killed: every file, PNGs and page included
 
 
 def _sweep_process(ten: Path, out: Path, args: list[str], prelude: str = "") -> subprocess.Popen[bytes]:
@@ -112,7 +112,7 @@ def test_death_at_every_step_of_the_swap_is_refused_by_readers_and_repaired_by_t
     its k-th rename into the report directory, for every k the swap takes. The previous report has plots and the
     new one none, so the swap removes files as well as replacing them."""
     monkeypatch.chdir(ten.parent.parent)
-    new_args = ["--no-plots", "--bootstrap", "200"]
+    new_args = ["--no-plots"]
     saved, out, previous, new = _reports(ten, tmp_path, ["--answer", "0:1:0.1"], new_args)
     seen = []
     for k in range(40):

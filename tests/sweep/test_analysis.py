@@ -10,7 +10,7 @@ import pytest
 
 from conftest import decided, judged_curve, random_repeats, replayed_of
 from quotefinder.questions import Outcome
-from quotefinder.sweep.analysis import Settings, analyse
+from quotefinder.sweep.analysis import Action, Settings, analyse
 from quotefinder.sweep.grid import Table, parse_axis
 from quotefinder.sweep.guarantee import upper_bound
 
@@ -19,7 +19,7 @@ def test_analyse_averages_repeats_and_finds_flaky_questions(tmp_path: Path) -> N
     runs = random_repeats(3, questions=10, repeats=3)
     replayed = replayed_of(runs, tmp_path)
     axis = parse_axis("0:1:0.1")
-    result = analyse(replayed, axis, axis, Settings(resamples=0, folds=0))
+    result = analyse(replayed, axis, axis, Settings(folds=0))
     per_repeat = [Table.of([judged_curve(q, t) for q, t in run], axis.values).counts(axis.values) for run in runs]
     assert np.allclose(result.counts, np.mean(per_repeat, axis=0))
     h, a = result.recommended.h, result.recommended.a
@@ -32,7 +32,7 @@ def test_analyse_averages_repeats_and_finds_flaky_questions(tmp_path: Path) -> N
 def test_the_gate_holds_only_if_every_repeat_holds(tmp_path: Path) -> None:
     runs = random_repeats(5, questions=12, repeats=3)
     axis = parse_axis("0:1:0.1")
-    result = analyse(replayed_of(runs, tmp_path), axis, axis, Settings(resamples=0, folds=0))
+    result = analyse(replayed_of(runs, tmp_path), axis, axis, Settings(folds=0))
     wrong = [sum(1 for _, o in decided(run, 0.3, 0.6) if o is Outcome.WRONG) for run in runs]
     assert len(set(wrong)) > 1  # the repeats disagree, so the worst one must decide
     assert result.gate((0.3, 0.6), max(wrong), None).holds
@@ -45,16 +45,24 @@ def test_with_a_certificate_the_recommended_cell_is_certified_and_the_rules_choi
     seen_certified = seen_moved = 0
     for seed in range(12):
         replayed = replayed_of(random_repeats(seed, questions=40, repeats=1), tmp_path)
-        free = analyse(replayed, axis, axis, Settings(resamples=0, folds=0))
+        free = analyse(replayed, axis, axis, Settings(folds=0))
         for alpha in (0.15, 0.3, 0.5):
-            result = analyse(replayed, axis, axis, Settings(resamples=0, folds=0, max_wrong_rate=alpha))
+            result = analyse(replayed, axis, axis, Settings(folds=0, max_wrong_rate=alpha))
             certified = result.guarantee.certificate.certified
             decision = result.decision
             assert decision.score_only.cell == free.choice.cell  # the score-only rule is unchanged
             assert (result.recommended.h, result.recommended.a) == decision.point
-            assert decision.cell == result.choice.cell
+            default = (3, 6)  # (0.3, 0.6)
+            if decision.unknown:  # a quote at the default or the rule's cell has no verdict: nothing else decides
+                assert decision.action is Action.LABEL_FIRST and decision.cell == default
+                continue
             if certified.any():
                 seen_certified += 1
+                assert certified[decision.tuned]  # the rule chooses among the certified cells
+                # without --folds nothing moves on a gain: a certified default is kept, one that is not is left
+                expected = Action.KEEP if certified[default] else Action.MOVE_FOR_SAFETY
+                assert decision.action is expected
+                assert decision.cell == (default if expected is Action.KEEP else decision.tuned)
                 assert decision.certified and certified[decision.cell]
                 assert decision.bound == alpha and decision.bound_kind == "certified"
                 best = np.where(certified, result.scores, -np.inf)
@@ -62,8 +70,9 @@ def test_with_a_certificate_the_recommended_cell_is_certified_and_the_rules_choi
                 assert result.gate(decision.point, None, None).holds  # `--at` the cell passes the certificate
                 seen_moved += decision.cell != free.choice.cell
             else:
-                assert decision.certified is False and decision.cell == free.choice.cell
-                assert decision.best_certified is None and decision.bound_kind == "grid"
+                assert decision.action is Action.NOTHING_CERTIFIED and decision.cell == default
+                assert decision.certified is False and decision.tuned == free.choice.cell
+                assert decision.best_certified is None and decision.bound_kind == "default"
     assert seen_certified > 5 and seen_moved > 0  # the cases the test is about do occur
 
 
@@ -75,7 +84,7 @@ def test_repeats_certify_exactly_what_the_first_repeat_alone_does(tmp_path: Path
     fewer_before = 0
     for seed in range(8):
         runs = random_repeats(seed, questions=60, repeats=3)
-        settings = Settings(resamples=0, folds=0, max_wrong_rate=0.4)
+        settings = Settings(folds=0, max_wrong_rate=0.4)
         three = analyse(replayed_of(runs, tmp_path), axis, axis, settings).guarantee.certificate.certified
         one = analyse(replayed_of(runs[:1], tmp_path), axis, axis, settings).guarantee.certificate.certified
         agreeing = analyse(replayed_of([runs[0]] * 3, tmp_path), axis, axis, settings).guarantee.certificate.certified
@@ -94,7 +103,7 @@ def test_a_production_mix_guarantee_is_refused_while_questions_are_unlabelled(tm
     runs = [[(dataclasses.replace(q, expect=None) if n == 0 else q, t) for n, (q, t) in enumerate(run)] for run in runs]
     axis = parse_axis("0:1:0.1")
     result = analyse(replayed_of(runs, tmp_path), axis, axis,
-                     Settings(resamples=0, folds=0, max_wrong_rate=0.9, answerable_share=0.5))
+                     Settings(folds=0, max_wrong_rate=0.9, answerable_share=0.5))
     assert not result.guarantee.certificate.any
     assert "1 question(s) have no `expect` label" in result.guarantee.unavailable
     assert result.decision.certified is False
@@ -110,9 +119,9 @@ def test_the_costs_table_follows_the_decisions_rule(tmp_path: Path) -> None:
     checked = 0
     for seed in range(8):
         replayed = replayed_of(random_repeats(seed, questions=40, repeats=1), tmp_path)
-        result = analyse(replayed, axis, axis, Settings(resamples=0, folds=0, max_wrong_rate=0.3))
+        result = analyse(replayed, axis, axis, Settings(folds=0, max_wrong_rate=0.3))
         own = next(c for c in result.costs if c.cost == result.wrong_cost)
-        assert own.choice.cell == result.decision.cell
+        assert own.choice.cell == result.decision.tuned
         if result.guarantee.certificate.any:
             checked += 1
             assert all(result.guarantee.certificate.certified[c.choice.cell] for c in result.costs)
@@ -137,9 +146,9 @@ def test_the_guarantee_counts_the_default_point_s_wrong_and_unjudged_quotes_in_t
     unlabelled = [[(dataclasses.replace(q, expect=None) if n % 4 == 0 else q, t) for n, (q, t) in enumerate(run)]
                   for run in runs]  # an unquoted one is unlabelled too, and no loss
     assert any(o is Outcome.UNLABELLED and d.quote is None for d, o in decided(unlabelled[0], 0.3, 0.6))
-    result = analyse(replayed_of(unlabelled, tmp_path), axis, axis, Settings(resamples=0, folds=0))
+    result = analyse(replayed_of(unlabelled, tmp_path), axis, axis, Settings(folds=0))
     assert result.guarantee.default_total == lost(unlabelled[0], {"answer", "no-answer", None}) > 0
-    mixed = analyse(replayed_of(runs, tmp_path), axis, axis, Settings(resamples=0, folds=0, answerable_share=0.5))
+    mixed = analyse(replayed_of(runs, tmp_path), axis, axis, Settings(folds=0, answerable_share=0.5))
     answerable, unanswerable = lost(runs[0], {"answer"}), lost(runs[0], {"no-answer"})
     n_answer = sum(q.expect == "answer" for q, _ in runs[0])
     n_none = sum(q.expect == "no-answer" for q, _ in runs[0])

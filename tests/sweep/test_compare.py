@@ -129,7 +129,7 @@ def test_compare_labels_each_question_from_the_first_repeats_of_each_run(tmp_pat
     label is `change` of those, and the sign test counts those labels."""
     runs = random_repeats(4, questions=30, repeats=5)
     axis = parse_axis("0:1:0.1")
-    settings = Settings(resamples=0, folds=0)
+    settings = Settings(folds=0)
     new = analyse(replayed_of(runs[:3], tmp_path / "new"), axis, axis, settings)
     base = analyse(replayed_of(runs[3:], tmp_path / "base"), axis, axis, settings)
     point = (0.3, 0.6)

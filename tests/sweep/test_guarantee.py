@@ -339,7 +339,7 @@ def test_a_system_without_an_order_is_certified_cell_by_cell(monkeypatch) -> Non
     monkeypatch.setattr(analysis, "system", lambda name: Unordered())
     axis = parse_axis("0:1:0.25")
     replayed = replayed_of(random_repeats(3, questions=40, repeats=1))
-    found = analyse(replayed, axis, axis, Settings(max_wrong_rate=0.3, resamples=0, folds=0)).guarantee
+    found = analyse(replayed, axis, axis, Settings(max_wrong_rate=0.3, folds=0)).guarantee
     assert not found.ordered and found.rows == 25 and not found.certificate.ordered
     direct = certify(found.totals, 40, 1, 0.3, found.delta, ordered=False)
     assert np.array_equal(found.certificate.certified, direct.certified) and direct.certified.any()

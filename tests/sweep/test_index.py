@@ -40,7 +40,7 @@ def counted(monkeypatch) -> list[int]:
 
 
 def sweep(run: Path, out: Path, *options: str) -> int:
-    return main([str(run), "--out", str(out), "--jobs", "1", "--bootstrap", "50", *options])
+    return main([str(run), "--out", str(out), "--jobs", "1", *options])
 
 
 def assert_same_reports(first: Path, second: Path) -> None:
@@ -242,7 +242,7 @@ def test_an_index_written_apart_is_there_when_the_sweep_ends_and_serves_the_next
         save(self)
 
     monkeypatch.setattr(replay.ReplayIndex, "save", saving)
-    assert main([str(ten), "--out", str(tmp_path / "first"), "--jobs", "2", "--bootstrap", "50", "--no-plots"]) == 0
+    assert main([str(ten), "--out", str(tmp_path / "first"), "--jobs", "2", "--no-plots"]) == 0
     assert writers.read_text().split() != [str(os.getpid())] and len(writers.read_text().split()) == 1
     assert len(list((ten / INDEX_DIR).glob(f"*{SUFFIX}"))) == 1
     assert not replay._SAVING

@@ -53,7 +53,7 @@ def slow_needs(runs, h, a) -> set[str]:
 @pytest.mark.parametrize("seed", range(8))
 def test_exactly_the_questions_quoted_on_the_grid_that_a_person_must_judge_need_a_label(seed: int) -> None:
     runs = random_runs(seed)
-    result = analyse(replayed_of(runs), AXIS, AXIS, Settings(resamples=0, folds=0))
+    result = analyse(replayed_of(runs), AXIS, AXIS, Settings(folds=0))
     assert {item.question.id for item in result.labels_needed} == slow_needs(runs, AXIS.values, AXIS.values)
     for floor, count in result.label_floors:
         kept = AXIS.values[AXIS.values >= floor - 1e-12]
@@ -65,7 +65,7 @@ def test_labelling_the_questions_that_need_no_label_never_moves_the_choice_or_th
     """Whatever labels, patterns and verdicts the unlabelled questions that need no label get (they are
     quoted nowhere on the grid), the recommended cell and the certified cells stay as they are."""
     runs = random_runs(seed, questions=30)
-    settings = Settings(resamples=0, folds=0)
+    settings = Settings(folds=0)
     narrow = parse_axis("0.6:1:0.1")  # the range a team would ship: fewer questions are quoted anywhere
     before = analyse(replayed_of(runs), AXIS, narrow, settings)
     needing = {item.question.id for item in before.labels_needed}
@@ -105,8 +105,8 @@ def test_under_a_production_mix_every_unlabelled_question_needs_its_label() -> N
     moved = 0
     for seed in range(12):
         runs = random_runs(seed, questions=30)
-        settings = Settings(resamples=0, folds=0, answerable_share=0.3, max_wrong_rate=0.5)
-        plain = analyse(replayed_of(runs), AXIS, narrow, Settings(resamples=0, folds=0))
+        settings = Settings(folds=0, answerable_share=0.3, max_wrong_rate=0.5)
+        plain = analyse(replayed_of(runs), AXIS, narrow, Settings(folds=0))
         mixed = analyse(replayed_of(runs), AXIS, narrow, settings)
         unlabelled = {q.id for q, _ in runs[0] if q.expect is None}
         listed = {item.question.id for item in mixed.labels_needed if item.missing_expect}
@@ -122,8 +122,9 @@ def test_under_a_production_mix_every_unlabelled_question_needs_its_label() -> N
         done = [[(dataclasses.replace(q, expect="no-answer") if q.id in quiet else q, t) for q, t in run]
                 for run in base]
         after = analyse(replayed_of(done), AXIS, narrow, settings).decision
-        moved += (after.cell, after.certified) != (before.cell, before.certified)
-    assert moved  # a never-quoted question's label moved the decision: the mix needs them all
+        moved += (after.tuned, after.best_certified) != (before.tuned, before.best_certified)
+        assert before.action.value == "label_first"  # unlabelled questions under a mix: label them first
+    assert moved  # a never-quoted question's label moved the rule's pick: the mix needs them all
 
 
 def rng_label(question_id: str) -> str:

@@ -32,7 +32,7 @@ def parses(monkeypatch) -> list[str]:
 
 
 def sweep(run: Path, out: Path, *options: str) -> int:
-    return main([str(run), "--out", str(out), "--jobs", "1", "--bootstrap", "50", "--no-plots", *options])
+    return main([str(run), "--out", str(out), "--jobs", "1", "--no-plots", *options])
 
 
 def same_reports(first: Path, second: Path) -> bool:

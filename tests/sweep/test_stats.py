@@ -1,4 +1,4 @@
-"""The recommendation rule, intervals, the score model, the bootstrap and cross-validation, each held to a
+"""The recommendation rule, intervals, the score model, and the repeated cross-validation with its test, each held to a
 slow reference built from the pipeline's own `decide` or to a direct computation."""
 
 from __future__ import annotations
@@ -15,17 +15,15 @@ from quotefinder.questions import OUTCOMES, Outcome, Question
 from quotefinder.recipe.decision import Candidate
 from quotefinder.recipe.pipeline import Trace
 from quotefinder.sweep.grid import CODE, Table, deepest_nearest, parse_axis, rectangle_sums, top_cell
-from quotefinder.sweep.probability import t_sf
 from quotefinder.sweep.stats import (
-    Gain,
+    GainTest,
     ScoreModel,
-    bootstrap,
     choose,
     cross_validate,
+    dealing_seed,
     folds,
     outcome_scores,
     ratio_wilson,
-    t_quantile,
     weighted_wilson,
     wilson,
 )
@@ -277,29 +275,6 @@ def test_a_score_that_is_not_a_number_is_an_error() -> None:
         choose(model_of(step_runs(0.6), weights=weights), np.ones(12), H, A, DEFAULT)
 
 
-def test_bootstrap_equals_resampling_by_hand() -> None:
-    runs = random_repeats(7, questions=9, repeats=2)
-    model = model_of(runs)
-    x = cell_scores(runs)
-    chosen = choose(model, np.ones(9), H, A, DEFAULT)
-    got = bootstrap(model, H, A, DEFAULT, chosen, 30, seed=3)
-    rng = np.random.default_rng(3)
-    expected = np.zeros((len(H), len(A)))
-    for _ in range(30):
-        counts = np.bincount(rng.integers(0, 9, 9), minlength=9).astype(float)
-        expected[slow_choose(x, counts)[0]] += 1
-    assert np.array_equal(got.frequency * 30, expected)
-    assert got.same_cell == expected[chosen.cell] / 30
-    assert got.in_region == expected[chosen.region].sum() / 30
-
-
-def test_bootstrap_is_seeded() -> None:
-    model = model_of(random_repeats(1))
-    chosen = choose(model, np.ones(12), H, A, DEFAULT)
-    first, second = (bootstrap(model, H, A, DEFAULT, chosen, 20, seed=5) for _ in range(2))
-    assert np.array_equal(first.frequency, second.frequency)
-
-
 @pytest.mark.parametrize(("labels", "k"), [
     (["answer"] * 13 + ["no-answer"] * 7, 4),
     (["answer", "answer", "no-answer"], 3),  # dealt label by label, each from its own start, a fold was empty
@@ -318,37 +293,40 @@ def test_folds_are_dealt_round_robin_with_one_running_position(labels: list[str]
 
 
 def test_cross_validation_equals_choosing_and_scoring_by_hand() -> None:
+    """Every dealing into folds (the first with the seed itself, then `dealing_seed`'s), every fold chosen without
+    it and scored against the default; the first dealing's choices, counts and gains kept for the table."""
     runs = random_repeats(11, questions=15, repeats=2)
     model = model_of(runs)
     x = cell_scores(runs)
     tables = [Table.of([judged_curve(q, t) for q, t in run], H) for run in runs]
     expect = [q.expect for q, _ in runs[0]]
     at_default = x[:, 3, 6]
-    got = cross_validate(model, tables, expect, 3, H, A, DEFAULT, at_default, seed=4)
+    got = cross_validate(model, tables, expect, 3, H, A, DEFAULT, at_default, seed=4, repetitions=4)
     counts, gains = np.zeros(len(OUTCOMES)), np.zeros(15)
-    assigned = folds(expect, 3, seed=4)
-    for fold in range(3):
-        held = assigned == fold
-        pick, _, _ = slow_choose(x, (~held).astype(float))
-        assert got.choices[fold] == pick
-        gains[held] = (x[:, pick[0], pick[1]] - at_default)[held]
-        for run in runs:
-            for (_, outcome), keep in zip(decided(run, H[pick[0]], A[pick[1]]), held, strict=True):
-                if keep:
-                    counts[CODE[outcome]] += 1 / len(runs)
+    fold_gains = np.zeros((4, 3))
+    for repetition in range(4):
+        assigned = folds(expect, 3, seed=4 if repetition == 0 else dealing_seed(4, repetition))
+        for fold in range(3):
+            held = assigned == fold
+            pick, _, _ = slow_choose(x, (~held).astype(float))
+            fold_gains[repetition, fold] = (x[:, pick[0], pick[1]] - at_default)[held].mean()
+            if repetition:
+                continue
+            assert got.choices[fold] == pick
+            gains[held] = (x[:, pick[0], pick[1]] - at_default)[held]
+            for run in runs:
+                for (_, outcome), keep in zip(decided(run, H[pick[0]], A[pick[1]]), held, strict=True):
+                    if keep:
+                        counts[CODE[outcome]] += 1 / len(runs)
     assert np.allclose(got.counts, counts) and np.allclose(got.per_question, gains)
-    assert got.mean == pytest.approx(gains.mean())
-    # the test: chosen on one half (stratified by label), the other half's gains at that one cell
-    tested = folds(expect, 2, seed=4) == 1
-    assert np.array_equal(got.tested, tested) and 0 < tested.sum() < 15
-    pick, _, _ = slow_choose(x, (~tested).astype(float))
-    assert got.split_choice == pick
-    assert np.allclose(got.gain.per_question, (x[:, pick[0], pick[1]] - at_default)[tested])
-    assert got.gain.share == pytest.approx(tested.mean())
+    assert np.allclose(got.fold_gains, fold_gains)
+    assert got.mean == pytest.approx(fold_gains.mean()) and (got.k, got.repetitions) == (3, 4)
+    assert len({tuple(folds(expect, 3, dealing_seed(4, r))) for r in range(4)}) > 1  # the dealings differ
 
 
-def test_the_bootstrap_and_the_cross_validation_re_run_the_rule_they_are_given() -> None:
-    """A rule (here: choose among the cells of ANSWER_CUTOFF >= 0.8 only) is what they re-run."""
+def test_the_cross_validation_re_runs_the_rule_it_is_given() -> None:
+    """A rule (here: choose among the cells of ANSWER_CUTOFF >= 0.8 only) is what it re-runs, once per fold of
+    every dealing, each time without the fold."""
     runs = random_repeats(11, questions=15, repeats=2)
     model = model_of(runs)
     tables = [Table.of([judged_curve(q, t) for q, t in run], H) for run in runs]
@@ -361,50 +339,37 @@ def test_the_bootstrap_and_the_cross_validation_re_run_the_rule_they_are_given()
         return choose(model, counts, H, A, DEFAULT, allowed)
 
     expect = [q.expect for q, _ in runs[0]]
-    got = cross_validate(model, tables, expect, 3, H, A, DEFAULT, model.per_question(3, 6), seed=4, rule=rule)
-    assert len(calls) == 4 and all(allowed[cell] for cell in [*got.choices, got.split_choice])
-    assert np.array_equal(calls[-1], (~got.tested).astype(float))
-    stability = bootstrap(model, H, A, DEFAULT, rule(np.ones(15)), 10, seed=2, rule=rule)
-    assert stability.frequency[~allowed].sum() == 0 and len(calls) == 15
+    got = cross_validate(model, tables, expect, 3, H, A, DEFAULT, model.per_question(3, 6), seed=4, rule=rule,
+                         repetitions=2)
+    assert len(calls) == 6 and all(allowed[cell] for cell in got.choices)
+    assert all(sorted(np.unique(c)) == [0.0, 1.0] for c in calls)
 
 
-def test_the_gain_is_a_paired_t_test_on_the_per_question_gains() -> None:
-    gains = np.array([3.0, 0, 0, 1, 0, -1, 3, 0, 0, 3])
-    gain = Gain.of(gains)
-    sd = math.sqrt(sum((g - 0.9) ** 2 for g in gains) / 9)
-    assert gain.mean == pytest.approx(0.9) and gain.standard_error == pytest.approx(sd / math.sqrt(10))
-    assert gain.p_value == pytest.approx(scipy_stats.ttest_1samp(gains, 0, alternative="greater").pvalue)
-    assert gain.p_value == pytest.approx(t_sf(0.9 / (sd / math.sqrt(10)), 9))
-    assert gain.needed == math.ceil(((1.6448536 + 0.8416212) * sd / 0.9) ** 2)
-    assert Gain.of(np.zeros(5)).p_value == 1.0 and Gain.of(np.zeros(5)).needed is None
-    assert Gain.of(np.array([-1.0, 0, -2])).needed is None  # no gain: no number of questions shows one
+def test_the_gain_test_is_the_corrected_repeated_cross_validation_t_test() -> None:
+    """Held to the formula written out: t = mean / sqrt((1 / (k r) + 1 / (k - 1)) var), r k - 1 degrees of
+    freedom, one-sided p and a two-sided 95% interval from scipy's t."""
+    rng = np.random.default_rng(3)
+    fold_gains = rng.normal(0.05, 0.2, (10, 5))
+    got = GainTest.of(fold_gains, 5)
+    values = fold_gains.ravel()
+    error = np.sqrt((1 / 50 + 1 / 4) * values.var(ddof=1))
+    assert got.mean == pytest.approx(values.mean()) and got.standard_error == pytest.approx(error)
+    assert got.df == 49
+    assert got.p_value == pytest.approx(scipy_stats.t.sf(values.mean() / error, 49))
+    half = scipy_stats.t.ppf(0.975, 49) * error
+    assert got.interval == pytest.approx((values.mean() - half, values.mean() + half))
+    assert got.shown == (got.p_value < 0.05)
+    # the corrected error is far larger than the naive one over r k values, which would not hold its level
+    assert got.standard_error > 3 * values.std(ddof=1) / np.sqrt(50)
 
 
-def test_the_gain_s_interval_is_the_two_sided_95_t_interval_and_gives_the_range_of_questions_needed() -> None:
-    gains = np.array([3.0, 0, 0, 1, 0, -1, 3, 0, 0, 3])
-    gain = Gain.of(gains)
-    low, high = scipy_stats.t.interval(0.95, 9, loc=gains.mean(), scale=scipy_stats.sem(gains))
-    assert gain.interval == pytest.approx((low, high), abs=1e-9)
-    sd = gains.std(ddof=1)
-
-    def needed(at: float, share: float = 1.0) -> int:  # one-sided 5%, 80% power
-        z = scipy_stats.norm.ppf(0.95) + scipy_stats.norm.ppf(0.8)
-        return math.ceil(max(2, math.ceil((z * sd / at) ** 2)) / share)
-
-    assert low < 0 < high and gain.needed_range == (needed(high), None)  # open-ended: the interval reaches 0
-    shifted = Gain.of(gains + 1.5)  # significant: the range is still there, and closed
-    assert shifted.interval is not None and shifted.interval[0] > 0 and shifted.p_value < 0.05
-    assert shifted.needed_range == (needed(shifted.interval[1]), needed(shifted.interval[0]))
-    assert shifted.needed == needed(shifted.mean)
-    half = Gain.of(gains + 1.5, share=0.5)  # tested on half the questions: twice as many in all
-    assert half.needed_range == (needed(shifted.interval[1], 0.5), needed(shifted.interval[0], 0.5))
-    assert Gain.of(gains - 5).needed_range is None  # the whole interval below 0
-    assert Gain.of(np.array([1.0])).interval is None and Gain.of(np.array([1.0])).needed_range is None
-
-
-@pytest.mark.parametrize(("p", "df"), [(0.975, 1), (0.975, 9), (0.95, 49), (0.5, 3), (0.025, 12), (0.9999, 2.5)])
-def test_the_t_quantile_is_scipy_s(p: float, df: float) -> None:
-    assert t_quantile(p, df) == pytest.approx(scipy_stats.t.ppf(p, df), rel=1e-9, abs=1e-9)
+def test_the_gain_test_s_degenerate_cases() -> None:
+    assert GainTest.of(np.zeros((10, 5)), 5).p_value == 1.0  # nothing differs: nothing shown
+    same = GainTest.of(np.full((10, 5), 0.1), 5)
+    assert same.p_value == 0.0 and same.shown  # every fold gained exactly the same
+    assert GainTest.of(np.full((10, 5), -0.1), 5).p_value == 1.0
+    one = GainTest.of(np.array([[0.3]]), 1)
+    assert one.p_value == 1.0 and not one.shown  # one fold cannot be tested
 
 
 def test_the_ratio_interval_is_wilson_s_for_unit_weights_and_whole_trials() -> None:
@@ -436,21 +401,6 @@ def test_the_ratio_interval_uses_the_linearised_variance_of_the_weighted_ratio()
         assert effective == pytest.approx(kish)
         assert interval == pytest.approx(weighted_wilson(edge, trials, weights)[2])
     assert ratio_wilson(np.zeros(3), np.zeros(3), np.ones(3)) == (0.0, 0.0, None)
-
-
-def test_bootstrap_known_values_for_questions_that_all_agree() -> None:
-    """Six answer questions, each quoted correctly wherever has_answer 0.9 and compare 0.8 pass: every
-    resample sees the same best region and chooses the same cell."""
-    runs: list[list[tuple[Question, Trace]]] = [[]]
-    for n in range(6):
-        candidate = Candidate(1, "T", "u", None, 1, f"It is 206, says page {n}.", 0.9, 0.9, 0.9)
-        runs[0].append((Question(f"q{n}", f"q{n}?", "answer", ("206",)), Trace(f"q{n}?", 0, [1], [candidate],
-                                                                            {(1,): [0.8]})))
-    model = model_of(runs)
-    chosen = choose(model, np.ones(6), H, A, DEFAULT)
-    assert model.grid(np.ones(6))[chosen.cell] == 6 and chosen.is_default
-    got = bootstrap(model, H, A, DEFAULT, chosen, 100, seed=1)
-    assert got.same_cell == 1.0 and got.in_region == 1.0 and got.frequency.sum() == pytest.approx(1.0)
 
 
 def test_exactly_one_standard_error_is_out_among_a_hundred_thousand_questions() -> None:

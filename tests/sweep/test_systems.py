@@ -29,7 +29,7 @@ from quotefinder.sweep.grid import parse_axis
 from quotefinder.sweep.systems import check_same_questions, compare_systems, mcnemar, paired, pairs_of
 
 AXIS = parse_axis("0:1:0.1")
-QUICK = Settings(resamples=0, folds=0)
+QUICK = Settings(folds=0)
 
 
 def mc_error(level: float, draws: int) -> float:
@@ -125,7 +125,7 @@ def test_the_same_pipeline_re_recorded_is_indistinguishable_with_p_1() -> None:
 
 def test_three_systems_get_the_bonferroni_factor_and_mcnemar_at_certified_points() -> None:
     runs = random_repeats(4, questions=40, repeats=3)
-    settings = Settings(resamples=0, folds=0, max_wrong_rate=0.5)
+    settings = Settings(folds=0, max_wrong_rate=0.5)
     sweeps = [sweep_of(runs[0], "a", settings), sweep_of(better(runs[1]), "b", settings),
               sweep_of(runs[2], "c", settings)]
     found = compare_systems(sweeps, ["a", "b", "c"])
@@ -181,7 +181,7 @@ def test_fewer_than_two_runs_or_another_objective_is_refused() -> None:
     runs = random_repeats(2, questions=12, repeats=2)
     with pytest.raises(InputError, match="at least two runs"):
         check_same_questions([sweep_of(runs[0], "a")], ["a"])
-    priced = sweep_of(runs[1], "b", Settings(resamples=0, folds=0, wrong_cost=5))
+    priced = sweep_of(runs[1], "b", Settings(folds=0, wrong_cost=5))
     with pytest.raises(InputError, match="--wrong-cost"):
         check_same_questions([sweep_of(runs[0], "a"), priced], ["a", "b"])
 
@@ -273,7 +273,7 @@ def test_a_certified_system_is_shipped_before_a_higher_scoring_one_that_is_not()
     """With --max-wrong-rate, as within one run: when one system's recommended cell is certified and another's
     is not, the certified one is named, even if the other scores higher, and the other's line says why."""
     run = random_repeats(8, questions=40, repeats=1)[0]
-    settings = Settings(resamples=0, folds=0, max_wrong_rate=0.5)
+    settings = Settings(folds=0, max_wrong_rate=0.5)
     a, b = sweep_of(run, "a", settings), sweep_of(better(run), "b", settings)
     a = dataclasses.replace(a, decision=dataclasses.replace(a.decision, certified=True))
     b = dataclasses.replace(b, decision=dataclasses.replace(b.decision, certified=False))
