@@ -57,7 +57,8 @@ def _at(system: System) -> str:
 def _test_words(difference: Difference) -> str:
     """Which test the p-value is, in words."""
     factor = f", times {difference.pairs} (Bonferroni over the pairs of systems)" if difference.pairs > 1 else ""
-    return f"corrected resampled paired t-test over the {difference.folds} folds (Nadeau-Bengio), two-sided{factor}"
+    return (f"corrected repeated cross-validation t-test over {difference.repetitions} x {difference.folds} fold "
+            f"means (Bouckaert-Frank), two-sided{factor}")
 
 
 def _difference_line(systems: Systems, system: System, difference: Difference, code: Code) -> str:
@@ -138,7 +139,8 @@ def ship_lines(systems: Systems, code: Code = _md) -> list[str]:
         why = f" It scores better than every other system on questions its {best.settings} were not chosen on."
     lines = [f"Ship {_named(best, code)} at {_at(best)}{certified}.{why}"]
     lines.append(f"Cross-validated score per question ({settings_word(systems)} chosen by each system's own rule "
-                 f"without the question's fold, the same {systems.k} folds for every system, seed {systems.seed}): "
+                 f"without the question's fold, mean over {systems.repetitions} seeded splits into {systems.k} folds, "
+                 f"the same folds for every system, seed {systems.seed}): "
                  + "; ".join(f"{code(s.name)} {s.cv_score:.4g}" for s in systems.systems) + ".")
     lines += [_difference_line(systems, system, difference, code) for system, difference in others]
     lines += _mcnemar_lines(systems, code)
@@ -215,7 +217,8 @@ def systems_decision(systems: Systems) -> dict[str, Any]:
         "system": {"run": best.name, "pipeline": best.pipeline,
                    "point": list(best.written), "cell": list(best.cell)},
         "systems": listed,
-        "systems_test": ("corrected resampled paired t-test over the folds (Nadeau-Bengio), two-sided"
+        "systems_test": (f"corrected repeated cross-validation t-test over {systems.repetitions} x {systems.k} fold "
+                         "means (Bouckaert-Frank), two-sided"
                          + (f", Bonferroni over {systems.pairs} pairs" if systems.pairs > 1 else "")),
     }
 

@@ -82,7 +82,7 @@ def test_the_which_to_ship_section_renders_and_names_the_test() -> None:
     assert lines[2].startswith(f"Ship `{best.name}` (pipeline `{best.pipeline}`) at HAS_ANSWER_CUTOFF "
                                f"{best.point_text[0]}, ANSWER_CUTOFF {best.point_text[1]}")
     text = "\n".join(lines)
-    assert "two-sided" in text and "Nadeau-Bengio" in text
+    assert "two-sided" in text and "repeated cross-validation t-test over 10 x 5 fold means (Bouckaert-Frank)" in text
     assert "In-sample (tuned on these questions" in text
     html = github_html(text)
     assert "<h2>Which to ship</h2>" in html

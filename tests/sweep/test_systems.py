@@ -67,30 +67,34 @@ def test_the_cv_scores_are_a_direct_loop_over_the_folds_calling_the_rule() -> No
     found = compare_systems([a, b], ["runs/a", "runs/b"], folds=5, seed=3)
     texts = [q.question for q in a.questions]
     assert [q.question for q in found.questions] == texts
-    fold_of = stats.folds([q.expect for q in a.questions], 5, 3)
-    assert np.array_equal(found.fold_of, fold_of)
+    fold_of = np.array([stats.folds([q.expect for q in a.questions], 5, 3 * 10 + i) for i in range(10)])
+    assert np.array_equal(found.fold_of, fold_of) and found.repetitions == 10 and found.k == 5
+    assert len({tuple(row) for row in fold_of}) == 10  # each repetition its own folds
     for sweep, system in zip((a, b), found.systems, strict=True):
         where = {q.question: i for i, q in enumerate(sweep.questions)}
-        expected = np.zeros(len(texts))
-        for fold in range(5):
-            counts = np.ones(len(texts))
-            for k, text in enumerate(texts):
-                if fold_of[k] == fold:
-                    counts[where[text]] = 0
-            assert sweep.rule is not None
-            cell = sweep.rule(counts).cell
-            scores = sweep.model.per_question(*cell)
-            for k, text in enumerate(texts):
-                if fold_of[k] == fold:
-                    expected[k] = scores[where[text]]
-        assert np.array_equal(system.cv, expected)
+        expected = np.zeros((10, len(texts)))
+        for repetition in range(10):
+            for fold in range(5):
+                counts = np.ones(len(texts))
+                for k, text in enumerate(texts):
+                    if fold_of[repetition, k] == fold:
+                        counts[where[text]] = 0
+                assert sweep.rule is not None
+                cell = sweep.rule(counts).cell
+                assert system.fold_cells[repetition][fold] == cell
+                scores = sweep.model.per_question(*cell)
+                for k, text in enumerate(texts):
+                    if fold_of[repetition, k] == fold:
+                        expected[repetition, k] = scores[where[text]]
+        assert np.array_equal(system.cv_runs, expected)
+        assert np.allclose(system.cv, expected.mean(axis=0))
         assert system.cv_score == pytest.approx(expected.mean())
         assert system.score == pytest.approx(sweep.score(sweep.recommended))
         assert system.cell == sweep.decision.cell
         assert system.outcomes == tuple(sweep.recommended.first[where[t]].outcome for t in texts)
         assert system.counts[Outcome.CORRECT] == sweep.recommended.mean(Outcome.CORRECT)
-    best = int(np.argmax([s.cv_score for s in found.systems]))
-    assert found.best == best
+    assert found.top == int(np.argmax([s.cv_score for s in found.systems]))
+    best = found.best
     other = 1 - best
     difference = found.differences[other]
     assert found.differences[best] is None and difference is not None
