@@ -292,3 +292,40 @@ def test_a_certified_system_is_shipped_before_a_higher_scoring_one_that_is_not()
     assert lines[0].startswith("Ship a (pipeline") and "(certified)" in lines[0]
     assert "b score(s) higher cross-validated but have no certified cell" in lines[0]
     assert any("is not certified, so it is not the one to ship" in line for line in lines)
+
+
+def costed(sweep: Sweep, responses: int, input_tokens: int = 0) -> Sweep:
+    """`sweep` as if its run.json recorded `responses` requests and `input_tokens` over its questions."""
+    sweep.replayed.record = dataclasses.replace(sweep.replayed.record, responses=responses, input_tokens=input_tokens)
+    return sweep
+
+
+def test_when_nothing_is_shown_the_cheaper_is_shipped_whatever_the_order() -> None:
+    """Two equally good systems, nothing shown between them: the one whose recording cost fewer requests per
+    question is shipped, given first or second; at equal cost, the incumbent (the first run given)."""
+    runs = random_repeats(12, questions=30, repeats=2)
+    a, b = costed(sweep_of(runs[0], "a"), 348 * 3, 9_000), costed(sweep_of(runs[1], "b"), 534 * 3, 6_000)
+    for sweeps, names in (([a, b], ["a", "b"]), ([b, a], ["b", "a"])):
+        found = compare_systems(sweeps, names)
+        other = found.differences[1 - found.best]
+        assert other is not None and not other.better and not other.identical
+        assert found.chosen.name == "a" and found.kept_as == "cheaper"
+        assert found.chosen.cost.requests == pytest.approx(348 * 3 / 30)
+        assert found.chosen.cost.input_tokens == pytest.approx(300)
+    assert {s.name for s in found.systems if s.cv_score > found.chosen.cv_score} == {"b"}  # not for its score
+    costed(b, 348 * 3, 9_000)
+    for sweeps, names in (([a, b], ["a", "b"]), ([b, a], ["b", "a"])):
+        found = compare_systems(sweeps, names)
+        assert found.chosen.name == names[0] and found.kept_as == "incumbent"
+    costed(b, 348 * 3, 8_999)  # as many requests, fewer input tokens
+    assert compare_systems([a, b], ["a", "b"]).chosen.name == "b"
+
+
+def test_a_system_shown_better_is_shipped_however_dear() -> None:
+    runs = random_repeats(21, questions=60, repeats=2)
+    a, b = costed(sweep_of(runs[0], "a"), 60), costed(sweep_of(better(runs[1]), "b"), 600)
+    found = compare_systems([a, b], ["a", "b"])
+    difference = found.differences[0]
+    assert difference is not None and difference.better
+    assert found.chosen.name == "b" and found.kept_as == "better"
+
