@@ -4,24 +4,34 @@ only; `report.systems` lays it out.
 
 **The score that decides.** Each system was tuned on these very questions, so its in-sample score at its
 recommended cell flatters it, and the more so the more its cutoffs could bend to noise. So every question
-gets a **cross-validated score** per system: the K folds (`stats.folds`, stratified by label, seeded) are
-the SAME for every system, and for each fold the system's `Rule` (the very rule that chose its cell,
-certified cells only with `--max-wrong-rate`) chooses the cutoffs with the fold's questions left out (counts
-0 there); each held-out question scores its contribution x_q there. A system's `cv_score` is the mean over
-questions; the best system has the highest (ties: the first given), among the systems whose recommended cell is
-certified when any is (with `--max-wrong-rate`): a certified system is shipped before one that is not.
+gets a **cross-validated score** per system, over r = 10 repetitions (`REPETITIONS`) of K folds (`stats.folds`,
+stratified by label; repetition i seeded `seed * r + i`, `fold_runs`): the folds are the SAME for every system
+within a repetition, and for each fold the system's `Rule` (the very rule that chose its cell, certified cells
+only with `--max-wrong-rate`) chooses the cutoffs with the fold's questions left out (counts 0 there); each
+held-out question scores its contribution x_q there. A system's `cv` is each question's mean over the
+repetitions, its `cv_score` the mean over questions.
 
-**The test, and why it is two-sided.** For each other system, the per-question paired differences d_q =
-cv_best(q) - cv_other(q) give the mean difference and its per-question standard error (sd with n - 1, over
-sqrt(n)), and a p-value. That p-value is TWO-SIDED, with a Bonferroni factor over the k(k - 1) / 2 pairs of
-systems when there are k > 2 (p = min(1, pairs x p_two_sided)). The one-sided test "the other is worse" would
-not hold its level: the best is chosen as the one with the higher mean on these same scores, so the test's
-direction is always the one the data favour. With two equally good systems, the one-sided p-value of the
-chosen direction is half the two-sided one, and it falls below 0.05 whenever the two-sided one falls below
-0.10: about 10% of the time, twice the stated 5% (`tests/sweep/test_systems.py` measures both). The
-two-sided test of "the two are equally good" does not care which one was named best. With k systems, the
-best and each other one form one of the k(k - 1) / 2 pairs, and which pair is reported depends on the data;
-Bonferroni over all of them bounds the chance that any reported comparison rejects falsely by the level.
+**Which to ship** (`kept`). The eligible systems are those whose recommended cell is certified when any is
+(with `--max-wrong-rate`; a certified system is shipped before one that is not), else all. Of them, the
+candidates are those no other eligible system is shown better than (the test below, p < the significance,
+its centre on the other's side). One candidate is shipped as "better". Among several, nothing is shown
+between them, and the one shipped does not depend on the order the runs are given: the cheaper per question
+(`Cost`: the recording's requests per question repeat, then its input tokens, from run.json; a cost not
+recorded counts as the highest), as "cheaper"; at equal cost the INCUMBENT, the first run given, as
+"incumbent" (the one role the order carries, and only at equal cost); else the higher `cv_score` (the first
+given among equals). The reports say "not shown better, p = ..." and why.
+
+**The test, and why it is two-sided.** The shipped system and each other one are compared on the
+per-question paired differences d_q = cv_best(q) - cv_other(q): their mean, its per-question standard error
+(sd with n - 1, over sqrt(n)), and a p-value. That p-value is TWO-SIDED, with a Bonferroni factor over the
+k(k - 1) / 2 pairs of systems when there are k > 2 (p = min(1, pairs x p_two_sided)). The one-sided test "the
+other is worse" would not hold its level: the best is chosen as the one with the higher mean on these same
+scores, so the test's direction is always the one the data favour. With two equally good systems, the
+one-sided p-value of the chosen direction is half the two-sided one, and it falls below 0.05 whenever the
+two-sided one falls below 0.10: about 10% of the time, twice the stated 5% (`tests/sweep/test_systems.py`
+measures both). The two-sided test of "the two are equally good" does not care which one was named best.
+With k systems, any pair may be the one reported, and which depends on the data; Bonferroni over all of them
+bounds the chance that any comparison rejects falsely by the level.
 
 **Why not a t-test over questions.** The questions of a fold share the cell each system chose without
 them, so their differences share that choice's luck: how good the chosen cells truly are moves every
@@ -30,14 +40,19 @@ t-test over the n questions ignores it and does not hold its level. Simulated th
 real folds (two independent recordings of equally good systems, random quote-finder traces, 11 x 11 grid,
 5 folds), the two-sided per-question t-test at 5% rejected 5.7% of 1,500 draws at 40 questions (Monte-Carlo
 s.e. 0.6%), 8.7% of 1,500 at 80 and 12.9% of 800 at 160 (s.e. 0.8%); testing on a half split instead (cells
-chosen on one half, the other half's differences t-tested) was no better (10.5% at 80, 14.2% at 160). So the
-test is the corrected resampled t-test of Nadeau and Bengio (2003), for K-fold estimates: the K fold means
-D_f of d_q, t = mean(D_f) / sqrt((1 / K + n_test / n_train) var(D_f)) with n_test / n_train = 1 / (K - 1),
-on K - 1 degrees of freedom (`scipy.stats.t`). Its variance counts the folds' shared luck (and the
-folds' overlapping training sets); it errs on the safe side: in the same simulations it rejected 0.7% at 40
-questions and 2.0% at 160. The price is power (a clearly better system at 40 questions: 59% of draws,
-where the per-question test, which does not hold its level, had 100%). `Difference.standard_error` is the
-per-question one, for reading the size of a difference; `test_standard_error` is the test's.
+chosen on one half, the other half's differences t-tested) was no better (10.5% at 80, 14.2% at 160). The
+corrected resampled t-test of Nadeau and Bengio (2003) over ONE K-fold split's K fold means held its level
+(0.7% at 40 questions, 2.0% at 160) but, on K - 1 = 4 degrees of freedom, had little power: a statistical
+review found a system better by 0.16 score per question in 3.7% of samples at 40 questions and 24% at 100.
+So the test is the **corrected repeated cross-validation t-test** (Bouckaert and Frank 2004): over the k r
+fold means D of d_q (K folds in each of r repetitions), t = mean(D) / sqrt((1 / (k r) + n_test / n_train)
+var(D)) with n_test / n_train = 1 / (K - 1), on k r - 1 degrees of freedom (`scipy.stats.t`). Its variance
+counts the folds' shared luck and the repetitions' overlapping training sets. In `tests/sweep/test_systems_power.py`
+(its own world, tables drawn with numpy, 10 x 5 folds, 100 questions, a better system truly ahead by 0.16 score
+per question at the two recommended cells on 200,000 questions) it rejected 21 of 600 draws of equally good
+systems (3.5%, MC s.e. 0.9% at 5%; 26 of 800 in development) and found the better system in 515 of 600 (85.8%,
+MC s.e. 1.4%). `Difference.standard_error` is the per-question one, for reading the size of a difference;
+`test_standard_error` is the test's.
 
 When every paired difference is 0 (the same run given twice, or a pipeline re-recorded against the
 deterministic stand-in: identical responses), p = 1: the two are indistinguishable, every question scores the
