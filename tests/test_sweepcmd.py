@@ -302,7 +302,8 @@ def test_certified_cells_are_the_direct_certification_read_back_from_the_files(t
     summary = (tmp_path / "r" / "summary.md").read_text()
     assert f"{expected.sum()} of 441 cells are certified" in summary
     assert "**With probability at least 80%, every certified cell's wrong-answer rate is at most 45%.**" in summary
-    assert "- MOVE FOR SAFETY to (0.3, 0.9)" in summary and "not certified at a wrong-answer rate of at most 45%" in summary
+    assert "- MOVE FOR SAFETY to (0.3, 0.9)" in summary
+    assert "not certified at a wrong-answer rate of at most 45%" in summary
 
 
 def test_the_gate_on_a_certified_cell(ten: Path, tmp_path: Path, capsys) -> None:

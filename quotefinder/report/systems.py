@@ -57,7 +57,22 @@ def _at(system: System) -> str:
 def _test_words(difference: Difference) -> str:
     """Which test the p-value is, in words."""
     factor = f", times {difference.pairs} (Bonferroni over the pairs of systems)" if difference.pairs > 1 else ""
-    return f"corrected resampled paired t-test over the {difference.folds} folds (Nadeau-Bengio), two-sided{factor}"
+    return (f"corrected repeated cross-validation t-test over {difference.repetitions} x {difference.folds} fold "
+            f"means (Bouckaert-Frank), two-sided{factor}")
+
+
+def _uncertified(systems: Systems, system: System) -> bool:
+    """Whether `system` is passed over for want of a certified cell (the one shipped has one)."""
+    return systems.certificate and bool(systems.chosen.certified) and not system.certified
+
+
+def _not_shown(difference: Difference, higher: str, code: Code) -> str:
+    """ "`b` is not shown better, p = 0.42, at 100 questions" (and how many a difference this size would need)."""
+    needed = ""
+    if difference.needed is not None:
+        needed = (f"; a difference this size would need about {difference.needed} questions to be detected "
+                  "with 80% power")
+    return f"{code(higher)} is not shown better, p = {_p(difference.p_value)}, at {difference.n} questions{needed}"
 
 
 def _difference_line(systems: Systems, system: System, difference: Difference, code: Code) -> str:
@@ -67,18 +82,38 @@ def _difference_line(systems: Systems, system: System, difference: Difference, c
                 "the two are indistinguishable (p = 1).")
     test = (f"standard error {difference.standard_error:.2g} over the {difference.n} questions; "
             f"{_test_words(difference)}: p = {_p(difference.p_value)}")
-    if difference.mean < 0:  # it scores higher, but only the best has a certified cell
+    if difference.mean < 0 and _uncertified(systems, system):
         return (f"{_named(system, code)} scores {-difference.mean:.3g} more per question than {code(best.name)}, "
                 f"cross-validated ({test}), but its recommended cell is not certified, so it is not the one to ship.")
+    if difference.mean < 0:
+        return (f"{_named(system, code)} scores {-difference.mean:.3g} more per question than {code(best.name)}, "
+                f"cross-validated ({test}): {_not_shown(difference, system.name, code)}.")
     words = f"{_named(system, code)} scores {difference.mean:.3g} less per question than {code(best.name)}, " \
             f"cross-validated ({test})"
     if difference.verdict == "better":
         return words + f": {code(best.name)} is better."
-    needed = ""
-    if difference.needed is not None:
-        needed = (f"; a difference this size would need about {difference.needed} questions to be detected "
-                  "with 80% power")
-    return words + f": indistinguishable at {difference.n} questions{needed}."
+    return words + f": {_not_shown(difference, best.name, code)}."
+
+
+def _cost(system: System) -> str:
+    cost = system.cost
+    if cost.requests is None:
+        return "not recorded"
+    tokens = "input tokens not recorded" if cost.input_tokens is None else f"{cost.input_tokens:,.0f} input tokens"
+    return f"{cost.requests:.4g} requests, {tokens}"
+
+
+def _why_kept(systems: Systems, undecided: list[System], code: Code) -> str:
+    """Why the system shipped is kept over those it is not shown better than (`Systems.kept_as`)."""
+    best = systems.chosen
+    if systems.kept_as == "cheaper":
+        return (f"{code(best.name)} is kept as the cheaper per question ({_cost(best)}; "
+                + "; ".join(f"{code(s.name)} {_cost(s)}" for s in undecided) + ")")
+    if systems.kept_as == "incumbent":
+        return f"at equal cost, {code(best.name)} is kept as the incumbent (the first run given)"
+    if systems.kept_as == "higher score":
+        return f"at equal cost, {code(best.name)} is kept for its higher cross-validated score"
+    return ""
 
 
 def _mcnemar_lines(systems: Systems, code: Code) -> list[str]:
@@ -119,27 +154,32 @@ def ship_lines(systems: Systems, code: Code = _md) -> list[str]:
     else:
         certified = ""
     others = systems.others()
-    higher = [s for s, d in others if d.mean < 0]
-    undecided = [s for s, d in others if not d.better and not d.identical and d.mean >= 0]
+    higher = [s for s, d in others if d.mean < 0 and _uncertified(systems, s)]
+    undecided = [(s, d) for s, d in others if not d.better and s not in higher]
     if not others:
         why = ""
-    elif all(d.identical for _, d in others):
-        why = (" Every question scores the same in " + ", ".join(code(s.name) for s, _ in others)
-               + ", cross-validated: either would do.")
     elif higher or undecided:
         why = ""
         if higher:
             why += (" " + ", ".join(code(s.name) for s in higher) + " score(s) higher cross-validated but have no "
                     "certified cell, so they are not shipped.")
         if undecided:
-            why += (" These questions cannot tell it from " + ", ".join(code(s.name) for s in undecided)
-                    + ": on this evidence either would do; collect more questions to decide.")
+            same = [code(s.name) for s, d in undecided if d.identical]
+            why += (" It is not shown better than " + ", ".join(f"{code(s.name)}, p = {_p(d.p_value)}"
+                                                                for s, d in undecided)
+                    + (f" (every question scores the same in {', '.join(same)})" if same else ""))
+            kept = _why_kept(systems, [s for s, _ in undecided], code)
+            why += (f": {kept}" if kept else "") + "; collect more questions to decide."
     else:
         why = f" It scores better than every other system on questions its {best.settings} were not chosen on."
     lines = [f"Ship {_named(best, code)} at {_at(best)}{certified}.{why}"]
     lines.append(f"Cross-validated score per question ({settings_word(systems)} chosen by each system's own rule "
-                 f"without the question's fold, the same {systems.k} folds for every system, seed {systems.seed}): "
+                 f"without the question's fold, mean over {systems.repetitions} seeded splits into {systems.k} folds, "
+                 f"the same folds for every system, seed {systems.seed}): "
                  + "; ".join(f"{code(s.name)} {s.cv_score:.4g}" for s in systems.systems) + ".")
+    lines.append("Recorded cost per question (run.json: requests and input tokens of the recorded question repeats, "
+                 "over the coverage each run recorded): "
+                 + "; ".join(f"{code(s.name)} {_cost(s)}" for s in systems.systems) + ".")
     lines += [_difference_line(systems, system, difference, code) for system, difference in others]
     lines += _mcnemar_lines(systems, code)
     n = len(systems.questions)
@@ -166,7 +206,9 @@ def systems_frame(systems: Systems) -> pd.DataFrame:
     (true/false; empty without --max-wrong-rate), its mean counts there over repeats, its in-sample `score`
     (sum over questions), `cv_score` (mean cross-validated score per question) and, for every run but the best,
     `difference_vs_best` (per question), `standard_error` (per question), `p_vs_best` (two-sided, with the
-    Bonferroni factor) and, with a certificate, `mcnemar_p` (empty for the best)."""
+    Bonferroni factor), then `requests_per_question` and `input_tokens_per_question` (the recording's, `Cost`;
+    empty when the run records none) and, with a certificate, `mcnemar_p` (empty for the best). "best" is the
+    run to ship."""
     import pandas as pd  # here: a sweep that writes tables alone never imports pandas
 
     rows = []
@@ -186,6 +228,8 @@ def systems_frame(systems: Systems) -> pd.DataFrame:
             "difference_vs_best": "" if difference is None else _number(difference.mean),
             "standard_error": "" if difference is None else _number(difference.standard_error),
             "p_vs_best": "" if difference is None else _number(difference.p_value),
+            "requests_per_question": "" if system.cost.requests is None else _number(system.cost.requests),
+            "input_tokens_per_question": "" if system.cost.input_tokens is None else _number(system.cost.input_tokens),
         })
         if systems.certificate:
             test = difference.mcnemar if difference is not None else None
@@ -210,12 +254,16 @@ def systems_decision(systems: Systems) -> dict[str, Any]:
             "cv_score": _number(system.cv_score),
             "p_vs_best": None if difference is None else _number(difference.p_value),
             "verdict": None if difference is None else difference.verdict,
+            "requests_per_question": None if system.cost.requests is None else _number(system.cost.requests),
+            "input_tokens_per_question": (None if system.cost.input_tokens is None
+                                          else _number(system.cost.input_tokens)),
         })
     return {
         "system": {"run": best.name, "pipeline": best.pipeline,
-                   "point": list(best.written), "cell": list(best.cell)},
+                   "point": list(best.written), "cell": list(best.cell), "kept_as": systems.kept_as},
         "systems": listed,
-        "systems_test": ("corrected resampled paired t-test over the folds (Nadeau-Bengio), two-sided"
+        "systems_test": (f"corrected repeated cross-validation t-test over {systems.repetitions} x {systems.k} fold "
+                         "means (Bouckaert-Frank), two-sided"
                          + (f", Bonferroni over {systems.pairs} pairs" if systems.pairs > 1 else "")),
     }
 

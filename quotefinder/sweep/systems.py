@@ -4,24 +4,34 @@ only; `report.systems` lays it out.
 
 **The score that decides.** Each system was tuned on these very questions, so its in-sample score at its
 recommended cell flatters it, and the more so the more its cutoffs could bend to noise. So every question
-gets a **cross-validated score** per system: the K folds (`stats.folds`, stratified by label, seeded) are
-the SAME for every system, and for each fold the system's `Rule` (the very rule that chose its cell,
-certified cells only with `--max-wrong-rate`) chooses the cutoffs with the fold's questions left out (counts
-0 there); each held-out question scores its contribution x_q there. A system's `cv_score` is the mean over
-questions; the best system has the highest (ties: the first given), among the systems whose recommended cell is
-certified when any is (with `--max-wrong-rate`): a certified system is shipped before one that is not.
+gets a **cross-validated score** per system, over r = 10 repetitions (`REPETITIONS`) of K folds (`stats.folds`,
+stratified by label; repetition i seeded `seed * r + i`, `fold_runs`): the folds are the SAME for every system
+within a repetition, and for each fold the system's `Rule` (the very rule that chose its cell, certified cells
+only with `--max-wrong-rate`) chooses the cutoffs with the fold's questions left out (counts 0 there); each
+held-out question scores its contribution x_q there. A system's `cv` is each question's mean over the
+repetitions, its `cv_score` the mean over questions.
 
-**The test, and why it is two-sided.** For each other system, the per-question paired differences d_q =
-cv_best(q) - cv_other(q) give the mean difference and its per-question standard error (sd with n - 1, over
-sqrt(n)), and a p-value. That p-value is TWO-SIDED, with a Bonferroni factor over the k(k - 1) / 2 pairs of
-systems when there are k > 2 (p = min(1, pairs x p_two_sided)). The one-sided test "the other is worse" would
-not hold its level: the best is chosen as the one with the higher mean on these same scores, so the test's
-direction is always the one the data favour. With two equally good systems, the one-sided p-value of the
-chosen direction is half the two-sided one, and it falls below 0.05 whenever the two-sided one falls below
-0.10: about 10% of the time, twice the stated 5% (`tests/sweep/test_systems.py` measures both). The
-two-sided test of "the two are equally good" does not care which one was named best. With k systems, the
-best and each other one form one of the k(k - 1) / 2 pairs, and which pair is reported depends on the data;
-Bonferroni over all of them bounds the chance that any reported comparison rejects falsely by the level.
+**Which to ship** (`kept`). The eligible systems are those whose recommended cell is certified when any is
+(with `--max-wrong-rate`; a certified system is shipped before one that is not), else all. Of them, the
+candidates are those no other eligible system is shown better than (the test below, p < the significance,
+its centre on the other's side). One candidate is shipped as "better". Among several, nothing is shown
+between them, and the one shipped does not depend on the order the runs are given: the cheaper per question
+(`Cost`: the recording's requests per question repeat, then its input tokens, from run.json; a cost not
+recorded counts as the highest), as "cheaper"; at equal cost the INCUMBENT, the first run given, as
+"incumbent" (the one role the order carries, and only at equal cost); else the higher `cv_score` (the first
+given among equals). The reports say "not shown better, p = ..." and why.
+
+**The test, and why it is two-sided.** The shipped system and each other one are compared on the
+per-question paired differences d_q = cv_best(q) - cv_other(q): their mean, its per-question standard error
+(sd with n - 1, over sqrt(n)), and a p-value. That p-value is TWO-SIDED, with a Bonferroni factor over the
+k(k - 1) / 2 pairs of systems when there are k > 2 (p = min(1, pairs x p_two_sided)). The one-sided test "the
+other is worse" would not hold its level: the best is chosen as the one with the higher mean on these same
+scores, so the test's direction is always the one the data favour. With two equally good systems, the
+one-sided p-value of the chosen direction is half the two-sided one, and it falls below 0.05 whenever the
+two-sided one falls below 0.10: about 10% of the time, twice the stated 5% (`tests/sweep/test_systems.py`
+measures both). The two-sided test of "the two are equally good" does not care which one was named best.
+With k systems, any pair may be the one reported, and which depends on the data; Bonferroni over all of them
+bounds the chance that any comparison rejects falsely by the level.
 
 **Why not a t-test over questions.** The questions of a fold share the cell each system chose without
 them, so their differences share that choice's luck: how good the chosen cells truly are moves every
@@ -30,14 +40,19 @@ t-test over the n questions ignores it and does not hold its level. Simulated th
 real folds (two independent recordings of equally good systems, random quote-finder traces, 11 x 11 grid,
 5 folds), the two-sided per-question t-test at 5% rejected 5.7% of 1,500 draws at 40 questions (Monte-Carlo
 s.e. 0.6%), 8.7% of 1,500 at 80 and 12.9% of 800 at 160 (s.e. 0.8%); testing on a half split instead (cells
-chosen on one half, the other half's differences t-tested) was no better (10.5% at 80, 14.2% at 160). So the
-test is the corrected resampled t-test of Nadeau and Bengio (2003), for K-fold estimates: the K fold means
-D_f of d_q, t = mean(D_f) / sqrt((1 / K + n_test / n_train) var(D_f)) with n_test / n_train = 1 / (K - 1),
-on K - 1 degrees of freedom (`scipy.stats.t`). Its variance counts the folds' shared luck (and the
-folds' overlapping training sets); it errs on the safe side: in the same simulations it rejected 0.7% at 40
-questions and 2.0% at 160. The price is power (a clearly better system at 40 questions: 59% of draws,
-where the per-question test, which does not hold its level, had 100%). `Difference.standard_error` is the
-per-question one, for reading the size of a difference; `test_standard_error` is the test's.
+chosen on one half, the other half's differences t-tested) was no better (10.5% at 80, 14.2% at 160). The
+corrected resampled t-test of Nadeau and Bengio (2003) over ONE K-fold split's K fold means held its level
+(0.7% at 40 questions, 2.0% at 160) but, on K - 1 = 4 degrees of freedom, had little power: a statistical
+review found a system better by 0.16 score per question in 3.7% of samples at 40 questions and 24% at 100.
+So the test is the **corrected repeated cross-validation t-test** (Bouckaert and Frank 2004): over the k r
+fold means D of d_q (K folds in each of r repetitions), t = mean(D) / sqrt((1 / (k r) + n_test / n_train)
+var(D)) with n_test / n_train = 1 / (K - 1), on k r - 1 degrees of freedom (`scipy.stats.t`). Its variance
+counts the folds' shared luck and the repetitions' overlapping training sets. In `tests/sweep/test_systems_power.py`
+(its own world, tables drawn with numpy, 10 x 5 folds, 100 questions, a better system truly ahead by 0.16 score
+per question at the two recommended cells on 200,000 questions) it rejected 21 of 600 draws of equally good
+systems (3.5%, MC s.e. 0.9% at 5%; 26 of 800 in development) and found the better system in 515 of 600 (85.8%,
+MC s.e. 1.4%). `Difference.standard_error` is the per-question one, for reading the size of a difference;
+`test_standard_error` is the test's.
 
 When every paired difference is 0 (the same run given twice, or a pipeline re-recorded against the
 deterministic stand-in: identical responses), p = 1: the two are indistinguishable, every question scores the
@@ -62,13 +77,44 @@ import numpy as np
 
 from ..errors import InputError
 from ..questions import OUTCOMES, Outcome, Question
+from ..record.rundir import RunRecord
 from . import stats
 from .analysis import Sweep
 from .stats import Choice
 
 SIGNIFICANCE = 0.05
 FOLDS = 5
+REPETITIONS = 10  # the repeated cross-validation's r: each a K-fold split of its own
+INCUMBENT = 0  # the first run given: kept when no other is shown better and none is cheaper
+KEPT_AS = ("better", "cheaper", "incumbent", "higher score")  # why a system is shipped (`kept`)
 POWER = 0.8  # for "questions needed": a difference of this size detected with this probability
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What recording a run cost per question, from its run.json (`RunRecord`): `requests` the requests its
+    recorded question repeats made (`responses`: sent or served from its cache) over those question repeats,
+    `input_tokens` its `input_tokens` over them; None when the run records none (no response at all; the
+    quote-answer API reports answer units, not tokens). It is the recording's cost, over the coverage recorded
+    (a wider HAS_ANSWER_CUTOFF range, more configurations of the quote-answer API cost more), not the cost at the
+    recommended cell alone."""
+
+    requests: float | None
+    input_tokens: float | None
+
+    @classmethod
+    def of(cls, record: RunRecord) -> Cost:
+        repeats = len(record.questions) * record.repeats - len(record.errors)
+        if repeats <= 0 or record.responses <= 0:
+            return cls(None, None)
+        return cls(record.responses / repeats, record.input_tokens / repeats if record.input_tokens > 0 else None)
+
+    @property
+    def key(self) -> tuple[float, float]:
+        """The order "cheaper first": requests per question, then input tokens per question; a cost a run does not
+        record counts as the highest."""
+        return (math.inf if self.requests is None else self.requests,
+                math.inf if self.input_tokens is None else self.input_tokens)
 
 
 @dataclass(frozen=True)
@@ -84,14 +130,16 @@ class System:
     certified: bool | None  # None without --max-wrong-rate
     counts: dict[Outcome, float]  # at the recommended cell, mean over repeats
     score: float  # in-sample: the sum over questions of x_q at the recommended cell (tuned on these questions)
-    cv: np.ndarray  # (Q,): each question's score at the cutoffs its system chose without that question's fold
-    fold_cells: tuple[tuple[int, int], ...]  # per fold: the cell chosen without it
+    cv: np.ndarray  # (Q,): each question's held-out score, mean over the repetitions (see `cv_runs`)
+    cv_runs: np.ndarray  # (r, Q): each question's score at the cell chosen without its fold, per repetition
+    fold_cells: tuple[tuple[tuple[int, int], ...], ...]  # per repetition, per fold: the cell chosen without it
     outcomes: tuple[Outcome, ...]  # (Q,): each question's outcome at the recommended cell, first repeat
     certified_correct: int | None = None  # correct at the certified point, first repeat; None when none is certified
     titles: tuple[str, str] = ("HAS_ANSWER_CUTOFF", "ANSWER_CUTOFF")  # its system's axes, as its reports name them
     headings: tuple[str, str] = ("has_answer_cutoff", "answer_cutoff")  # ... as its tables name them
     written: tuple[Any, ...] = ()  # `point` as run.json and decision.json write it (a choice by its name)
     settings: str = "cutoffs"  # what its points are (`pipelines.System.settings`)
+    cost: Cost = Cost(None, None)  # what recording it cost per question
 
     @property
     def cv_score(self) -> float:
@@ -121,15 +169,16 @@ class McNemar:
 class Difference:
     """The best system against another, on cross-validated scores paired by question.
 
-    `mean` is the mean over questions of d_q = cv_best(q) - cv_other(q) (>= 0, but for a system that scores
-    higher without a certified cell when the best has one: negative), `standard_error` its
-    per-question standard error sd(d) / sqrt(n) (sd with n - 1); `test_standard_error` the corrected
-    resampled t-test's (Nadeau and Bengio, over the K fold means, see the module's docstring), `p_two_sided`
-    that test's two-sided p-value on K - 1 degrees of freedom, `p_value` that times `pairs` (Bonferroni over the
-    k(k - 1) / 2 pairs of systems when k > 2), at most 1: the number to report. `identical`: every d_q is 0
+    `mean` is the mean over questions of d_q = cv_best(q) - cv_other(q), averaged over the repetitions (the
+    "best" is the system to ship: negative for one that scores higher but is not shown better, or has no
+    certified cell when the best has one), `standard_error` its per-question standard error sd(d) / sqrt(n) (sd
+    with n - 1); `test_standard_error` the corrected repeated cross-validation t-test's (Bouckaert and Frank,
+    over the k r fold means, see the module's docstring), `p_two_sided` that test's two-sided p-value on
+    k r - 1 degrees of freedom, `p_value` that times `pairs` (Bonferroni over the k(k - 1) / 2 pairs of
+    systems when k > 2), at most 1: the number to report. `identical`: every d_q is 0
     (p = 1). `needed`: about how many questions a difference of this size would need for the test to detect it
     at this significance (two-sided, with the factor) with 80% power, taking the test's variance to shrink as
-    1 / n on its fixed K - 1 degrees of freedom (a noncentral t; None when the difference or its variance is 0).
+    1 / n on its fixed k r - 1 degrees of freedom (a noncentral t; None when the difference or its variance is 0).
     When every fold's mean difference is the same, the t-test has no spread: the exact sign test of the
     questions that differ gives the p-value."""
 
@@ -146,7 +195,8 @@ class Difference:
     identical: bool
     needed: int | None
     mcnemar: McNemar | None = None  # with a certificate, when both systems have a certified point
-    mean_of_folds: float = 0.0  # the test's centre: the mean of the K fold means of d_q
+    mean_of_folds: float = 0.0  # the test's centre: the mean of the k r fold means of d_q
+    repetitions: int = 1  # r: how many K-fold splits the test's fold means come from
 
     @property
     def better(self) -> bool:
@@ -169,7 +219,7 @@ class Systems:
 
     systems: tuple[System, ...]
     questions: tuple[Question, ...]  # the common order: the first run's
-    fold_of: np.ndarray  # (Q,): each question's fold, the same for every system
+    fold_of: np.ndarray  # (r, Q): each question's fold in each repetition, the same for every system
     seed: int
     best: int
     differences: tuple[Difference | None, ...]
@@ -179,11 +229,18 @@ class Systems:
     certificate: bool  # every run was swept with --max-wrong-rate
     max_wrong_rate: float | None
     evidence: str
+    top: int = 0  # the highest cv_score among the eligible systems (the first given among equals)
+    kept_as: str = "better"  # why `best` is shipped: one of KEPT_AS
 
     @property
     def k(self) -> int:
         """The number of folds."""
         return int(self.fold_of.max()) + 1 if len(self.fold_of) else 0
+
+    @property
+    def repetitions(self) -> int:
+        """r: how many seeded K-fold splits."""
+        return int(np.atleast_2d(self.fold_of).shape[0])
 
     @property
     def chosen(self) -> System:
@@ -254,6 +311,13 @@ def check_same_questions(sweeps: Sequence[Sweep], names: Sequence[str]) -> None:
 
 # ---- the statistics -------------------------------------------------------------------------------------------
 
+def fold_runs(expect: Sequence[str | None], k: int, seed: int = 0, repetitions: int = REPETITIONS) -> np.ndarray:
+    """(repetitions, Q): each repetition's folds, `stats.folds(expect, k, seed * repetitions + i)` for repetition
+    i: distinct seeds within a comparison, and disjoint sets of seeds for different `seed`s (seed 0's first
+    repetition is the single K-fold split's seed 0)."""
+    return np.array([stats.folds(expect, k, seed * repetitions + i) for i in range(repetitions)], dtype=int)
+
+
 def cross_validated_scores(per_question: Callable[[int, int], np.ndarray], rule: Callable[[np.ndarray], Choice],
                            fold_of: np.ndarray) -> tuple[np.ndarray, list[tuple[int, int]]]:
     """(each question's score at the cell `rule` chose with its fold left out, (Q,); the cell per fold).
@@ -270,6 +334,15 @@ def cross_validated_scores(per_question: Callable[[int, int], np.ndarray], rule:
     return scores, cells
 
 
+def repeated_scores(per_question: Callable[[int, int], np.ndarray], rule: Callable[[np.ndarray], Choice],
+                    folds_of: np.ndarray) -> tuple[np.ndarray, list[list[tuple[int, int]]]]:
+    """`cross_validated_scores` once per repetition (a row of `folds_of`, (r, Q)): the scores (r, Q) and each
+    repetition's cells per fold."""
+    found = [cross_validated_scores(per_question, rule, fold_of) for fold_of in np.atleast_2d(folds_of)]
+    return np.array([scores for scores, _ in found]).reshape(np.atleast_2d(folds_of).shape), \
+        [cells for _, cells in found]
+
+
 def pairs_of(k: int) -> int:
     """The Bonferroni factor for comparing k systems: every pair, k(k - 1) / 2, when k > 2; 1 for two."""
     return k * (k - 1) // 2 if k > 2 else 1
@@ -277,23 +350,29 @@ def pairs_of(k: int) -> int:
 
 def paired(best: np.ndarray, other: np.ndarray, fold_of: np.ndarray, pairs: int = 1,
            significance: float = SIGNIFICANCE, other_index: int = 1) -> Difference:
-    """The best system's cross-validated scores per question against another's (both (Q,), in the order of
-    `fold_of`, each question's fold): the mean difference, its per-question standard error, and the corrected
-    resampled t-test over the fold means, TWO-SIDED, times `pairs` (see `Difference`)."""
-    d = np.asarray(best, dtype=float) - np.asarray(other, dtype=float)
-    n = len(d)
-    k = int(fold_of.max()) + 1 if n else 0
+    """The best system's cross-validated scores per question against another's: (Q,) for one K-fold split, or
+    (r, Q) for r repetitions, with `fold_of` of the same shape (each question's fold in each repetition). The
+    mean difference, its per-question standard error (over the questions' differences averaged over the
+    repetitions), and the corrected repeated cross-validation t-test over the k r fold means, TWO-SIDED, times
+    `pairs` (see `Difference`)."""
+    d_runs = np.atleast_2d(np.asarray(best, dtype=float) - np.asarray(other, dtype=float))
+    fold_runs_of = np.atleast_2d(fold_of)
+    d = d_runs.mean(axis=0)
+    n, repetitions = d_runs.shape[1], d_runs.shape[0]
     mean = float(d.mean()) if n else 0.0
     error = float(d.std(ddof=1)) / math.sqrt(n) if n > 1 else 0.0
-    identical = bool(n and np.all(np.abs(d) <= 1e-12))
-    fold_means = np.array([d[fold_of == fold].mean() for fold in range(k) if (fold_of == fold).any()])
-    k = len(fold_means)
-    variance = (1 / k + 1 / (k - 1)) * float(fold_means.var(ddof=1)) if k > 1 else 0.0
+    identical = bool(n and np.all(np.abs(d_runs) <= 1e-12))
+    k = int(fold_runs_of.max()) + 1 if n else 0
+    fold_means = np.array([row[folds == fold].mean() for row, folds in zip(d_runs, fold_runs_of, strict=True)
+                           for fold in range(k) if (folds == fold).any()])
+    means = len(fold_means)
+    # Bouckaert and Frank (2004): var(D) x (1 / (k r) + n_test / n_train), n_test / n_train = 1 / (k - 1)
+    variance = (1 / means + 1 / (k - 1)) * float(fold_means.var(ddof=1)) if means > 1 and k > 1 else 0.0
     test_error = math.sqrt(variance)
-    centre = float(fold_means.mean()) if k else 0.0
+    centre = float(fold_means.mean()) if means else 0.0
     from scipy import optimize, stats  # here, so a sweep that compares no systems never imports scipy.stats
 
-    if identical or k < 2:
+    if identical or means < 2:
         p_two = 1.0  # nothing to test: every question scores the same (or there is one fold)
     elif test_error <= 1e-12 * max(1.0, abs(centre)):
         # every fold differs by the same amount: the t-test has no spread to stand on, so the exact sign test of
@@ -301,16 +380,16 @@ def paired(best: np.ndarray, other: np.ndarray, fold_of: np.ndarray, pairs: int 
         ahead, behind = int((d > 1e-12).sum()), int((d < -1e-12).sum())
         p_two = float(stats.binomtest(ahead, ahead + behind, 0.5).pvalue) if ahead + behind else 1.0
     else:
-        p_two = float(min(1.0, 2 * stats.t.sf(abs(centre) / test_error, k - 1)))
+        p_two = float(min(1.0, 2 * stats.t.sf(abs(centre) / test_error, means - 1)))
     needed = None
-    if centre > 0 and test_error > 0 and k > 1:
-        # the test's t grows as sqrt(n) on its fixed K - 1 degrees of freedom: the n at which it reaches the
+    if centre != 0 and test_error > 0 and means > 1:
+        # the test's t grows as sqrt(n) on its fixed k r - 1 degrees of freedom: the n at which it reaches the
         # noncentrality that rejects with probability POWER (noncentral t; the other tail is negligible)
-        critical = float(stats.t.ppf(1 - significance / pairs / 2, k - 1))
-        shift = optimize.brentq(lambda nc: float(stats.nct.sf(critical, k - 1, nc)) - POWER, 0.0, 1e3)
+        critical = float(stats.t.ppf(1 - significance / pairs / 2, means - 1))
+        shift = optimize.brentq(lambda nc: float(stats.nct.sf(critical, means - 1, nc)) - POWER, 0.0, 1e3)
         needed = max(2, math.ceil(n * (shift * test_error / centre) ** 2))
     return Difference(other_index, n, mean, error, test_error, p_two, min(1.0, pairs * p_two), pairs, k,
-                      significance, identical, needed, mean_of_folds=centre)
+                      significance, identical, needed, mean_of_folds=centre, repetitions=repetitions)
 
 
 def mcnemar(best_correct: np.ndarray, other_correct: np.ndarray, pairs: int = 1) -> McNemar:
@@ -348,7 +427,7 @@ def _system(sweep: Sweep, name: str, pipeline: str, order: np.ndarray, fold_of: 
     def per_question(i: int, j: int) -> np.ndarray:
         return sweep.model.per_question(i, j)[order]
 
-    cv, cells = cross_validated_scores(per_question, in_sweep_order, fold_of)
+    cv_runs, cells = repeated_scores(per_question, in_sweep_order, fold_of)
     decision, recommended = sweep.decision, sweep.tuned  # the rule's cell, the one its folds' scores re-choose
     cell = decision.tuned
     first = [recommended.first[index].outcome for index in order]
@@ -359,16 +438,46 @@ def _system(sweep: Sweep, name: str, pipeline: str, order: np.ndarray, fold_of: 
         name=name, pipeline=pipeline, cell=cell, point=(recommended.h, recommended.a),
         point_text=(sweep.h_axis.text(cell[0]), sweep.a_axis.text(cell[1])), certified=certified,
         counts={outcome: recommended.mean(outcome) for outcome in OUTCOMES},
-        score=float(sweep.model.per_question(*cell).sum()), cv=cv, fold_cells=tuple(cells), outcomes=tuple(first),
+        score=float(sweep.model.per_question(*cell).sum()), cv=cv_runs.mean(axis=0), cv_runs=cv_runs,
+        fold_cells=tuple(tuple(row) for row in cells), outcomes=tuple(first),
         certified_correct=correct, titles=(sweep.system.axes[0].title, sweep.system.axes[1].title),
         headings=(sweep.system.axes[0].heading, sweep.system.axes[1].heading),
         written=tuple(spec.written(value) for spec, value in zip(sweep.system.axes, (recommended.h, recommended.a),
                                                                    strict=True)),
-        settings=sweep.system.settings)
+        settings=sweep.system.settings, cost=Cost.of(sweep.replayed.record))
+
+
+def kept(systems: Sequence[System], fold_of: np.ndarray, pairs: int, significance: float = SIGNIFICANCE,
+         certificate: bool = False) -> tuple[int, int, str]:
+    """(the system to ship, the highest-scoring one, why the first: one of `KEPT_AS`), by the rule of the
+    module's docstring. The candidates are the eligible systems (with a certificate: those whose recommended
+    cell is certified, when any is; else all) that no other eligible system is shown better than (p <
+    `significance` with `pairs`' factor, its test's centre above); of them the cheapest (`Cost.key`), then
+    INCUMBENT (the first given), then the highest `cv_score` (the first given among equals)."""
+    eligible = ([i for i, system in enumerate(systems) if system.certified] if certificate else []) \
+        or list(range(len(systems)))
+    top = max(eligible, key=lambda i: (systems[i].cv_score, -i))  # the first among equals
+
+    def beaten(j: int) -> bool:
+        return any(difference.better and difference.mean_of_folds > 0
+                   for difference in (paired(systems[i].cv_runs, systems[j].cv_runs, fold_of, pairs, significance,
+                                             j) for i in eligible if i != j))
+
+    candidates = [i for i in eligible if not beaten(i)] or [top]
+    if len(candidates) == 1:
+        return candidates[0], top, "better"
+    cheapest = min(systems[i].cost.key for i in candidates)
+    cheap = [i for i in candidates if systems[i].cost.key == cheapest]
+    if len(cheap) == 1:
+        return cheap[0], top, "cheaper"
+    if INCUMBENT in cheap:
+        return INCUMBENT, top, "incumbent"
+    return max(cheap, key=lambda i: (systems[i].cv_score, -i)), top, "higher score"
 
 
 def compare_systems(sweeps: Sequence[Sweep], names: Sequence[str], folds: int = FOLDS, seed: int = 0, *,
-                    pipelines: Sequence[str] | None = None, significance: float = SIGNIFICANCE) -> Systems:
+                    pipelines: Sequence[str] | None = None, significance: float = SIGNIFICANCE,
+                    repetitions: int = REPETITIONS) -> Systems:
     """Compare systems swept on the same questions (see the module's docstring): `names` are the run directories
     as given, `folds` how many folds (at most one per question), `seed` the folds' seed, `pipelines` each run's
     pipeline label (default: its recorded pipeline's name), `significance` the level of "better". Refuses runs
@@ -384,24 +493,20 @@ def compare_systems(sweeps: Sequence[Sweep], names: Sequence[str], folds: int = 
     k = min(folds, len(questions))
     if k < 2:
         raise InputError(f"comparing systems needs at least 2 folds, not {folds}")
-    fold_of = stats.folds([q.expect for q in questions], k, seed)
+    fold_of = fold_runs([q.expect for q in questions], k, seed, repetitions)
     texts = [q.question for q in questions]
     systems = tuple(_system(sweep, name, pipeline, _order(sweep, texts), fold_of)
                     for sweep, name, pipeline in zip(sweeps, names, pipelines, strict=True))
-    scores = [system.cv_score for system in systems]
     pairs = pairs_of(len(systems))
     certificate = all(sweep.guarantee.certificate is not None for sweep in sweeps)
-    # with --max-wrong-rate, a system whose cell is certified is shipped before any that is not, as one run's
-    # certified cells come before its others: the best is the highest-scoring among the certified, if any is
-    eligible = [i for i, system in enumerate(systems) if system.certified] if certificate else []
-    best = max(eligible or range(len(systems)), key=lambda i: (scores[i], -i))  # the first among equals
+    best, top, kept_as = kept(systems, fold_of, pairs, significance, certificate)
     differences: list[Difference | None] = []
     chosen = systems[best]
     for index, system in enumerate(systems):
         if index == best:
             differences.append(None)
             continue
-        difference = paired(chosen.cv, system.cv, fold_of, pairs, significance, index)
+        difference = paired(chosen.cv_runs, system.cv_runs, fold_of, pairs, significance, index)
         if certificate and chosen.certified and system.certified:
             best_correct, other_correct = (np.array([o is Outcome.CORRECT for o in s.outcomes])
                                            for s in (chosen, system))
@@ -410,5 +515,5 @@ def compare_systems(sweeps: Sequence[Sweep], names: Sequence[str], folds: int = 
     alphas = {sweep.settings.max_wrong_rate for sweep in sweeps}
     return Systems(systems, questions, fold_of, seed, best, tuple(differences), significance, pairs,
                    sweeps[0].settings.wrong_cost, certificate, alphas.pop() if len(alphas) == 1 else None,
-                   sweeps[0].replayed.record.evidence_word)
+                   sweeps[0].replayed.record.evidence_word, top=top, kept_as=kept_as)
 

@@ -82,11 +82,12 @@ def test_the_which_to_ship_section_renders_and_names_the_test() -> None:
     assert lines[2].startswith(f"Ship `{best.name}` (pipeline `{best.pipeline}`) at HAS_ANSWER_CUTOFF "
                                f"{best.point_text[0]}, ANSWER_CUTOFF {best.point_text[1]}")
     text = "\n".join(lines)
-    assert "two-sided" in text and "Nadeau-Bengio" in text
+    assert "two-sided" in text
+    assert "repeated cross-validation t-test over 10 x 5 fold means (Bouckaert-Frank)" in text
     assert "In-sample (tuned on these questions" in text
     html = github_html(text)
     assert "<h2>Which to ship</h2>" in html
-    assert html.count("<li>") == 3  # cross-validated scores, the other system, in-sample
+    assert html.count("<li>") == 4  # cross-validated scores, the cost per question, the other system, in-sample
     assert "<code>runs/a</code>" in html
 
 
@@ -103,7 +104,28 @@ def test_the_same_pipeline_re_recorded_reads_indistinguishable() -> None:
     found = systems_of(same=True)
     text = "\n".join(which_to_ship_lines(found))
     assert "every question scores the same" in text and "indistinguishable (p = 1)" in text
-    assert "either would do" in text
+    assert "either would do" not in text
+    assert ("It is not shown better than `runs/b`, p = 1 (every question scores the same in `runs/b`): at equal "
+            "cost, `runs/a` is kept as the incumbent (the first run given)") in text
+
+
+def test_the_cost_per_question_is_in_the_csv_the_summary_and_decision_json() -> None:
+    runs = random_repeats(5, questions=30, repeats=2)
+    sweeps = [analyse(replayed_of([run], Path(name)), AXIS, AXIS, Settings(resamples=0, folds=0))
+              for run, name in zip(runs, ("runs/a", "runs/b"), strict=True)]
+    sweeps[0].replayed.record = dataclasses.replace(sweeps[0].replayed.record, responses=348, input_tokens=4_500)
+    sweeps[1].replayed.record = dataclasses.replace(sweeps[1].replayed.record, responses=534)
+    found = compare_systems(sweeps, ["runs/a", "runs/b"])
+    frame = pd.read_csv(io.BytesIO(csv_bytes(systems_frame(found))), keep_default_na=False, dtype=str)
+    assert [float(v) for v in frame["requests_per_question"]] == [pytest.approx(348 / 30), pytest.approx(534 / 30)]
+    assert list(frame["input_tokens_per_question"]) == ["150", ""]  # the second records no input tokens
+    text = "\n".join(which_to_ship_lines(found))
+    assert "`runs/a` 11.6 requests, 150 input tokens; `runs/b` 17.8 requests, input tokens not recorded" in text
+    record = systems_decision(found)
+    assert [s["requests_per_question"] for s in record["systems"]] == [pytest.approx(11.6), pytest.approx(17.8)]
+    if not any(d is not None and d.better for d in found.differences):
+        assert found.chosen.name == "runs/a" and record["system"]["kept_as"] == "cheaper"
+        assert "is not shown better, p = " in text and "`runs/a` is kept as the cheaper per question" in text
 
 
 def test_decision_json_names_the_system_and_its_cell() -> None:
@@ -112,7 +134,7 @@ def test_decision_json_names_the_system_and_its_cell() -> None:
     best = found.chosen
     assert record["system"] == {"run": best.name, "pipeline": best.pipeline,
                                 "point": [pytest.approx(best.point[0]), pytest.approx(best.point[1])],
-                                "cell": list(best.cell)}
+                                "cell": list(best.cell), "kept_as": found.kept_as}
     assert [s["run"] for s in record["systems"]] == [s.name for s in found.systems]
     for listed, system, difference in zip(record["systems"], found.systems, found.differences, strict=True):
         assert listed["cv_score"] == pytest.approx(system.cv_score)

@@ -67,30 +67,34 @@ def test_the_cv_scores_are_a_direct_loop_over_the_folds_calling_the_rule() -> No
     found = compare_systems([a, b], ["runs/a", "runs/b"], folds=5, seed=3)
     texts = [q.question for q in a.questions]
     assert [q.question for q in found.questions] == texts
-    fold_of = stats.folds([q.expect for q in a.questions], 5, 3)
-    assert np.array_equal(found.fold_of, fold_of)
+    fold_of = np.array([stats.folds([q.expect for q in a.questions], 5, 3 * 10 + i) for i in range(10)])
+    assert np.array_equal(found.fold_of, fold_of) and found.repetitions == 10 and found.k == 5
+    assert len({tuple(row) for row in fold_of}) == 10  # each repetition its own folds
     for sweep, system in zip((a, b), found.systems, strict=True):
         where = {q.question: i for i, q in enumerate(sweep.questions)}
-        expected = np.zeros(len(texts))
-        for fold in range(5):
-            counts = np.ones(len(texts))
-            for k, text in enumerate(texts):
-                if fold_of[k] == fold:
-                    counts[where[text]] = 0
-            assert sweep.rule is not None
-            cell = sweep.rule(counts).cell
-            scores = sweep.model.per_question(*cell)
-            for k, text in enumerate(texts):
-                if fold_of[k] == fold:
-                    expected[k] = scores[where[text]]
-        assert np.array_equal(system.cv, expected)
+        expected = np.zeros((10, len(texts)))
+        for repetition in range(10):
+            for fold in range(5):
+                counts = np.ones(len(texts))
+                for k, text in enumerate(texts):
+                    if fold_of[repetition, k] == fold:
+                        counts[where[text]] = 0
+                assert sweep.rule is not None
+                cell = sweep.rule(counts).cell
+                assert system.fold_cells[repetition][fold] == cell
+                scores = sweep.model.per_question(*cell)
+                for k, text in enumerate(texts):
+                    if fold_of[repetition, k] == fold:
+                        expected[repetition, k] = scores[where[text]]
+        assert np.array_equal(system.cv_runs, expected)
+        assert np.allclose(system.cv, expected.mean(axis=0))
         assert system.cv_score == pytest.approx(expected.mean())
         assert system.score == pytest.approx(sweep.score(sweep.recommended))
         assert system.cell == sweep.decision.cell
         assert system.outcomes == tuple(sweep.recommended.first[where[t]].outcome for t in texts)
         assert system.counts[Outcome.CORRECT] == sweep.recommended.mean(Outcome.CORRECT)
-    best = int(np.argmax([s.cv_score for s in found.systems]))
-    assert found.best == best
+    assert found.top == int(np.argmax([s.cv_score for s in found.systems]))
+    best = found.best
     other = 1 - best
     difference = found.differences[other]
     assert found.differences[best] is None and difference is not None
@@ -288,3 +292,40 @@ def test_a_certified_system_is_shipped_before_a_higher_scoring_one_that_is_not()
     assert lines[0].startswith("Ship a (pipeline") and "(certified)" in lines[0]
     assert "b score(s) higher cross-validated but have no certified cell" in lines[0]
     assert any("is not certified, so it is not the one to ship" in line for line in lines)
+
+
+def costed(sweep: Sweep, responses: int, input_tokens: int = 0) -> Sweep:
+    """`sweep` as if its run.json recorded `responses` requests and `input_tokens` over its questions."""
+    sweep.replayed.record = dataclasses.replace(sweep.replayed.record, responses=responses, input_tokens=input_tokens)
+    return sweep
+
+
+def test_when_nothing_is_shown_the_cheaper_is_shipped_whatever_the_order() -> None:
+    """Two equally good systems, nothing shown between them: the one whose recording cost fewer requests per
+    question is shipped, given first or second; at equal cost, the incumbent (the first run given)."""
+    runs = random_repeats(12, questions=30, repeats=2)
+    a, b = costed(sweep_of(runs[0], "a"), 348 * 3, 9_000), costed(sweep_of(runs[1], "b"), 534 * 3, 6_000)
+    for sweeps, names in (([a, b], ["a", "b"]), ([b, a], ["b", "a"])):
+        found = compare_systems(sweeps, names)
+        other = found.differences[1 - found.best]
+        assert other is not None and not other.better and not other.identical
+        assert found.chosen.name == "a" and found.kept_as == "cheaper"
+        assert found.chosen.cost.requests == pytest.approx(348 * 3 / 30)
+        assert found.chosen.cost.input_tokens == pytest.approx(300)
+    assert {s.name for s in found.systems if s.cv_score > found.chosen.cv_score} == {"b"}  # not for its score
+    costed(b, 348 * 3, 9_000)
+    for sweeps, names in (([a, b], ["a", "b"]), ([b, a], ["b", "a"])):
+        found = compare_systems(sweeps, names)
+        assert found.chosen.name == names[0] and found.kept_as == "incumbent"
+    costed(b, 348 * 3, 8_999)  # as many requests, fewer input tokens
+    assert compare_systems([a, b], ["a", "b"]).chosen.name == "b"
+
+
+def test_a_system_shown_better_is_shipped_however_dear() -> None:
+    runs = random_repeats(21, questions=60, repeats=2)
+    a, b = costed(sweep_of(runs[0], "a"), 60), costed(sweep_of(better(runs[1]), "b"), 600)
+    found = compare_systems([a, b], ["a", "b"])
+    difference = found.differences[0]
+    assert difference is not None and difference.better
+    assert found.chosen.name == "b" and found.kept_as == "better"
+
