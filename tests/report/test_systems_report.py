@@ -111,7 +111,7 @@ def test_the_same_pipeline_re_recorded_reads_indistinguishable() -> None:
 
 def test_the_cost_per_question_is_in_the_csv_the_summary_and_decision_json() -> None:
     runs = random_repeats(5, questions=30, repeats=2)
-    sweeps = [analyse(replayed_of([run], Path(name)), AXIS, AXIS, Settings(resamples=0, folds=0))
+    sweeps = [analyse(replayed_of([run], Path(name)), AXIS, AXIS, Settings(folds=0))
               for run, name in zip(runs, ("runs/a", "runs/b"), strict=True)]
     sweeps[0].replayed.record = dataclasses.replace(sweeps[0].replayed.record, responses=348, input_tokens=4_500)
     sweeps[1].replayed.record = dataclasses.replace(sweeps[1].replayed.record, responses=534)

@@ -89,10 +89,10 @@ def test_the_cv_scores_are_a_direct_loop_over_the_folds_calling_the_rule() -> No
         assert np.array_equal(system.cv_runs, expected)
         assert np.allclose(system.cv, expected.mean(axis=0))
         assert system.cv_score == pytest.approx(expected.mean())
-        assert system.score == pytest.approx(sweep.score(sweep.recommended))
-        assert system.cell == sweep.decision.cell
-        assert system.outcomes == tuple(sweep.recommended.first[where[t]].outcome for t in texts)
-        assert system.counts[Outcome.CORRECT] == sweep.recommended.mean(Outcome.CORRECT)
+        assert system.score == pytest.approx(sweep.score(sweep.tuned))
+        assert system.cell == sweep.decision.tuned
+        assert system.outcomes == tuple(sweep.tuned.first[where[t]].outcome for t in texts)
+        assert system.counts[Outcome.CORRECT] == sweep.tuned.mean(Outcome.CORRECT)
     assert found.top == int(np.argmax([s.cv_score for s in found.systems]))
     best = found.best
     other = 1 - best
@@ -279,8 +279,14 @@ def test_a_certified_system_is_shipped_before_a_higher_scoring_one_that_is_not()
     run = random_repeats(8, questions=40, repeats=1)[0]
     settings = Settings(folds=0, max_wrong_rate=0.5)
     a, b = sweep_of(run, "a", settings), sweep_of(better(run), "b", settings)
-    a = dataclasses.replace(a, decision=dataclasses.replace(a.decision, certified=True))
-    b = dataclasses.replace(b, decision=dataclasses.replace(b.decision, certified=False))
+    def certifying(sweep: Sweep, every: bool) -> Sweep:  # as if the certificate said so of every cell
+        certificate = sweep.guarantee.certificate
+        assert certificate is not None
+        shaped = np.full(certificate.certified.shape, every)
+        return dataclasses.replace(sweep, guarantee=dataclasses.replace(
+            sweep.guarantee, certificate=dataclasses.replace(certificate, certified=shaped)))
+
+    a, b = certifying(a, True), certifying(b, False)
     found = compare_systems([a, b], ["a", "b"])
     assert found.systems[1].cv_score > found.systems[0].cv_score  # b scores higher...
     assert found.chosen.name == "a"  # ...but a is the one with a certified cell
