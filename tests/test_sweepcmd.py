@@ -733,3 +733,21 @@ def test_a_sweep_of_tables_alone_loads_no_http_client_plots_or_pandas(ten: Path,
         written.append({path.name: path.stat().st_mtime_ns for path in (ten / "replay-index").glob("*.index")})
     assert (tmp_path / "report" / "summary.md").exists()
     assert len(written[0]) == 1 and written[1] == written[0]  # the repeated sweep read the index the first wrote
+
+
+def test_a_quote_nobody_has_judged_asks_for_labels_before_anything_moves(ten: Path, tmp_path: Path) -> None:
+    """Without `bones`' accept patterns its quotes at the default and at the rule's cell have no verdict: the
+    decision is to label it first (named in the terminal's words, summary.md and decision.json), and the default
+    stays what ships; once the patterns are back, the decision is the demo's usual keep."""
+    questions = tmp_path / "questions" / "ten.yaml"
+    text = questions.read_text()
+    questions.write_text(text.replace("    accept: ['\\b206\\b']\n", ""))
+    assert main([str(ten), "--no-plots", "--out", str(tmp_path / "r")]) == 0
+    decision = json.loads((tmp_path / "r" / "decision.json").read_text())
+    assert decision["action"] == "label_first" and decision["unjudged_questions"] == ["bones"]
+    assert decision["recommended"] == decision["default"]
+    first = (tmp_path / "r" / "summary.md").read_text().split("## Decision", 1)[1].strip().splitlines()[0]
+    assert first.startswith("- LABEL FIRST: 1 question(s)") and "bones" in first and "--review" in first
+    questions.write_text(text)
+    assert main([str(ten), "--no-plots", "--out", str(tmp_path / "r"), "--force"]) == 0
+    assert json.loads((tmp_path / "r" / "decision.json").read_text())["action"] == "keep"

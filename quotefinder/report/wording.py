@@ -118,6 +118,10 @@ def gain_words(result: Sweep) -> str:
         return (f"Out of sample: not tested (`--folds 0`), so no gain from tuning the {settings} can be shown and "
                 "the decision does not move on it.")
     test = cv.test
+    if not cv.fold_gains.any():
+        return (f"Out of sample: tuning the {settings} gains exactly 0 over the default in each of the "
+                f"{cv.repetitions} x {cv.k} folds (the rule's choices score like the default on the questions they "
+                "left out): no gain is shown.")
     low, high = test.interval
     shown = "shown" if test.shown else "not shown"
     return (f"Out of sample: choosing the {settings} by the rule gains {test.mean:+.3f} score per question over the "

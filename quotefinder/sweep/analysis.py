@@ -586,8 +586,9 @@ def action_for(choice: Choice, certified: np.ndarray | None, default_cell: tuple
 
 
 def decide(model: ScoreModel, h: np.ndarray, a: np.ndarray, default: tuple[float, float], assessed: Guarantee,
-           cross_validation: CrossValidation | None, unknown: Sequence[int] = ()) -> Recommendation:
-    """The decision (see `Action`), in this order:
+           choice: Choice, cross_validation: CrossValidation | None, unknown: Sequence[int] = ()) -> Recommendation:
+    """The decision (see `Action`) from the rule's pick on all the questions (`choice`: `Rule` over every
+    question, among the certified cells when some are), in this order:
 
     1. LABEL_FIRST when some question's quote at the default or at the rule's cell has no verdict (`unknown`):
        its label could make either the better one;
@@ -598,14 +599,9 @@ def decide(model: ScoreModel, h: np.ndarray, a: np.ndarray, default: tuple[float
        not choose on (`cross_validation.test`, one-sided at its level); KEEP otherwise (without
        cross-validation no gain can be shown, so the default is kept).
     """
-    everyone = np.ones(model.n_questions)
-    score_only = choose(model, everyone, h, a, default)
+    score_only = choose(model, np.ones(model.n_questions), h, a, default)
     certificate = assessed.certificate
-    if certificate is None or not certificate.any:
-        choice, best_certified = score_only, None
-    else:
-        choice = choose(model, everyone, h, a, default, allowed=certificate.certified)
-        best_certified = choice.best
+    best_certified = choice.best if certificate is not None and certificate.any else None
     d_h, d_a = cell_index(h, default[0]), cell_index(a, default[1])
     default_cell = None if d_h is None or d_a is None else (d_h, d_a)
     action = action_for(choice, None if certificate is None else certificate.certified, default_cell,
@@ -660,7 +656,7 @@ def analyse(replayed: Replayed, h_axis: Axis, a_axis: Axis, settings: Settings |
     unknown = unknown_quotes([default_point, tuned_point])
     if settings.answerable_share is not None:  # the labels set every question's weight: all of them count
         unknown = tuple(sorted({*unknown, *(n for n, q in enumerate(replayed.questions) if q.expect is None)}))
-    decision = decide(model, h, a, default, assessed, cross_validation, unknown)
+    decision = decide(model, h, a, default, assessed, tuned, cross_validation, unknown)
     choice = decision.choice
     certificate = assessed.certificate
     allowed = certificate.certified if certificate is not None and certificate.any else None  # ignores C
