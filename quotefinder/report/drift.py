@@ -264,9 +264,10 @@ def drift_console(drift: Drift, result: Sweep) -> list[str]:
 # ---- the monitor ------------------------------------------------------------------------------------
 
 
-METHOD = ("a betting confidence sequence (Waudby-Smith & Ramdas 2024, JRSSB): aGRAPA bets aimed at --max-wrong-rate "
-          "from the last five refreshes (the first refresh stakes nothing: it only informs the next bet), truncated at "
-          "1/(2m); one-sided, valid at every refresh at once, however often it is checked")
+METHOD = ("an anytime-valid test over every refreshed question: each stakes exp((z log rho - m (rho - 1)) / b) on its "
+          "label-weighted loss z (b the largest weight), mixed over ratios rho 1.25 to 10 and over start times "
+          "(weights 1/(s(s+1)), an e-detector after Shin, Ramdas & Rinaldo 2023 that can only alarm at most delta of "
+          "the time, ever); the lower bound inverts it; valid at every refresh at once, however often it is checked")
 
 
 def monitor_alarm_words(monitor: Monitor) -> str:
@@ -297,9 +298,9 @@ def monitor_markdown(monitor: Monitor, axes: tuple[AxisSpec, AxisSpec]) -> str:
               f"{axes[1].shown(monitor.point[1])}; "
               f"--max-wrong-rate {monitor.alpha:g}; confidence {confidence(monitor.delta)} (--delta "
               f"{monitor.delta:g})",
-              f"- Method: {METHOD}. Each refresh is one observation: its sample's estimate of the wrong-answer rate "
-              "(each question's share of wrong answers over its repeats, each label weighted by its share of the "
-              "original's questions). It assumes each refresh is a fresh random sample (its own seed) with fresh API "
+              f"- Method: {METHOD}. Every question a refresh sampled is evidence: its share of wrong answers over its "
+              "repeats, weighted by its label's share of the original's questions (the estimate is their mean). It "
+              "assumes each refresh is a fresh random sample (its own seed) with fresh API "
               "responses, watched in the order they began, none left out after the fact; the original's own "
               "responses, on which the cell was chosen, are not used.",
               "- A test of each refresh on its own at the same level would alarm far more often than that level over "
@@ -307,14 +308,14 @@ def monitor_markdown(monitor: Monitor, axes: tuple[AxisSpec, AxisSpec]) -> str:
               *(["- The refreshes were given out of time order: they are watched in the order they began."]
                 if monitor.reordered else []),
               *(f"- CAUTION: {markdown_text(caution)}" for caution in monitor.cautions), "",
-              "| # | Refresh | Began | Questions | Estimate | Lower bound | Highest capital | Alarm |",
+              "| # | Refresh | Began | Questions | Estimate | Lower bound | Highest e-value | Alarm |",
               "|---:|---|---|---:|---:|---:|---:|---|"]
     for n, w in enumerate(monitor.watches, start=1):
         lines.append(f"| {n} | {_md(w.run)} | {w.started_at or '?'} | {w.questions} | {_rate(w.estimate)} | "
-                     f"{_rate(w.lower)} | {w.capital:.3g} | {'ALARM' if w.alarm else 'no'} |")
+                     f"{_rate(w.lower)} | {w.e_value:.3g} | {'ALARM' if w.alarm else 'no'} |")
     lines += ["", f"The lower bound is one-sided at {confidence(monitor.delta)}, for the highest rate up to that "
-              f"refresh, and never falls back. Capital is the bet's wealth against 'every rate so far is at most "
-              f"{monitor.alpha:g}', the highest it has been; the alarm sounds when it reaches 1/delta = "
+              f"refresh, and never falls back. The e-value is the mixed bets' wealth against 'every rate so far is at "
+              f"most {monitor.alpha:g}', the highest it has been; the alarm sounds when it reaches 1/delta = "
               f"{1 / monitor.delta:g}. `monitor.csv` has every row.", ""]
     return "\n".join(lines)
 
@@ -323,9 +324,9 @@ def monitor_frame(monitor: Monitor) -> pd.DataFrame:
     import pandas as pd  # here: a sweep that writes tables alone never imports pandas
 
     return pd.DataFrame([{"refresh": csv_text(w.run), "began": w.started_at, "questions": w.questions,
-                          "estimate": w.estimate, "lower_bound": w.lower, "highest_capital": w.capital,
+                          "estimate": w.estimate, "lower_bound": w.lower, "highest_e_value": w.e_value,
                           "alarm": w.alarm} for w in monitor.watches],
-                        columns=["refresh", "began", "questions", "estimate", "lower_bound", "highest_capital",
+                        columns=["refresh", "began", "questions", "estimate", "lower_bound", "highest_e_value",
                                  "alarm"])
 
 

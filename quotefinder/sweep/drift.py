@@ -57,6 +57,7 @@ from .analysis import LOSSY, Sweep
 from .compare import SIGNIFICANCE, Change, ChangeKind, changes_at, pipeline_changes, sign_test_of
 from .grid import at_point
 from .guarantee import DELTA, upper_bounds
+from .monitor import Weighted
 from .replay import Coverage, run_system
 
 LABELS = {"answer": "answer", "no-answer": "no-answer", "": "unlabelled"}
@@ -404,19 +405,28 @@ def wrong_rate(new: Sweep, point: tuple[float, float], record: RunRecord, origin
 
 
 def weighted_estimate(new: Sweep, point: tuple[float, float], record: RunRecord,
-                      original: RunRecord) -> tuple[float, list[str]]:
-    """The refresh's estimate of the wrong-answer rate at `point` on the original's question mix, and the labels it
-    sampled no question of: each question's share of wrong answers over every repeat, each label's mean weighted by
-    its share of the original's questions (unbiased for that mix under the stratified sample). A label the original
-    holds but the refresh did not sample counts as never wrong: the estimate is then biased low, never high, so a
+                      original: RunRecord) -> tuple[Weighted, list[str]]:
+    """The refresh's estimate of the wrong-answer rate at `point` on the original's question mix, with its effective
+    questions (`stratified`), and the labels it sampled no question of: each question's share of wrong answers over
+    every repeat, each label's mean weighted by its share of the original's questions (unbiased for that mix under
+    the stratified sample)."""
+    return stratified(losses_at(new, point, None), label_weights(record, original))
+
+
+def stratified(losses: Sequence[tuple[str, float]], held: dict[str, int]) -> tuple[Weighted, list[str]]:
+    """(label, loss) per question, weighted by the labels' `held` counts in the original: the estimate sum_l (N_l /
+    N) mean_l, the effective questions min over the labels sampled of n_l / (N_l / N) (`monitor`'s e_k), and the labels
+    held but not sampled. Those count as never wrong: the estimate is then biased low, never high, so an alarm or a
     lower bound built on it stays valid (and the monitor says so)."""
-    losses = losses_at(new, point, None)
-    held = label_weights(record, original)
     missing = [label for label, count in held.items() if count and not any(f == label for f, _ in losses)]
-    means = {label: (float(np.mean([loss for found, loss in losses if found == label])) if label not in missing
-                     else 0.0) for label in LABELS if held.get(label, 0)}
-    total = sum(held[label] for label in means)
-    return (sum(held[label] / total * mean for label, mean in means.items()) if total else math.nan), missing
+    sampled = {label: [loss for found, loss in losses if found == label] for label in LABELS if held.get(label, 0)}
+    total = sum(held[label] for label in sampled)
+    if not total:
+        return Weighted(math.nan, 0.0), missing
+    shares = {label: held[label] / total for label in sampled}
+    estimate = sum(shares[label] * float(np.mean(found)) for label, found in sampled.items() if found)
+    effective = min((len(found) / shares[label] for label, found in sampled.items() if found), default=0.0)
+    return Weighted(estimate, effective), missing
 
 
 def require_comparable(new: RunRecord, original: RunRecord, new_dir: Path, original_dir: Path) -> list[str]:

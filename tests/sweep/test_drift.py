@@ -259,7 +259,7 @@ def test_the_monitor_passes_a_noisy_api_and_alarms_once_answers_lose_their_suppo
     calm = json.loads((out / "decision.json").read_text())["monitor"]
     assert calm["alarm"] is False and calm["refreshes"] == [str(runs[0]), str(runs[1])]
     summary = (out / "summary.md").read_text()
-    assert "Waudby-Smith & Ramdas" in summary and "given out of time order" in summary
+    assert "Shin, Ramdas & Rinaldo" in summary and "given out of time order" in summary
     capsys.readouterr()
     assert monitor([ten, *runs], out, "--at", "0.3,0.6", "--max-wrong-rate", "0.1") == 1
     said = capsys.readouterr().out
