@@ -266,8 +266,9 @@ def drift_console(drift: Drift, result: Sweep) -> list[str]:
 
 METHOD = ("an anytime-valid test over every refreshed question: each stakes exp((z log rho - m (rho - 1)) / b) on its "
           "label-weighted loss z (b the largest weight), mixed over ratios rho 1.25 to 10 and over start times "
-          "(weights 1/(s(s+1)), an e-detector after Shin, Ramdas & Rinaldo 2023 that can only alarm at most delta of "
-          "the time, ever); the lower bound inverts it; valid at every refresh at once, however often it is checked")
+          "(weights 1/(s(s+1)), an e-detector after Shin, Ramdas & Rinaldo 2023 whose chance of ever alarming is at "
+          "most delta while no rate exceeds --max-wrong-rate); the lower bound inverts it; valid at every refresh at "
+          "once, however often it is checked")
 
 
 def monitor_alarm_words(monitor: Monitor) -> str:
