@@ -186,7 +186,9 @@ class Decisions:
     """Each sampled question's change at the shipped cell (`compare.Change.kind`), and whether that cell was fixed
     before the original's responses were seen (the run's default cutoffs). The one-sided exact sign test of worse
     against fixed questions is exact only then, and only then does it gate (`fails`); at a cell chosen on the
-    original's responses it is advisory: reported, never failing the check (see the module's docstring)."""
+    original's responses it is advisory: reported, never failing the check (see the module's docstring). When the
+    recommendation rule kept the default cutoffs it gates too: failing then needs the test at the default to say
+    worse, which happens at most `significance` of the time under noise, whatever the rule chose."""
 
     kinds: tuple[ChangeKind, ...]
     fixed: bool
