@@ -11,8 +11,8 @@ wrong answers at the shipped cell over its repeats. Weighted by its label's shar
 w_l y_i with w_l = (N_l / N) n_k / n_{k,l}, their mean X_k is the stratified estimate of r_k, the rate on the
 original's question mix at the time of refresh k (`drift.weighted_estimate`; a label the refresh did not sample counts
 as never wrong, which only lowers X_k). Every z_i lies in [0, b_k], b_k = max_l w_l, and n_k / b_k = min_l n_{k,l} /
-(N_l / N) =: e_k, the refresh's effective questions (n_k under proportional allocation), fixed by its design before
-any answer is seen.
+(N_l / N) =: e_k, the refresh's effective questions (about n_k under proportional allocation), fixed by its design
+before any answer is seen.
 
 **The bet.** Against "r_k <= m", each question of refresh k, in any fixed order, multiplies the bettor's capital by
 exp((z_i log rho - m (rho - 1)) / b_k), one stake for the whole refresh; over the refresh that is
