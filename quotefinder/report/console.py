@@ -86,7 +86,7 @@ def show_monitor(monitor: Monitor, axes: tuple[AxisSpec, AxisSpec], out_dir: Pat
           f"{monitor.alpha:g} ({monitor.evidence} evidence):", file=out)
     for n, w in enumerate(monitor.watches, start=1):
         print(f"  {n}. {terminal(w.run)} ({w.started_at}): {w.questions} questions, estimate {100 * w.estimate:.1f}%, "
-              f"lower bound {100 * w.lower:.1f}% (one-sided), highest capital {w.capital:.3g}"
+              f"lower bound {100 * w.lower:.1f}% (one-sided), highest e-value {w.e_value:.3g}"
               f"{', ALARM' if w.alarm else ''}", file=out)
     for caution in monitor.cautions:
         print(f"  CAUTION: {terminal(caution)}", file=out)

@@ -69,6 +69,8 @@ def sign_words(drift: Drift) -> str:
     worse, fixed, p = drift.sign_test
     verdict = (f"< {drift.significance:g}: WORSE beyond noise" if drift.worse
                else f">= {drift.significance:g}: not worse beyond noise")
+    if not drift.decisions.fixed:
+        verdict += f" (advisory: {ADVISORY})"
     return f"{worse} worse against {fixed} fixed, one-sided exact sign test p = {_p(p)} {verdict}"
 
 
@@ -86,9 +88,9 @@ def rate_words(rate: WrongRate, alpha: float | None = None) -> str:
     return words
 
 
-REGRESSION = ("the shipped cell was chosen on the original's responses, so fresh ones tend to look a little worse "
-              "there by chance alone; the sign test does not correct for that, so a borderline WORSE deserves a "
-              "larger refresh before a re-recording")
+ADVISORY = ("the cell is not the run's default cutoffs, so it was chosen on the original's responses, where fresh "
+            "ones look worse by chance alone and the test says WORSE more often than its level: it never fails the "
+            "check here; give --max-wrong-rate to test the rate now instead")
 
 
 def verdict(drift: Drift) -> str:
@@ -99,7 +101,7 @@ def verdict(drift: Drift) -> str:
         rate = (f" The wrong-answer rate at the shipped cell is above {drift.max_wrong_rate:g} now, with "
                 f"{confidence(drift.rate.delta)} confidence (at least {_rate(drift.rate.lower)}): the cutoffs do not "
                 "keep that promise on today's API, whether or not it changed.")
-    if not (drift.changed or drift.shifted or drift.worse):
+    if not (drift.changed or drift.shifted or drift.decisions.fails):
         same = [f"{s.stage}: {s.paired} of {s.asked} asked again, every answer the same" for s in drift.stages
                 if s.sources]
         noisy = [f"{s.stage}: {s.changed} of {s.paired} answered differently and {s.fresh} asked afresh"
@@ -110,20 +112,27 @@ def verdict(drift: Drift) -> str:
                 + (" (noise alone changes close calls, and text written anew, both ways)" if noisy else "")
                 + f"; decisions at the shipped cell: {sign_words(drift)}." + rate)
     what = [stage_words(s) for s in drift.changed] + [shift_words(s, drift) for s in drift.shifted]
-    if drift.worse:
-        what.append(f"decisions at the shipped cell got worse ({sign_words(drift)}; {REGRESSION})")
+    if drift.decisions.fails:
+        what.append(f"decisions at the shipped cell got worse ({sign_words(drift)})")
     todo = ("re-record the run (all of its questions) and sweep it again before trusting its cutoffs"
             if drift.failed else
-            "decisions at the shipped cell are not worse beyond noise, so the cutoffs still stand on this sample; "
-            "re-record the run when you next tune them, since its evidence no longer describes every answer")
+            "no test that gates the check failed, so the cutoffs still stand on this sample; re-record the run when "
+            "you next tune them, since its evidence no longer describes every answer")
+    if not drift.decisions.fails:
+        todo += f"; decisions at the shipped cell: {sign_words(drift)}"
     return f"The API has changed since {drift.original} was recorded: {'; '.join(what)}. What to do: {todo}." + rate
 
 
 def exit_words(drift: Drift) -> str:
     if not drift.failed:
-        return "PASS (exit 0): decisions at the shipped cell are not worse beyond noise" + (
-            f" and the rate is not shown above {drift.max_wrong_rate:g}" if drift.max_wrong_rate is not None else "")
-    reasons = [r for r, bad in (("decisions got worse beyond noise", drift.worse),
+        return ("PASS (exit 0): no stage's probabilities shifted beyond noise"
+                + (", decisions at the shipped cell (the run's default cutoffs) are not worse beyond noise"
+                   if drift.decisions.fixed else "")
+                + (f" and the rate is not shown above {drift.max_wrong_rate:g}" if drift.max_wrong_rate is not None
+                   else ""))
+    reasons = [r for r, bad in (("decisions at the run's default cutoffs got worse beyond noise",
+                                 drift.decisions.fails),
+                                ("a stage's probabilities shifted beyond noise", bool(drift.shifted)),
                                 (f"the rate is above {drift.max_wrong_rate} with confidence", drift.above)) if bad]
     return f"FAIL (exit 1): {' and '.join(reasons)}"
 
@@ -228,6 +237,7 @@ def drift_record(drift: Drift, result: Sweep) -> dict[str, object]:
             "shipped": [spec.written(v) for spec, v in zip(result.system.axes, drift.point, strict=True)],
             "shipped_from": drift.point_from, "holds": drift.holds, "failed": drift.failed,
             "worse_questions": worse, "fixed_questions": fixed, "sign_test_p": p, "significance": drift.significance,
+            "sign_test_gates": drift.decisions.fixed,
             "wrong_rate": {"estimate": _finite(drift.rate.estimate), "lower": drift.rate.lower,
                            "upper": drift.rate.upper, "confidence": 1 - drift.rate.delta,
                            "means": "one-sided bounds, each at this confidence, on the wrong-answer rate at the "
@@ -254,9 +264,11 @@ def drift_console(drift: Drift, result: Sweep) -> list[str]:
 # ---- the monitor ------------------------------------------------------------------------------------
 
 
-METHOD = ("a betting confidence sequence (Waudby-Smith & Ramdas 2024, JRSSB): aGRAPA bets aimed at --max-wrong-rate "
-          "from the last five refreshes (the first refresh stakes nothing: it only informs the next bet), truncated at "
-          "1/(2m); one-sided, valid at every refresh at once, however often it is checked")
+METHOD = ("an anytime-valid test over every refreshed question: each stakes exp((z log rho - m (rho - 1)) / b) on its "
+          "label-weighted loss z (b the largest weight), mixed over ratios rho 1.25 to 10 and over start times "
+          "(weights 1/(s(s+1)), an e-detector after Shin, Ramdas & Rinaldo 2023 whose chance of ever alarming is at "
+          "most delta while no rate exceeds --max-wrong-rate); the lower bound inverts it; valid at every refresh at "
+          "once, however often it is checked")
 
 
 def monitor_alarm_words(monitor: Monitor) -> str:
@@ -287,9 +299,9 @@ def monitor_markdown(monitor: Monitor, axes: tuple[AxisSpec, AxisSpec]) -> str:
               f"{axes[1].shown(monitor.point[1])}; "
               f"--max-wrong-rate {monitor.alpha:g}; confidence {confidence(monitor.delta)} (--delta "
               f"{monitor.delta:g})",
-              f"- Method: {METHOD}. Each refresh is one observation: its sample's estimate of the wrong-answer rate "
-              "(each question's share of wrong answers over its repeats, each label weighted by its share of the "
-              "original's questions). It assumes each refresh is a fresh random sample (its own seed) with fresh API "
+              f"- Method: {METHOD}. Every question a refresh sampled is evidence: its share of wrong answers over its "
+              "repeats, weighted by its label's share of the original's questions (the estimate is their mean). It "
+              "assumes each refresh is a fresh random sample (its own seed) with fresh API "
               "responses, watched in the order they began, none left out after the fact; the original's own "
               "responses, on which the cell was chosen, are not used.",
               "- A test of each refresh on its own at the same level would alarm far more often than that level over "
@@ -297,14 +309,14 @@ def monitor_markdown(monitor: Monitor, axes: tuple[AxisSpec, AxisSpec]) -> str:
               *(["- The refreshes were given out of time order: they are watched in the order they began."]
                 if monitor.reordered else []),
               *(f"- CAUTION: {markdown_text(caution)}" for caution in monitor.cautions), "",
-              "| # | Refresh | Began | Questions | Estimate | Lower bound | Highest capital | Alarm |",
+              "| # | Refresh | Began | Questions | Estimate | Lower bound | Highest e-value | Alarm |",
               "|---:|---|---|---:|---:|---:|---:|---|"]
     for n, w in enumerate(monitor.watches, start=1):
         lines.append(f"| {n} | {_md(w.run)} | {w.started_at or '?'} | {w.questions} | {_rate(w.estimate)} | "
-                     f"{_rate(w.lower)} | {w.capital:.3g} | {'ALARM' if w.alarm else 'no'} |")
+                     f"{_rate(w.lower)} | {w.e_value:.3g} | {'ALARM' if w.alarm else 'no'} |")
     lines += ["", f"The lower bound is one-sided at {confidence(monitor.delta)}, for the highest rate up to that "
-              f"refresh, and never falls back. Capital is the bet's wealth against 'every rate so far is at most "
-              f"{monitor.alpha:g}', the highest it has been; the alarm sounds when it reaches 1/delta = "
+              f"refresh, and never falls back. The e-value is the mixed bets' wealth against 'every rate so far is at "
+              f"most {monitor.alpha:g}', the highest it has been; the alarm sounds when it reaches 1/delta = "
               f"{1 / monitor.delta:g}. `monitor.csv` has every row.", ""]
     return "\n".join(lines)
 
@@ -313,9 +325,9 @@ def monitor_frame(monitor: Monitor) -> pd.DataFrame:
     import pandas as pd  # here: a sweep that writes tables alone never imports pandas
 
     return pd.DataFrame([{"refresh": csv_text(w.run), "began": w.started_at, "questions": w.questions,
-                          "estimate": w.estimate, "lower_bound": w.lower, "highest_capital": w.capital,
+                          "estimate": w.estimate, "lower_bound": w.lower, "highest_e_value": w.e_value,
                           "alarm": w.alarm} for w in monitor.watches],
-                        columns=["refresh", "began", "questions", "estimate", "lower_bound", "highest_capital",
+                        columns=["refresh", "began", "questions", "estimate", "lower_bound", "highest_e_value",
                                  "alarm"])
 
 

@@ -1,136 +1,132 @@
-"""Watching the shipped cutoffs over time: an anytime-valid confidence sequence for the wrong-answer rate.
+"""Watching the shipped cutoffs over time: an anytime-valid test, and lower confidence bound, for the wrong-answer rate.
 
 A team that re-checks every month and stops the first time a test at level delta looks bad has run many tests:
-twenty refreshes each tested at 10% alarm, under no change at all, far more often than 10% of the time. A
-confidence sequence is a bound that holds at every refresh at once, however often it is looked at and whenever
-one stops: with probability at least 1 - delta, the lower bound never passes a rate that held all along.
+twenty refreshes each tested at 10% alarm, under no change at all, far more often than 10% of the time. The monitor's
+alarm holds its level however often it is looked at and whenever one stops: while no refresh's rate exceeds alpha,
+the chance that it EVER alarms is at most delta.
 
-**The method.** Betting confidence sequences (Waudby-Smith & Ramdas, "Estimating means of bounded random variables by
-betting", JRSSB 2024), one-sided. Each refresh k gives one observation X_k in [0, 1]: its sample's estimate of the
-wrong-answer rate at the shipped cell (each question's share of wrong answers over its repeats, each label, as the
-refresh recorded it, weighted by its share of the original run's questions, so that X_k is unbiased for the rate r_k on
-the original's question mix at the time of refresh k; a label the refresh did not sample counts as never wrong, which
-biases X_k low, E X_k <= r_k, all the argument below needs). For a candidate rate m the capital
+**The evidence: every refreshed question.** Refresh k samples n_{k,l} of the original's N_l questions of each label l
+(without replacement, N questions in all) and records them afresh; question i's loss y_i in [0, 1] is its share of
+wrong answers at the shipped cell over its repeats. Weighted by its label's share of the original's questions, z_i =
+w_l y_i with w_l = (N_l / N) n_k / n_{k,l}, their mean X_k is the stratified estimate of r_k, the rate on the
+original's question mix at the time of refresh k (`drift.weighted_estimate`; a label the refresh did not sample counts
+as never wrong, which only lowers X_k). Every z_i lies in [0, b_k], b_k = max_l w_l, and n_k / b_k = min_l n_{k,l} /
+(N_l / N) =: e_k, the refresh's effective questions (about n_k under proportional allocation), fixed by its design
+before any answer is seen.
 
-    K_t(m) = prod_{k <= t} (1 + lambda_k(m) (X_k - m)),  lambda_k(m) = min(lambda_k, c / m),  c = 1/2,
+**The bet.** Against "r_k <= m", each question of refresh k, in any fixed order, multiplies the bettor's capital by
+exp((z_i log rho - m (rho - 1)) / b_k), one stake for the whole refresh; over the refresh that is
 
-is a nonnegative supermartingale while every r_k is at most m, for any bet lambda_k >= 0 fixed before X_k is seen (each
-factor then has conditional mean at most 1, and stays at or above 1 - c). By Ville's inequality it ever reaches 1/delta
-with probability at most delta. The bet is the paper's aGRAPA (the growth-rate-adaptive bet) aimed at alpha, the rate
-that must not be passed, from the last `WINDOW` refreshes before k (so that a long calm history well below alpha does
-not blunt it): lambda_k = max(0, (mu - alpha) / (s2 + (mu - alpha)^2)), mu their mean and s2 their spread, each started
-from one pseudo-observation (alpha, and alpha (1 - alpha) / n_k, the spread of a mean of n_k answers at rate alpha; n_k,
-refresh k's sample size, is fixed before its answers are seen). It stakes nothing while the rate looks like alpha, and
-more as it rises. The bet is the same for every m and K_t(m) falls as m rises (the truncation only lowers a stake as m
-grows, and each factor falls with m), so the rates not rejected form an interval above L_t: L_t, found by bisection and
-kept as a running maximum, is the lower bound. With probability at least 1 - delta, L_t never exceeds the highest rate
-up to t, at every t at once: with M_t that rate, and M_k <= M_t for k <= t, each factor falls as m rises, so K_t(M_t) <=
-W_t = prod_{k <= t} (1 + lambda_k(M_k) (X_k - M_k)), one nonnegative supermartingale (E X_k <= r_k <= M_k), which by
-Ville's inequality ever reaches 1/delta with probability at most delta; and each running maximum L_t = max_{s <= t} l_s
-then has l_s <= M_s <= M_t. The alarm is K(alpha) having reached 1/delta at some refresh so far, the lower bound
-reaching alpha: the rate has provably risen above alpha at some refresh. (No upper bound is reported: the same
-construction bounds only the lowest rate so far, which says nothing once the rate has risen.)
+    F_k(rho, m) = exp(e_k (X_k log rho - m (rho - 1))),
 
-A refresh's questions are one observation (their mean) rather than one each, because they are drawn without
-replacement from the original's questions: their mean is unbiased, one by one they are not independent. The
-validity rests on each refresh being a fresh random sample (its own seed) with fresh API responses, on the
-refreshes being watched in the order they were made, none left out after the fact; the refreshes may share
-questions.
+the log-optimal bet when the rate is rho times m. E[F_k | the past] <= 1 whenever r_k <= m: (1) a loss y in [0, 1]
+with mean p has E exp(t y) <= 1 + p (e^t - 1) (convexity), given its question; (2) within a label, for questions drawn
+without replacement, the mean of a convex function (exp) of a sum is at most its mean with replacement (Hoeffding
+1963, Theorem 4), which is (1 + r_l (e^t - 1))^{n_{k,l}} <= exp(n_{k,l} r_l (e^t - 1)) with r_l the label's rate and
+t = w_l log(rho) / b_k; (3) as (e^{w lambda} - 1) / w rises with w, the labels' exponents sum to at most n_k m
+(rho - 1) / b_k when sum_l (N_l / N) r_l <= m. The fresh answers must be independent across questions given the
+questions, and each refresh a fresh sample (its own seed).
+
+**The mixture.** The alarm's statistic mixes bets over ratios rho in `RATIOS` (equal weights) and over start times s,
+weight 1/(s (s + 1)) (summing to 1):
+
+    E_t(m) = sum_{s <= t} 1/(s (s + 1)) mean_rho prod_{s <= k <= t} F_k(rho, m),
+
+computed by the recursion A_t = F_t (A_{t-1} + w_t) per rho. Each product started at s is a test supermartingale from s
+on (1 before s) while every rate is at most m, so their mixture is one with initial value 1, and E_t never exceeds it;
+by Ville's inequality, P(E_t(m) ever reaches 1/delta) <= delta. The alarm is E_t(alpha) >= 1/delta at some refresh so
+far. The start times keep a long calm from blunting the alarm: a calm just under alpha costs every product running
+through it, but one started after it pays only log(s (s + 1)) for its late start. This is the Shiryaev-Roberts
+e-detector of Shin, Ramdas & Rinaldo (2023, "E-detectors"), A_t = F_t (A_{t-1} + 1), with start weights summing to 1
+instead of 1 each: theirs bounds the average run length to a false alarm, these bound the chance of ever alarming.
+
+**The lower bound.** F_k falls as m rises, so E_t does, and the rates rejected after refresh t form an interval below
+l_t = sup {m : E_t(m) >= 1/delta} (bisection); L_t, the running maximum of l_t, is reported. With probability at least
+1 - delta, L_t never exceeds the highest rate up to t, at every t at once: with M_k the highest rate up to k (the rates
+a fixed sequence), E_t(M_t) is at most the same mixture with each F_k taken at M_k, one test supermartingale since r_k
+<= M_k. The alarm holds exactly when L_t reaches alpha.
+
+The validity rests on each refresh being a fresh random sample (its own seed) with fresh API responses, the
+refreshes watched in the order they were made, none left out after the fact; the refreshes may share questions.
+Looked at within a refresh, question by question, it claims nothing: only after each whole refresh.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-Values = Sequence[float] | np.ndarray  # observations in [0, 1], time on the last axis
-TRUNCATION = 0.5  # c: a bet never stakes more than c / m, so that a loss never takes more than half the capital
+RATIOS = np.array([1.25, 1.5, 2.0, 3.0, 5.0, 10.0])  # rho: each bet is log-optimal at a rate rho times the one tested
 BISECTIONS = 50
 
 
-WINDOW = 5  # the refreshes the bet looks back on
+@dataclass(frozen=True)
+class Weighted:
+    """One refresh at the shipped cell: its stratified estimate X_k of the wrong-answer rate (NaN without a question)
+    and its effective questions e_k = min over the labels sampled of (sampled / the label's share of the original's
+    questions), the n of the bet."""
+
+    estimate: float
+    effective: float
 
 
-def aimed_bets(xs: Values, target: float, spreads: Values, window: int = WINDOW) -> np.ndarray:
-    """aGRAPA bets aimed at `target`: max(0, (mu - target) / (s2 + (mu - target)^2)) from the last `window`
-    observations before each one, mu and s2 each started from one pseudo-observation (`target`, and that step's
-    `spreads`, fixed before its observation)."""
-    values = np.asarray(xs, dtype=float)
-    spread = np.broadcast_to(np.asarray(spreads, dtype=float), values.shape[-1:])
-    found = np.zeros(values.shape)
-    for k in range(values.shape[-1]):
-        seen = values[..., max(0, k - window):k]
-        mu = (target + seen.sum(axis=-1)) / (seen.shape[-1] + 1)
-        s2 = (spread[k] + ((seen - mu[..., None]) ** 2).sum(axis=-1)) / (seen.shape[-1] + 1)
-        gap = mu - target
-        found[..., k] = np.where(gap > 0, gap / np.maximum(s2 + gap**2, 1e-300), 0.0)
+def start_weights(refreshes: int) -> np.ndarray:
+    """1 / (s (s + 1)) for s = 1 .. refreshes: the prior on when the rate rose, summing to 1 over all s."""
+    s = np.arange(1, refreshes + 1, dtype=float)
+    return 1 / (s * (s + 1))
+
+
+def log_evalues(estimates: np.ndarray, effective: np.ndarray, m: float | np.ndarray) -> np.ndarray:
+    """log E_t(m) after each refresh (last axis: time); `estimates` and `effective` (..., T), `m` a rate, or one
+    per leading index (broadcast against estimates.shape[:-1]). A refresh without an estimate stakes nothing."""
+    x = np.asarray(estimates, dtype=float)
+    known = np.isfinite(x)
+    rate = np.asarray(m, dtype=float)[..., None, None]
+    factors = np.where(known, effective, 0.0)[..., None] * (np.where(known, x, 0.0)[..., None] * np.log(RATIOS)
+                                                            - rate * (RATIOS - 1))
+    weights = np.log(start_weights(x.shape[-1]))
+    running = np.full(factors.shape[:-2] + (len(RATIOS),), -np.inf)
+    found = np.empty(factors.shape[:-1])
+    for t in range(x.shape[-1]):
+        running = factors[..., t, :] + np.logaddexp(running, weights[t])
+        found[..., t] = np.logaddexp.reduce(running, axis=-1) - math.log(len(RATIOS))
     return found
 
 
-def capital(xs: Values, m: float, bets: np.ndarray, c: float = TRUNCATION) -> np.ndarray:
-    """K_t(m) after each observation (last axis: time), for the null 'every rate so far is at most m'."""
-    values = np.asarray(xs, dtype=float)
-    stake = np.minimum(bets, c / m) if m > 0 else bets
-    return np.cumprod(1 + stake * (values - m), axis=-1)
+def alarms(estimates: np.ndarray, effective: np.ndarray, alpha: float, delta: float) -> np.ndarray:
+    """After each refresh (last axis), whether E(alpha) has reached 1/delta by then: at most delta of the time ever,
+    while no rate exceeds alpha."""
+    return np.maximum.accumulate(log_evalues(estimates, effective, alpha) >= math.log(1 / delta), axis=-1)
 
 
-def lower_bounds(xs: Values, bets: np.ndarray, delta: float, c: float = TRUNCATION) -> list[float]:
-    """The running lower confidence bound after each observation: with probability at least 1 - delta, none of
-    them is ever above the highest rate up to it."""
-    values = np.asarray(xs, dtype=float)
-    threshold = 1 / delta
-    found: list[float] = []
-    best = 0.0
-    for t in range(1, len(values) + 1):
-        seen, stakes = values[:t], bets[:t]
-        lo, hi = 0.0, 1.0  # K_t(1) <= 1 < 1/delta: 1 is never rejected; K_t(lo) >= 1/delta holds or lo = 0
-        if capital(seen, 1e-12, stakes, c)[-1] < threshold:
-            hi = 0.0
-        for _ in range(BISECTIONS):
-            mid = (lo + hi) / 2
-            if capital(seen, mid, stakes, c)[-1] >= threshold:
-                lo = mid
-            else:
-                hi = mid
-        best = max(best, lo)
-        found.append(best)
-    return found
-
-
-def spreads_of(alpha: float, questions: Values) -> np.ndarray:
-    """Each refresh's starting spread for the bet: alpha (1 - alpha) / n_k, the variance of a mean of n_k answers at
-    rate alpha (n_k its sample size, known before its answers)."""
-    return alpha * (1 - alpha) / np.maximum(np.asarray(questions, dtype=float), 1.0)
-
-
-def alarms(xs: Values, alpha: float, delta: float, spreads: Values, c: float = TRUNCATION) -> np.ndarray:
-    """After each observation (last axis), whether the capital against 'every rate so far is at most alpha' has
-    reached 1/delta by then (`aimed_bets`): the alarm, raised at most delta of the time when no rate exceeds alpha."""
-    wealth = capital(xs, alpha, aimed_bets(xs, alpha, spreads), c)
-    return np.maximum.accumulate(wealth, axis=-1) >= 1 / delta
-
-
-def bounds(xs: Values, alpha: float, delta: float, spreads: Values) -> tuple[list[float], np.ndarray, np.ndarray]:
-    """(running lower bounds, the highest capital against alpha so far, the alarm) after each observation."""
-    values = np.asarray(xs, dtype=float)
-    aimed = aimed_bets(values, alpha, spreads)
-    wealth = np.maximum.accumulate(capital(values, alpha, aimed), axis=-1)
-    return lower_bounds(values, aimed, delta), wealth, wealth >= 1 / delta
+def lower_bounds(estimates: np.ndarray, effective: np.ndarray, delta: float) -> np.ndarray:
+    """The running lower confidence bound L_t after each refresh (last axis): with probability at least 1 - delta,
+    none of them is ever above the highest rate up to it. Each l_t is a rate E_t rejects (or 0), to 2^-50."""
+    x = np.asarray(estimates, dtype=float)[..., None, :]
+    n = np.asarray(effective, dtype=float)[..., None, :]
+    threshold = math.log(1 / delta)
+    lo, hi = np.zeros(x.shape[:-2] + x.shape[-1:]), np.ones(x.shape[:-2] + x.shape[-1:])  # E_t(1) < 1: never
+    for _ in range(BISECTIONS):
+        mid = (lo + hi) / 2
+        passed = np.diagonal(log_evalues(x, n, mid), axis1=-2, axis2=-1) >= threshold
+        lo, hi = np.where(passed, mid, lo), np.where(passed, hi, mid)
+    return np.maximum.accumulate(lo, axis=-1)
 
 
 @dataclass(frozen=True)
 class Watch:
     """One refresh in the monitored sequence: when it began, how many questions, its estimate, and after it the
-    running lower bound and the highest capital so far."""
+    running lower bound and the highest e-value E(alpha) so far."""
 
     run: str
     started_at: str
     questions: int
     estimate: float
     lower: float
-    capital: float
+    e_value: float
     alarm: bool
 
 
@@ -158,11 +154,14 @@ class Monitor:
 
 
 def watch(original: str, point: tuple[float, float], alpha: float, delta: float,
-          refreshes: Sequence[tuple[str, str, int, float]], evidence: str, reordered: bool = False,
+          refreshes: Sequence[tuple[str, str, int, Weighted]], evidence: str, reordered: bool = False,
           cautions: Sequence[str] = ()) -> Monitor:
-    """The monitor over `refreshes` (run, started_at, questions, estimate), already in time order."""
-    xs = np.array([estimate for *_, estimate in refreshes], dtype=float)
-    lows, wealth, raised = bounds(xs, alpha, delta, spreads_of(alpha, [n for _, _, n, _ in refreshes]))
-    watches = tuple(Watch(run, started, n, float(x), lo, float(k), bool(flag))
-                    for (run, started, n, x), lo, k, flag in zip(refreshes, lows, wealth, raised, strict=True))
+    """The monitor over `refreshes` (run, started_at, questions, its weighted estimate), already in time order."""
+    xs = np.array([weighted.estimate for *_, weighted in refreshes], dtype=float)
+    effective = np.array([weighted.effective for *_, weighted in refreshes], dtype=float)
+    lows = lower_bounds(xs, effective, delta)
+    highest = np.exp(np.maximum.accumulate(log_evalues(xs, effective, alpha)))
+    raised = alarms(xs, effective, alpha, delta)
+    watches = tuple(Watch(run, started, n, weighted.estimate, float(lo), float(e), bool(flag))
+                    for (run, started, n, weighted), lo, e, flag in zip(refreshes, lows, highest, raised, strict=True))
     return Monitor(original, point, alpha, delta, watches, evidence, reordered, tuple(cautions))
