@@ -14,7 +14,7 @@ RUN answers three things, each from the responses themselves:
   (`compare.changes_at`, as `--baseline` compares: like with like), and the one-sided exact sign test of worse
   against fixed questions (`Decisions`). The test is exact only when the cell was fixed before the original's
   responses were seen: then and now are then two exchangeable recordings. A cell chosen on those responses (the
-  recommended cell, or an `--at` other than the run's default cutoffs) is where they happened to look best, so
+  rule's cell a move ships, or an `--at` other than the run's default cutoffs) is where they happened to look best, so
   fresh ones look worse there by regression alone: with a refresh of the whole original the test said "worse"
   in well over 5% of pure-noise worlds at a stated 5% (`tests/sweep/test_drift_stats.py`). So the sign test
   gates (fails the check) only at the run's default cutoffs; elsewhere it is reported as advisory and never
@@ -280,10 +280,11 @@ class Drift:
 
 
 def shipped_point(at: tuple[float, float] | None, original: Sweep) -> tuple[tuple[float, float], str]:
-    """The cell the drift is checked at: --at, else the original run's recommended cell."""
+    """The cell the drift is checked at: --at, else the point the original run's decision ships."""
     if at is not None:
         return at, "--at"
-    return (original.recommended.h, original.recommended.a), f"the recommended cell of {original.replayed.run_dir}"
+    return ((original.recommended.h, original.recommended.a),
+            f"the point {original.replayed.run_dir}'s decision ships: {original.decision.action.value}")
 
 
 def _walk(store: Any, under_test: System, config: Any, coverage: Coverage, text: str, repeat: int,

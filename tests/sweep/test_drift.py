@@ -83,8 +83,8 @@ def test_a_refresh_records_only_its_sample_and_an_unchanged_api_still_holds(ten:
     decision = json.loads((out / "decision.json").read_text())
     assert decision["drift"]["holds"] is True and decision["drift"]["failed"] is False
     shipped_from = decision["drift"]["shipped_from"]
-    assert shipped_from.startswith("the recommended cell of ")
-    assert Path(shipped_from.removeprefix("the recommended cell of ")).resolve() == ten.resolve()
+    assert shipped_from.startswith("the point ") and shipped_from.endswith("'s decision ships: keep")
+    assert Path(shipped_from.removeprefix("the point ").split("'s decision", 1)[0]).resolve() == ten.resolve()
     stages = pd.read_csv(out / "drift-stages.csv")
     assert list(stages["stage"]) == ["search results", "sentence chosen", "compare"]
     assert (stages["asked_then_too"] == stages["requests_now"]).all() and (stages["answer_changed"] == 0).all()
@@ -207,8 +207,10 @@ def test_refresh_options_that_do_not_go_together_are_usage_errors(ten: Path, cap
 def test_a_squad_run_refreshed_records_only_its_sample_and_drift_is_flagged(tmp_path: Path, standin_for) -> None:
     """Real paragraphs (SQuAD 2.0): a 30-question run, a refresh of 12 (only those searched), passed under noise; a
     refresh of 24 after every answer page was rewritten (the API still rating it as before) is flagged: its search
-    results changed and the sign test says worse, advisory at the recommended cell (chosen on the original's
-    responses), so it fails only on the rate now, with --max-wrong-rate."""
+    results changed and the sign test says worse. Without cross-validation (`drift`'s --folds 0) the original's
+    decision keeps the default cutoffs, fixed before any response was seen, so there the sign test gates and the
+    check fails; at the rule's in-sample cell (chosen on the original's responses) it is advisory, and the check
+    fails only on the rate now, with --max-wrong-rate."""
     questions, scenario = squad_sample(tmp_path, 30, 5)
     base = standin_for(scenario)
     original = tmp_path / "runs" / "squad"
@@ -220,12 +222,20 @@ def test_a_squad_run_refreshed_records_only_its_sample_and_drift_is_flagged(tmp_
     assert drift(tmp_path / "runs" / "squad-noisy", tmp_path / "noisy") == 0
     rewritten = standin_for(later(load_scenario(scenario), Later(seed=4, unsupported=1.0)))
     assert refresh(original, tmp_path / "runs" / "squad-later", rewritten, "--sample", "24", "--seed", "3") == 0
-    assert drift(tmp_path / "runs" / "squad-later", tmp_path / "later") == 0
+    assert drift(tmp_path / "runs" / "squad-later", tmp_path / "shipped") == 1
+    shipped = json.loads((tmp_path / "shipped" / "decision.json").read_text())["drift"]
+    assert shipped["sign_test_p"] < 0.05 and shipped["sign_test_gates"] is True and shipped["failed"] is True
+    assert sweep_main([str(original), "--out", str(tmp_path / "original"), "--no-plots", "--folds", "0"]) == 0
+    decision = json.loads((tmp_path / "original" / "decision.json").read_text())
+    assert decision["action"] == "keep" and decision["tuned"] != decision["default"]
+    tuned = ",".join(f"{value:g}" for value in decision["tuned"])
+    assert drift(tmp_path / "runs" / "squad-later", tmp_path / "later", "--at", tuned) == 0
     found = json.loads((tmp_path / "later" / "decision.json").read_text())["drift"]
     assert found["sign_test_p"] < 0.05 and found["stages_changed"] == ["search results"]
     assert found["holds"] is False and found["sign_test_gates"] is False and found["failed"] is False
     assert "advisory" in (tmp_path / "later" / "summary.md").read_text()
-    assert drift(tmp_path / "runs" / "squad-later", tmp_path / "gated", "--max-wrong-rate", "0.1") == 1
+    assert drift(tmp_path / "runs" / "squad-later", tmp_path / "gated", "--at", tuned, "--max-wrong-rate",
+                 "0.1") == 1
     gated = json.loads((tmp_path / "gated" / "decision.json").read_text())["drift"]
     assert gated["failed"] is True and gated["wrong_rate"]["lower"] > 0.1
 
