@@ -38,38 +38,37 @@ from .sweep.stats import LEVEL
 EXIT_OK, EXIT_WORSE, EXIT_ERROR = cli.EXIT_OK, cli.EXIT_WORSE, cli.EXIT_ERROR
 
 
-QUIET = {"runs", "out", "jobs", "force", "no_index", "no_plots", "no_html", "at"}  # no effect on what a report says
-# (--at is echoed as typed, `at_text`)
+QUIET = {"out", "jobs", "force", "no_index", "no_plots", "no_html"}  # options with no effect on what a report says
 
 
-def echoed(args: argparse.Namespace, parser: argparse.ArgumentParser) -> tuple[str, ...]:
-    """The options given that change what a report says, as `--name value`, in a fixed order: for the summary to echo
-    what it was given (the run and report paths, processes and tidying left out)."""
+def echoed(given: Sequence[str], parser: argparse.ArgumentParser) -> tuple[str, ...]:
+    """The options typed (`given`, the command line after the program), in the order typed, as `--name value`: for
+    the summary to echo what it was given, the report's paths, processes and tidying left out."""
     found = []
-    for name, value in sorted(vars(args).items()):
-        if name in QUIET or name in ("run", "at_text") or value is None or value is False:
+    words = iter(given)
+    for word in words:
+        if not word.startswith("--"):
+            continue  # a run, or a value read with its option
+        flag, equals, value = word.partition("=")
+        actions = parser._option_string_actions  # (argparse has no public look-up of an option by its flag)
+        if flag not in actions:  # an abbreviation argparse accepted: the one option it starts
+            flag = next((name for name in actions if name.startswith(flag)), flag)
+        action = actions.get(flag)
+        if action is None or action.dest in QUIET:
             continue
-        if value == parser.get_default(name):
-            continue
-        flag = "--" + name.replace("_", "-")
-        if value is True:
+        if action.nargs == 0:
             found.append(flag)
-        elif isinstance(value, Axis):
-            if value.spec != DEFAULT_GRID:  # the default grid, filled in when none is given
-                found.append(f"{flag} {value.spec}")
-        elif isinstance(value, list):
-            found.extend(f"{flag} {item}" for item in value)
-        else:
-            found.append(f"{flag} {value:g}" if isinstance(value, float) else f"{flag} {value}")
-    if args.at_text is not None:
-        found.append(f"--at {args.at_text}")
-    return tuple(sorted(found))
+            continue
+        if not equals:
+            value = next(words, "")
+        found.append(f"{flag} {value}")
+    return tuple(found)
 
 
-def _settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Settings:
+def _settings(args: argparse.Namespace, echo: tuple[str, ...]) -> Settings:
     return Settings(wrong_cost=args.wrong_cost, folds=args.folds, seed=args.seed, level=args.level,
                     max_wrong_rate=args.max_wrong_rate, delta=args.delta, answerable_share=args.answerable_share,
-                    options=echoed(args, parser))
+                    options=echo)
 
 
 def _refusal(args: argparse.Namespace) -> str:
@@ -370,7 +369,8 @@ def main(argv: list[str] | None = None, ask: Callable[[str], str] | None = None)
             parser.print_usage(sys.stderr)
             print(f"sweep.py: error: {refusal}", file=sys.stderr)
             return EXIT_ERROR
-    options = SweepOptions(run=args.run, has_answer=chosen[0], answer=chosen[1], settings=_settings(args, parser),
+    settings = _settings(args, echoed(given, parser))
+    options = SweepOptions(run=args.run, has_answer=chosen[0], answer=chosen[1], settings=settings,
                            questions=args.questions, allow_incomplete=args.allow_incomplete, jobs=args.jobs,
                            at=args.at, baseline=args.baseline, significance=args.significance, strict=args.strict,
                            use_index=not args.no_index)

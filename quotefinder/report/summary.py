@@ -24,6 +24,7 @@ from .wording import (
     assumption_words,
     cell_words,
     decision_lines,
+    gain_words,
     interval_words,
     pipeline_words,
     point_words,
@@ -81,7 +82,7 @@ def summary_markdown(result: Sweep, plots: Sequence[tuple[str, str]] = (), gate:
              if record.refresh is not None else [])
     heading = "## Decision (this sample alone)" if record.refresh is not None else "## Decision"
     lines += [*opening, heading, "", *alone, *(f"- {line}" for line in decision_lines(result)), "",
-              f"The same cell is in `decision.json` (for CI) and {also}.", "", "## The run", ""]
+              f"The same decision is in `decision.json` (for CI) and {also}.", "", "## The run", ""]
     judged = replayed.question_set
     swept = len(result.questions)
     n_answer = sum(1 for q in result.questions if q.expect == "answer")
@@ -380,8 +381,11 @@ def _certainty(result: Sweep) -> list[str]:
     if notes:
         lines += [f"Rates: {'; '.join(notes)}.", ""]
     cv = result.cross_validation
-    if cv is not None:
+    if cv is not None and cv.test.interval is None:
+        lines += [f"Gain over the default, out of sample: {gain_words(result).removeprefix('Out of sample: ')}", ""]
+    elif cv is not None:
         test = cv.test
+        assert test.interval is not None
         lines += [f"Gain over the default, out of sample: the questions were dealt {cv.repetitions} times into "
                   f"{cv.k} folds stratified by label; for each fold the rule chose the {result.system.settings} on "
                   "the other folds, and the fold's questions were scored there minus at the default. The mean of "
@@ -460,13 +464,14 @@ def _quote_cell(judged: Judged) -> str:
 
 
 def _changed(result: Sweep) -> list[str]:
-    rows = [(q, d, r) for q, d, r in zip(result.questions, result.default.first, result.recommended.first,
+    rows = [(q, d, r) for q, d, r in zip(result.questions, result.default.first, result.tuned.first,
                                          strict=True) if d.outcome is not r.outcome]
     if not rows:
-        return ["No question's outcome differs between the default and the recommended point.", ""]
+        return ["No question's outcome differs between the default and the rule's cell.", ""]
     first = " (first repeat)" if result.repeats > 1 else ""
-    lines = [f"## Questions whose outcome differs{first}", "",
-             "| Question | Default | Recommended | Quote at default | Quote at recommended |", "|---|---|---|---|---|"]
+    lines = [f"## Questions whose outcome differs between the default and the rule's cell{first}", "",
+             "| Question | Default | Rule's cell | Quote at default | Quote at the rule's cell |",
+             "|---|---|---|---|---|"]
     for q, d, r in rows[:LIST_AT_MOST]:
         lines.append(f"| {_md(q.id)} | {d.outcome.label} | {r.outcome.label} | {_quote_cell(d)} "
                      f"| {_quote_cell(r)} |")

@@ -61,7 +61,7 @@ def score_grid(result: Sweep, low: float, high: float) -> str:
     """One system's grid of scores as a table: rows the first axis, columns the second, each cell coloured on the
     shared scale [low, high], its numbers in its title; the recommended cell outlined and starred."""
     scores = np.round(result.scores, 9)
-    chosen = result.decision.tuned
+    chosen = result.decision.marked
     h_text = [result.h_axis.text(i) for i in range(len(result.h_axis.decimals))]
     a_text = [result.a_axis.text(j) for j in range(len(result.a_axis.decimals))]
     step = max(1, len(a_text) // 10)
@@ -108,8 +108,8 @@ def page(sweeps: Sequence[Sweep], names: Sequence[str], pipelines: Sequence[str]
         first, second = (spec.title for spec in result.system.axes)
         grids.append(f"<section class=\"system\" data-run=\"{_text(name)}\"><h3>{_text(name)} ({_text(pipeline)})"
                      f"</h3><p>rows {_text(first)}, columns {_text(second)}; ★ its recommended cell "
-                     f"{_text(result.h_axis.text(result.decision.tuned[0]))}, "
-                     f"{_text(result.a_axis.text(result.decision.tuned[1]))}</p>{score_grid(result, low, high)}"
+                     f"{_text(result.h_axis.text(result.decision.marked[0]))}, "
+                     f"{_text(result.a_axis.text(result.decision.marked[1]))}</p>{score_grid(result, low, high)}"
                      "</section>")
     title = " vs ".join(names) + (" (SYNTHETIC evidence)" if synthetic else "")
     policy = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"

@@ -118,10 +118,10 @@ def gain_words(result: Sweep) -> str:
         return (f"Out of sample: not tested (`--folds 0`), so no gain from tuning the {settings} can be shown and "
                 "the decision does not move on it.")
     test = cv.test
-    if not cv.fold_gains.any():
-        return (f"Out of sample: tuning the {settings} gains exactly 0 over the default in each of the "
-                f"{cv.repetitions} x {cv.k} folds (the rule's choices score like the default on the questions they "
-                "left out): no gain is shown.")
+    if test.interval is None:
+        return (f"Out of sample: tuning the {settings} gains exactly {test.mean:+.3g} over the default in each of "
+                f"the {cv.repetitions} x {cv.k} folds (the rule's choices score alike on the questions they left "
+                "out), which leaves a t-test nothing to judge by: no gain is shown.")
     low, high = test.interval
     shown = "shown" if test.shown else "not shown"
     return (f"Out of sample: choosing the {settings} by the rule gains {test.mean:+.3f} score per question over the "
@@ -162,11 +162,15 @@ def _action_line(result: Sweep) -> str:
         rate = at_most(certificate.alpha)
         if g.unavailable:
             return f"NOTHING CERTIFIED at a wrong-answer rate of at most {rate}: {g.unavailable}. Keep the default."
-        needed = (f"; {rate} needs at least {g.needed} questions, none of them quoted wrong at the certified cell"
-                  if g.needed else "")
+        if g.needed is not None and g.n < g.needed:
+            why = (f"with {g.n} questions no cell could be certified below {at_most(g.best_case)} even with no wrong "
+                   f"quote at all; {rate} needs at least {g.needed} questions, none of them quoted wrong at the "
+                   "certified cell")
+        else:
+            why = (f"the smallest rate any cell is certified at with these {g.n} questions is "
+                   f"{at_most(g.smallest)}: the wrong quotes at every cell are too many for {rate}")
         return (f"NOTHING CERTIFIED at a wrong-answer rate of at most {rate} with probability at least "
-                f"{confidence(g.delta)}: with {g.n} questions the smallest rate any cell could be certified at is "
-                f"{at_most(g.best_case)}{needed}. Keep the default {default} until then.")
+                f"{confidence(g.delta)}: {why}. Keep the default {default}.")
     if action is Action.MOVE_FOR_SAFETY:
         assert certificate is not None
         return (f"MOVE FOR SAFETY to {where}, {axes}: the default {default} is not certified at a wrong-answer rate "
@@ -179,6 +183,9 @@ def _action_line(result: Sweep) -> str:
                 f"did not choose on{among}.")
     certified = (f", certified at a wrong-answer rate of at most {at_most(certificate.alpha)}"
                  if certificate is not None and decision.certified else "")
+    if decision.choice.is_default:
+        return (f"KEEP the default {where}, {axes}{certified}: the rule itself keeps it (no cell beats it by more "
+                "than one paired standard error on these questions).")
     return f"KEEP the default {where}, {axes}{certified}: no gain from tuning is shown on questions the rule did " \
         "not choose on."
 
@@ -218,7 +225,7 @@ def decision_record(result: Sweep) -> dict[str, Any]:
     cv = result.cross_validation
     gain = None if cv is None else {
         "estimate": cv.test.mean,  # score per question over the default, on questions the rule did not choose on
-        "interval": list(cv.test.interval),  # two-sided 95%
+        "interval": None if cv.test.interval is None else list(cv.test.interval),  # two-sided 95%
         "p_value": cv.test.p_value,  # one-sided, of no gain
         "level": cv.test.level,
         "shown": cv.test.shown,

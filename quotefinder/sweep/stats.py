@@ -327,14 +327,16 @@ class GainTest:
     (`scipy.stats.t`). `p_value` is one-sided, of "tuning this way gains nothing over the default" (a true mean
     gain <= 0); `interval` the two-sided 95% t-interval of the gain per question. What it tests is the
     *procedure* (choose by the rule, then ship), not one cell: the cell shipped is the one the rule picks on all
-    the questions. Its level and power are held by `tests/sweep/test_decision_simulation.py`.
+    the questions. Its level and power are held by `tests/sweep/test_decision_simulation.py`. When every fold mean
+    is the same (often all 0: the rule's choices score like the default on the questions they left out) the t-test
+    has no spread to judge by: p is 1 (nothing shown, however the folds agree) and there is no interval.
     """
 
     mean: float
     standard_error: float
     df: int
     p_value: float
-    interval: tuple[float, float]
+    interval: tuple[float, float] | None
     level: float = LEVEL
 
     @property
@@ -348,12 +350,12 @@ class GainTest:
         m = len(values)
         mean = float(values.mean()) if m else 0.0
         if m < 2 or k < 2:
-            return cls(mean, math.inf, max(m - 1, 0), 1.0, (-math.inf, math.inf), level)
+            return cls(mean, math.inf, max(m - 1, 0), 1.0, None, level)
         variance = float(values.var(ddof=1))
         error = math.sqrt((1 / m + 1 / (k - 1)) * variance)
         df = m - 1
-        if error <= 1e-12 * max(1.0, abs(mean)):  # every fold gained exactly the same
-            return cls(mean, 0.0, df, 0.0 if mean > 0 else 1.0, (mean, mean), level)
+        if error <= 1e-12 * max(1.0, abs(mean)):  # every fold gained exactly the same: no spread to test by
+            return cls(mean, 0.0, df, 1.0, None, level)
         p_value = float(scipy_stats.t.sf(mean / error, df))
         half = float(scipy_stats.t.ppf(1 - (1 - CONFIDENCE) / 2, df)) * error
         return cls(mean, error, df, p_value, (mean - half, mean + half), level)

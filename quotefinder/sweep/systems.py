@@ -124,7 +124,7 @@ class System:
 
     name: str  # the run directory as given
     pipeline: str
-    cell: tuple[int, int]  # grid indices of the recommended cell
+    cell: tuple[int, int]  # grid indices of the point its own decision ships (`Recommendation.marked`)
     point: tuple[float, float]  # (HAS_ANSWER_CUTOFF, ANSWER_CUTOFF) there
     point_text: tuple[str, str]  # the same, as the run's axes write them ('0.35', never '0.35000000000000003')
     certified: bool | None  # None without --max-wrong-rate
@@ -428,8 +428,11 @@ def _system(sweep: Sweep, name: str, pipeline: str, order: np.ndarray, fold_of: 
         return sweep.model.per_question(i, j)[order]
 
     cv_runs, cells = repeated_scores(per_question, in_sweep_order, fold_of)
-    decision, recommended = sweep.decision, sweep.tuned  # the rule's cell, the one its folds' scores re-choose
-    cell = decision.tuned
+    # the point its own decision ships (the default unless its gain is shown out of sample), as its own report says;
+    # the rule's cell when that is a default off the grid
+    decision = sweep.decision
+    recommended = sweep.recommended if decision.cell is not None else sweep.tuned
+    cell = decision.marked
     first = [recommended.first[index].outcome for index in order]
     certificate = sweep.guarantee.certificate
     certified = None if certificate is None else bool(certificate.certified[cell])

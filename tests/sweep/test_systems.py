@@ -89,10 +89,10 @@ def test_the_cv_scores_are_a_direct_loop_over_the_folds_calling_the_rule() -> No
         assert np.array_equal(system.cv_runs, expected)
         assert np.allclose(system.cv, expected.mean(axis=0))
         assert system.cv_score == pytest.approx(expected.mean())
-        assert system.score == pytest.approx(sweep.score(sweep.tuned))
-        assert system.cell == sweep.decision.tuned
-        assert system.outcomes == tuple(sweep.tuned.first[where[t]].outcome for t in texts)
-        assert system.counts[Outcome.CORRECT] == sweep.tuned.mean(Outcome.CORRECT)
+        assert system.score == pytest.approx(sweep.score(sweep.recommended))  # what its decision ships
+        assert system.cell == sweep.decision.marked
+        assert system.outcomes == tuple(sweep.recommended.first[where[t]].outcome for t in texts)
+        assert system.counts[Outcome.CORRECT] == sweep.recommended.mean(Outcome.CORRECT)
     assert found.top == int(np.argmax([s.cv_score for s in found.systems]))
     best = found.best
     other = 1 - best
