@@ -44,7 +44,8 @@ def test_the_systems_page_shows_which_to_ship_and_each_grid(browser, tmp_path: P
     try:
         page = opened.page
         ship = page.locator("#decision .ship").inner_text()
-        assert ship.startswith("Ship ") and "HAS_ANSWER_CUTOFF 0.3, ANSWER_CUTOFF 0.6" in ship  # what its own decision ships: the default
+        # each system at the point its own decision ships: for the demo, the default
+        assert ship.startswith("Ship ") and "HAS_ANSWER_CUTOFF 0.3, ANSWER_CUTOFF 0.6" in ship
         assert "indistinguishable" in page.locator("#decision").inner_text()
         sections = page.locator("section.system")
         assert sections.count() == 2
