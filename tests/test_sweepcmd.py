@@ -9,6 +9,7 @@ import json
 import math
 import os
 import random
+import re
 import select
 import signal
 import subprocess
@@ -735,19 +736,24 @@ def test_a_sweep_of_tables_alone_loads_no_http_client_plots_or_pandas(ten: Path,
     assert len(written[0]) == 1 and written[1] == written[0]  # the repeated sweep read the index the first wrote
 
 
-def test_a_quote_nobody_has_judged_asks_for_labels_before_anything_moves(ten: Path, tmp_path: Path) -> None:
-    """Without `bones`' accept patterns its quotes at the default and at the rule's cell have no verdict: the
-    decision is to label it first (named in the terminal's words, summary.md and decision.json), and the default
-    stays what ships; once the patterns are back, the decision is the demo's usual keep."""
+def test_labels_come_first_only_when_they_could_change_the_decision(ten: Path, tmp_path: Path) -> None:
+    """Without any accept patterns, every answer question's quotes are unjudged: counted all right the decision is
+    not what it is counted all wrong, so it is to label those six first (named in summary.md and decision.json),
+    and the default stays what ships. Without `bones`' patterns alone its quote is the same sentence wherever it is
+    quoted, and counted either way it changes nothing: the decision stands (keep), and the summary still lists it
+    to label."""
     questions = tmp_path / "questions" / "ten.yaml"
     text = questions.read_text()
-    questions.write_text(text.replace("    accept: ['\\b206\\b']\n", ""))
+    questions.write_text(re.sub(r"    accept: .*\n", "", text))
     assert main([str(ten), "--no-plots", "--out", str(tmp_path / "r")]) == 0
     decision = json.loads((tmp_path / "r" / "decision.json").read_text())
-    assert decision["action"] == "label_first" and decision["unjudged_questions"] == ["bones"]
+    answerable = ["mariana-depth", "sunlight-travel", "bones", "voyager-heliopause", "rosetta-stone", "hubble-launch"]
+    assert decision["action"] == "label_first" and decision["unjudged_questions"] == answerable
     assert decision["recommended"] == decision["default"]
     first = (tmp_path / "r" / "summary.md").read_text().split("## Decision", 1)[1].strip().splitlines()[0]
-    assert first.startswith("- LABEL FIRST: 1 question(s)") and "bones" in first and "--review" in first
-    questions.write_text(text)
+    assert first.startswith("- LABEL FIRST: 6 question(s)") and "bones" in first and "--review" in first
+    questions.write_text(text.replace("    accept: ['\\b206\\b']\n", ""))
     assert main([str(ten), "--no-plots", "--out", str(tmp_path / "r"), "--force"]) == 0
-    assert json.loads((tmp_path / "r" / "decision.json").read_text())["action"] == "keep"
+    alone = json.loads((tmp_path / "r" / "decision.json").read_text())
+    assert alone["action"] == "keep" and alone["unjudged_questions"] == []
+    assert "## Label these" in (tmp_path / "r" / "summary.md").read_text()

@@ -119,7 +119,8 @@ def gain_words(result: Sweep) -> str:
                 "the decision does not move on it.")
     test = cv.test
     if test.interval is None:
-        return (f"Out of sample: tuning the {settings} gains exactly {test.mean:+.3g} over the default in each of "
+        gained = "0" if test.mean == 0 else f"{test.mean:+.3g}"
+        return (f"Out of sample: tuning the {settings} gains exactly {gained} over the default in each of "
                 f"the {cv.repetitions} x {cv.k} folds (the rule's choices score alike on the questions they left "
                 "out), which leaves a t-test nothing to judge by: no gain is shown.")
     low, high = test.interval
@@ -154,9 +155,10 @@ def _action_line(result: Sweep) -> str:
         ids = [result.questions[n].id for n in decision.unknown]
         named = ", ".join(ids[:UNKNOWN_LISTED]) + (f" and {len(ids) - UNKNOWN_LISTED} more" if len(ids) >
                                                     UNKNOWN_LISTED else "")
-        return (f"LABEL FIRST: {len(ids)} question(s) have a quote nobody has judged at the default {default} or at "
-                f"the rule's cell {cell_words(result, decision.tuned)}, so their labels could change the decision: "
-                f"{named}. Label them (`sweep.py RUN --review`) and sweep again; until then keep the default.")
+        why = ("under --answerable-share every question's label sets the weights" if result.settings.answerable_share
+               is not None else "counted all right, or all wrong, their quotes change the decision")
+        return (f"LABEL FIRST: {len(ids)} question(s) have quotes nobody has judged, and {why}: {named}. Label them "
+                f"(`sweep.py RUN --review`) and sweep again; until then keep the default {default}.")
     if action is Action.NOTHING_CERTIFIED:
         assert certificate is not None
         rate = at_most(certificate.alpha)

@@ -560,14 +560,17 @@ def assess(rule: Rule, repeats: int, default: Point, settings: Settings, questio
     return dataclasses.replace(found, certificate=certificate, needed=mix_needed)
 
 
-def unknown_quotes(points: Sequence[Point]) -> tuple[int, ...]:
-    """The questions (indices, ascending) quoted at any of `points`, in any repeat, with an outcome nobody has
-    judged (unjudged, or on an unlabelled question): their labels enter the comparison of those points."""
-    codes = [CODE[o] for o in UNKNOWN]
-    found = np.zeros(len(points[0].first), dtype=bool)
-    for point in points:
-        found |= (point.quotes() & np.isin(point.codes(), codes)).any(axis=0)
-    return tuple(np.flatnonzero(found).tolist())
+RIGHT, NEVER = "", "(?!)"  # an accept pattern that every text matches, and one that none does
+
+
+def counted_as(questions: Sequence[Question], needing: Sequence[int], pattern: str) -> list[Question]:
+    """The questions with every quote nobody has judged counted right (`pattern` RIGHT) or wrong (NEVER): each
+    question of `needing` (indices) becomes an answer question with that one accept pattern (an unlabelled one
+    quoted right or wrong; a human's verdicts on its quotes still decide first)."""
+    found = list(questions)
+    for n in needing:
+        found[n] = dataclasses.replace(questions[n], expect="answer", accept=(pattern,))
+    return found
 
 
 def action_for(choice: Choice, certified: np.ndarray | None, default_cell: tuple[int, int] | None,
@@ -590,8 +593,7 @@ def decide(model: ScoreModel, h: np.ndarray, a: np.ndarray, default: tuple[float
     """The decision (see `Action`) from the rule's pick on all the questions (`choice`: `Rule` over every
     question, among the certified cells when some are), in this order:
 
-    1. LABEL_FIRST when some question's quote at the default or at the rule's cell has no verdict (`unknown`):
-       its label could make either the better one;
+    1. LABEL_FIRST when labels could change the decision (`unknown`, the questions to label: see `analyse`);
     2. with a certificate (`--max-wrong-rate`): NOTHING_CERTIFIED when no cell is certified (the default is
        kept); MOVE_FOR_SAFETY when the default is not certified and the rule's cell, chosen among the certified
        ones, is;
@@ -624,10 +626,16 @@ def decide(model: ScoreModel, h: np.ndarray, a: np.ndarray, default: tuple[float
                           is_default=not moves or choice.is_default, unknown=tuple(unknown))
 
 
-def analyse(replayed: Replayed, h_axis: Axis, a_axis: Axis, settings: Settings | None = None) -> Sweep:
+def analyse(replayed: Replayed, h_axis: Axis, a_axis: Axis, settings: Settings | None = None, *,
+            bracket: bool = True) -> Sweep:
     """Fill the grid for every repeat, run the recommendation rule on the mean score, test its gain over the
     default on questions it did not choose on (repeated K-fold), decide (`decide`), judge the default, the
-    rule's and the shipped points, and say what can be guaranteed about wrong quotes."""
+    rule's and the shipped points, and say what can be guaranteed about wrong quotes.
+
+    Quotes nobody has judged (`needs_label`) count as neither right nor wrong in the score and as wrong in the
+    guarantee. With `bracket`, the decision is taken again with every one of them counted right and with every one
+    counted wrong: when the three differ (in action or point), labels could change it, and the decision is to label
+    them first. Under a production mix every unlabelled question sets weights, so any makes it label first."""
     settings = settings or Settings()
     if not replayed.questions:
         raise InputError(f"{replayed.run_dir}: no question is left to sweep")
@@ -653,10 +661,22 @@ def analyse(replayed: Replayed, h_axis: Axis, a_axis: Axis, settings: Settings |
         at_default = weights * np.mean(outcome_scores(settings.wrong_cost)[default_point.codes()], axis=0)
         cross_validation = cross_validate(model, tables, [q.expect for q in replayed.questions], folds, h, a,
                                           default, at_default, settings.seed, rule=rule, level=settings.level)
-    unknown = unknown_quotes([default_point, tuned_point])
-    if settings.answerable_share is not None:  # the labels set every question's weight: all of them count
-        unknown = tuple(sorted({*unknown, *(n for n, q in enumerate(replayed.questions) if q.expect is None)}))
-    decision = decide(model, h, a, default, assessed, tuned, cross_validation, unknown)
+    passed = quoted_cells(tables, a)
+    mixed = settings.answerable_share is not None  # the labels set the weights: every unlabelled question matters
+    needing = needs_label(judged, h, a, tuned.cell, passed, mixed)
+    decision = decide(model, h, a, default, assessed, tuned, cross_validation)
+    if mixed:
+        unknown: tuple[int, ...] = tuple(n for n, q in enumerate(replayed.questions) if q.expect is None)
+    elif needing and bracket:
+        unknown = tuple(sorted(item.index for item in needing))
+        either = [analyse(dataclasses.replace(replayed, questions=counted_as(replayed.questions, unknown, pattern)),
+                          h_axis, a_axis, settings, bracket=False).decision for pattern in (RIGHT, NEVER)]
+        if all((other.action, other.point) == (decision.action, decision.point) for other in either):
+            unknown = ()
+    else:
+        unknown = ()
+    if unknown:
+        decision = decide(model, h, a, default, assessed, tuned, cross_validation, unknown)
     choice = decision.choice
     certificate = assessed.certificate
     allowed = certificate.certified if certificate is not None and certificate.any else None  # ignores C
@@ -666,11 +686,9 @@ def analyse(replayed: Replayed, h_axis: Axis, a_axis: Axis, settings: Settings |
         pick = choose(priced, everyone, h, a, default, allowed=allowed)
         costs.append(CostChoice(cost, pick, float(priced.grid(everyone)[pick.cell])))
     recommended = tuned_point if decision.moves else default_point
-    passed = quoted_cells(tables, a)
-    mixed = settings.answerable_share is not None  # the labels set the weights: every unlabelled question matters
     result = Sweep(replayed, h_axis, a_axis, settings, per_repeat, judged, tables, model, decision, default_point,
                    recommended, tuned_point, assessed, costs,
-                   needs_label(judged, h, a, choice.cell, passed, mixed),
+                   needing,
                    labels_by_floor(judged, h, a, choice.cell, passed, mixed) if under_test.axes[1].kind == "cutoff"
                    else [], cross_validation=cross_validation)
     result.rule = rule

@@ -1,5 +1,5 @@
 """The probability behind every p-value and bound, against direct computations: exact binomial sums in
-rational arithmetic, the Hoeffding-Bentkus formula written out, Student's t by numerical integration."""
+rational arithmetic, the Hoeffding-Bentkus formula written out."""
 
 from __future__ import annotations
 
