@@ -9,6 +9,7 @@ nothing reads and `remove_temporaries` tidies.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import re
 from pathlib import Path
@@ -17,6 +18,25 @@ PRIVATE_FILE = 0o600  # responses and run records hold third-party web text
 SHARED_FILE = 0o644  # reports and verdicts are meant to be read by others
 TEMPORARY_GLOB = ".*.tmp"
 TEMPORARY = re.compile(r"\.(?P<name>.+)\.(?P<pid>\d+)\.tmp")  # what `write_atomic` leaves when killed: .NAME.PID.tmp
+
+
+CACHE_ENV = "QUOTEFINDER_CACHE_DIR"  # where derived files go instead of the user's cache directory (tests, CI)
+
+
+def derived_dir(run_dir: Path) -> Path | None:
+    """Where a run's derived files live (its replay index, the kept parse of its question file): a folder of the
+    user's cache directory (`QUOTEFINDER_CACHE_DIR`, else platformdirs' for quotefinder-eval) named by the SHA-256
+    of the run directory's resolved path. Never inside the run: a commit could put derived files there, and a sweep
+    must trust only the evidence and the question file. None when that folder, or the `runs` folder holding it, is
+    a symbolic link: derived files are never written or tidied through one (the sweep then replays everything)."""
+    import platformdirs  # here: only a sweep that keeps derived files needs it
+
+    root = Path(os.environ.get(CACHE_ENV) or platformdirs.user_cache_dir("quotefinder-eval"))
+    runs = root / "runs"
+    folder = runs / hashlib.sha256(str(Path(run_dir).resolve()).encode()).hexdigest()[:32]
+    if runs.is_symlink() or folder.is_symlink():
+        return None
+    return folder
 
 
 def private_dir(path: Path) -> None:

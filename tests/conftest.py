@@ -4,10 +4,12 @@ written to tmp_path, random traces, and the obvious per-cell replay that the fas
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import shutil
 import socket
+import tempfile
 import textwrap
 from collections.abc import Callable, Iterator, Sequence
 from decimal import Decimal
@@ -71,6 +73,33 @@ def standin_for() -> Iterator[Callable[..., StandIn]]:
     yield start
     for server in started:
         server.stop()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Every test's derived files (replay indexes, kept parses) in a cache directory of the test session, never the
+    user's: set in the environment before any test module is imported, so that the sweeps the tests run as
+    subprocesses (with an environment copied at import) use it too."""
+    from quotefinder.storage import CACHE_ENV
+
+    folder = tempfile.mkdtemp(prefix="quotefinder-derived-")
+    config.stash[_DERIVED] = (folder, os.environ.get(CACHE_ENV))
+    os.environ[CACHE_ENV] = folder
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    from quotefinder.storage import CACHE_ENV
+
+    folder, before = config.stash.get(_DERIVED, (None, None))
+    if folder is None:
+        return
+    shutil.rmtree(folder, ignore_errors=True)
+    if before is None:
+        os.environ.pop(CACHE_ENV, None)
+    else:
+        os.environ[CACHE_ENV] = before
+
+
+_DERIVED = pytest.StashKey[tuple[str, "str | None"]]()
 
 
 @pytest.fixture

@@ -38,6 +38,7 @@ from quotefinder.questions import Outcome
 from quotefinder.sweep.analysis import Settings, analyse
 from quotefinder.sweep.grid import parse_axis
 from quotefinder.sweep.guarantee import best_case_alpha, certify, questions_needed, upper_bound
+from quotefinder.sweep.index import index_dir
 from quotefinder.sweep.replay import replay_run
 from quotefinder.sweep.stats import ScoreModel, choose, outcome_scores
 from quotefinder.sweepcmd import main
@@ -613,7 +614,7 @@ def ending(ordinary: bool, marker: Path) -> list[str]:
 def whole_indexes(run_dir: Path) -> list[str]:
     """The run's replay index files whose first line is the SHA-256 of the rest: written whole."""
     found = []
-    for path in sorted((run_dir / "replay-index").glob("*.index")):
+    for path in sorted(index_dir(run_dir).glob("*.index")):
         digest, _, body = path.read_bytes().partition(b"\n")
         if hashlib.sha256(body).hexdigest().encode() == digest:
             found.append(path.name)
@@ -731,7 +732,7 @@ def test_a_sweep_of_tables_alone_loads_no_http_client_plots_or_pandas(ten: Path,
     for _ in ("first", "repeated"):
         done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ten.parent.parent)
         assert done.stdout.splitlines()[-1] == "0 []", done.stdout + done.stderr
-        written.append({path.name: path.stat().st_mtime_ns for path in (ten / "replay-index").glob("*.index")})
+        written.append({path.name: path.stat().st_mtime_ns for path in index_dir(ten).glob("*.index")})
     assert (tmp_path / "report" / "summary.md").exists()
     assert len(written[0]) == 1 and written[1] == written[0]  # the repeated sweep read the index the first wrote
 

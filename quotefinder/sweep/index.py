@@ -1,7 +1,11 @@
-"""The replay index: each question's curves, kept beside the cache so that a repeated sweep reads them instead of
-replaying every response. Derived, never evidence: deleting it changes nothing but time.
+"""The replay index: each question's curves, kept so that a repeated sweep reads them instead of replaying every
+response. Derived, never evidence: deleting it changes nothing but time.
 
-    RUN/replay-index/<key>.index
+    <the user's cache>/runs/<run>/replay-index/<key>.index   (`storage.derived_dir`)
+
+It lives in the user's cache directory, never in the run directory: a commit could put an index there (or a link
+to someone's folder), and a sweep must trust only the evidence and the question file, so an index, a kept parse or
+a link found in a run directory is never read, written or tidied.
 
 One file per sweep coverage (`index_key`: the system, its pipeline's digest, the digest of the system's source
 code, and the values of each recorded axis the sweep replays for), the most recent `KEEP` kept. Each record is one
@@ -40,7 +44,7 @@ import orjson
 
 from ..pipelines import MISSING, Curve, Piece, Quote, System
 from ..record.store import Entry, ResponseStore, open_store
-from ..storage import private_dir, remove_stale_temporaries, write_private
+from ..storage import derived_dir, private_dir, remove_stale_temporaries, write_private
 from .apart import Apart, answer
 
 INDEX_FORMAT = "quotefinder-replay-index/3"
@@ -145,8 +149,18 @@ ALIGN = 8
 DIGEST_LINE = 65  # the file's first line: a SHA-256 in hexadecimal, and its newline
 
 
-def index_path(run_dir: Path, key: str) -> Path:
-    return Path(run_dir) / INDEX_DIR / f"{key}{SUFFIX}"
+def index_dir(run_dir: Path) -> Path | None:
+    """The folder of a run's index files (and of the kept parses of its question files, `parsed`): in the user's
+    cache (`storage.derived_dir`); None when it, or a folder on the way, is a symbolic link (never followed)."""
+    folder = derived_dir(run_dir)
+    if folder is None or (folder / INDEX_DIR).is_symlink():
+        return None
+    return folder / INDEX_DIR
+
+
+def index_path(run_dir: Path, key: str) -> Path | None:
+    folder = index_dir(run_dir)
+    return None if folder is None else folder / f"{key}{SUFFIX}"
 
 
 def _padded(data: bytes) -> bytes:
@@ -371,7 +385,7 @@ class ReplayIndex:
         self._checked: Apart[np.ndarray] | None = None  # the entries' check, when `open` started one apart
 
     @property
-    def path(self) -> Path:
+    def path(self) -> Path | None:
         return index_path(self.run_dir, self.key)
 
     @classmethod
@@ -381,6 +395,8 @@ class ReplayIndex:
         child (`CHECK_APART_FROM`), the entries are checked against the run's store (of `cache_format`) in a
         forked child while the records are built here (`usable` collects the answer; `close` stops it)."""
         found = cls(run_dir, key)
+        if found.path is None:
+            return found  # no folder of its own to read from (a link where it would be): replay everything
         try:
             sections = _sections(found.path.read_bytes(), key)
             entries = _entries(sections) if sections is not None and _consistent(sections) else None
@@ -410,7 +426,8 @@ class ReplayIndex:
 
     def usable(self, pairs: Iterable[Pair], store: ResponseStore) -> dict[Pair, Record]:
         """The records of `pairs` whose entries are all as they were when they were indexed (`store.entry`; or the
-        answer of the check `open` started apart, against a store of the same run and format, opened there)."""
+        answer of the check `open` started apart, against a store of the same run and format, opened there). A
+        record that lists no entry is never usable: nothing could show it unchanged."""
         checked, self._checked = self._checked, None
         changed = ~(checked.result() if checked is not None else entries_unchanged(self.entries, store))
         changed_before = np.concatenate([[0], np.cumsum(changed)])  # how many changed entries precede each one
@@ -420,6 +437,8 @@ class ReplayIndex:
             if record is None:
                 continue
             span = record.entries
+            if not len(span):
+                continue
             if isinstance(span, range):
                 if changed_before[span.stop] == changed_before[span.start]:
                     found[pair] = record
@@ -441,8 +460,9 @@ class ReplayIndex:
 
     def save(self) -> None:
         """Write the index when it changed (atomically, private: it holds page text), keeping the `KEEP` most
-        recent index files; a directory the sweep may not write gets none, and nothing is said."""
-        if not self.changed:
+        recent index files; a folder the sweep may not write, or a link, gets none, and nothing is said."""
+        path = self.path
+        if not self.changed or path is None:
             return
         sections = _encoded(sorted(self.records.items()), self.entries)
         header = orjson.dumps({"format": INDEX_FORMAT, "key": self.key,
@@ -451,11 +471,9 @@ class ReplayIndex:
         body = b"".join([header, b"\n", *(_padded(sections[name].astype(dtype, copy=False).tobytes())
                                           for name, dtype, _ in SECTIONS)])
         with contextlib.suppress(OSError):
-            private_dir(self.path.parent)
-            write_private(self.path, hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
-            older = sorted(self.path.parent.glob(f"*{SUFFIX}"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+            private_dir(path.parent)
+            write_private(path, hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+            older = sorted(path.parent.glob(f"*{SUFFIX}"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
             for stale in older[KEEP:]:
                 stale.unlink()
-            for earlier in self.path.parent.glob("*.json"):  # files of the first format, never read again
-                earlier.unlink()
-            remove_stale_temporaries(self.path.parent)  # of a writer killed part-way (`replay.save_index`)
+            remove_stale_temporaries(path.parent)  # of a writer killed part-way (`replay.save_index`)

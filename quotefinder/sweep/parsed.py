@@ -1,6 +1,9 @@
 """A question file parsed once per content: its questions kept beside the replay index, for the sweeps after.
 
-    RUN/replay-index/<digest>.questions
+    <the user's cache>/runs/<run>/replay-index/<digest>.questions   (`index.index_dir`)
+
+Kept in the user's cache, never in the run directory, where a commit could put a rewritten parse that changes
+the judging while the question file stays as it is.
 
 Parsing a question file costs more than anything else a repeated sweep does (YAML, every line and key checked:
 0.5 s for 10,000 questions, 6 s for 100,000), and a team sweeps the same file again and again. So a sweep that

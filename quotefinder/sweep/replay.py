@@ -33,7 +33,7 @@ from ..record.rundir import RUN_FILE, RunRecord
 from ..record.store import ResponseStore, open_store
 from . import parsed
 from .apart import Apart, answer, die_with_parent, forking
-from .index import INDEX_DIR, Entry, Pair, Record, ReplayIndex, index_key, index_path
+from .index import Entry, Pair, Record, ReplayIndex, index_dir, index_key, index_path
 from .verdicts import load_verdicts, verdicts_path, with_verdicts
 
 SHOW = 10
@@ -209,7 +209,8 @@ def save_index(index: ReplayIndex, apart: bool) -> None:
     returns, the interpreter before it exits, and a later replay of the same index before it opens it), or, on a
     Ctrl+C, stops it (its temporary file removed). The sweep does not depend on it: the index is derived, and one
     not written (the child stopped, killed with the sweep, or failed) is rebuilt next time."""
-    if not index.changed:
+    path = index.path
+    if not index.changed or path is None:
         return
     if apart and "fork" in multiprocessing.get_all_start_methods():
         child = multiprocessing.get_context("fork").Process(target=_save_apart, args=(os.getpid(), index),
@@ -217,7 +218,7 @@ def save_index(index: ReplayIndex, apart: bool) -> None:
         try:
             with forking():
                 child.start()
-            _SAVING[index.path] = child
+            _SAVING[path] = child
             return
         except OSError:
             pass  # no process to be had (fork refused): written here
@@ -358,11 +359,13 @@ def replay_run(run_dir: Path, coverage: Coverage, questions_path: Path | None = 
     pairs = [(text, r) for text in recorded for r in repeats]
     under_test, config = run_system(record)
     chosen = (under_test.name, config, record.cache_format)
-    with QuestionsInBackground(judging_path(run_dir, record, questions_path), jobs,
-                               run_dir / INDEX_DIR if use_index else None) as parsing:
+    derived = index_dir(run_dir) if use_index else None
+    use_index = derived is not None  # (none through a link: everything is replayed)
+    with QuestionsInBackground(judging_path(run_dir, record, questions_path), jobs, derived) as parsing:
         key = index_key(under_test, record.config.pipeline_digest, coverage)
-        if use_index:
-            index_written(index_path(run_dir, key))  # one still being written apart by an earlier replay
+        written = index_path(run_dir, key)
+        if written is not None:
+            index_written(written)  # one still being written apart by an earlier replay
         index = ReplayIndex.open(run_dir, key, record.cache_format, apart=jobs > 1) if use_index else None
         indexed = {}
         if index is not None:

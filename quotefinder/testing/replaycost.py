@@ -35,7 +35,7 @@ from ..record.rundir import RunRecord
 from ..record.store import Entry, ResponseStore, open_store
 from ..sweep import replay, session
 from ..sweep.grid import parse_axis
-from ..sweep.index import INDEX_DIR, SUFFIX
+from ..sweep.index import SUFFIX, index_dir
 from .bench import BIG_GRID, FLOOR, timed
 
 
@@ -110,7 +110,8 @@ def main(argv: list[str] | None = None) -> int:
             finally:
                 store.close()
                 del served  # (every response of the run: not kept through the next round)
-            for index in (run / INDEX_DIR).glob(f"*{SUFFIX}"):  # (the kept question parse stays, as in a first sweep)
+            folder = index_dir(run)  # (the kept question parse stays, as in a first sweep)
+            for index in folder.glob(f"*{SUFFIX}") if folder is not None else ():
                 index.unlink()
             rows["first"].append(timed(first)[0])
             print(f"round {n}: floor {rows['floor'][-1]:.2f} s | replay in one process {rows['whole'][-1]:.2f} s CPU"

@@ -7,18 +7,21 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import signal
+import subprocess
 import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from conftest import record
+from conftest import ROOT, record
 from quotefinder.pipelines import MISSING, Curve, Piece, Quote
 from quotefinder.sweep import index as index_module
 from quotefinder.sweep import replay
-from quotefinder.sweep.index import INDEX_DIR, SECTIONS, SUFFIX, Record, ReplayIndex
+from quotefinder.sweep.index import SECTIONS, SUFFIX, Record, ReplayIndex, index_dir
 from quotefinder.sweepcmd import main
 from quotefinder.testing import synthetic
 
@@ -50,13 +53,13 @@ def assert_same_reports(first: Path, second: Path) -> None:
 
 def test_the_demo_swept_with_and_without_the_index_is_byte_identical(ten: Path, tmp_path: Path, counted) -> None:
     assert sweep(ten, tmp_path / "plain", "--no-index") == 0
-    assert not (ten / INDEX_DIR).exists()  # --no-index writes none
+    assert not index_dir(ten).exists()  # --no-index writes none
     assert sweep(ten, tmp_path / "first") == 0
     assert sweep(ten, tmp_path / "again") == 0
     assert counted == [30, 30, 0]  # 10 questions x 3 repeats; the repeated sweep replays nothing
     assert_same_reports(tmp_path / "plain", tmp_path / "first")
     assert_same_reports(tmp_path / "plain", tmp_path / "again")
-    assert oct((ten / INDEX_DIR).stat().st_mode & 0o777) == "0o700"
+    assert oct(index_dir(ten).stat().st_mode & 0o777) == "0o700"
 
 
 def test_a_generated_run_with_repeats_is_byte_identical_and_another_grid_gets_its_own_index(
@@ -191,7 +194,7 @@ def test_a_damaged_index_is_never_trusted(ten: Path, tmp_path: Path, counted, da
     all, or, under a fresh checksum, with sections that do not fit its header or numbers that do not fit each
     other: ignored, every pair replayed from the cache, the same results, and a good index written in its place."""
     assert sweep(ten, tmp_path / "first") == 0
-    [index] = (ten / INDEX_DIR).glob(f"*{SUFFIX}")
+    [index] = index_dir(ten).glob(f"*{SUFFIX}")
     raw = index.read_bytes()
     damaged = DAMAGES[damage](raw)
     assert damaged != raw
@@ -205,24 +208,61 @@ def test_a_damaged_index_is_never_trusted(ten: Path, tmp_path: Path, counted, da
 def test_an_index_resealed_unchanged_is_trusted(ten: Path, tmp_path: Path, counted) -> None:
     """The damage helpers above change only what they say: the same file resealed is read as before."""
     assert sweep(ten, tmp_path / "first") == 0
-    [index] = (ten / INDEX_DIR).glob(f"*{SUFFIX}")
+    [index] = index_dir(ten).glob(f"*{SUFFIX}")
     raw = index.read_bytes()
     index.write_bytes(_resealed_header(_resealed_header(raw, "bounds", 1), "bounds", -1))
     assert sweep(ten, tmp_path / "after") == 0
     assert counted == [30, 0]
 
 
-def test_a_run_the_sweep_may_not_write_gets_no_index_and_the_same_report(ten: Path, tmp_path: Path) -> None:
+def test_a_cache_the_sweep_may_not_write_gets_no_index_and_the_same_report(ten: Path, tmp_path: Path) -> None:
+    folder = index_dir(ten)
+    assert folder is not None
+    folder.parent.mkdir(parents=True, exist_ok=True)
     if os.geteuid() == 0:
-        (ten / INDEX_DIR).write_text("a file where the index directory would be")  # root ignores permissions
+        folder.write_text("a file where the index directory would be")  # root ignores permissions
     else:
-        ten.chmod(0o500)
+        folder.parent.chmod(0o500)
     try:
         assert sweep(ten, tmp_path / "r") == 0
         assert sweep(ten, tmp_path / "plain", "--no-index") == 0
     finally:
-        ten.chmod(0o700)
+        folder.parent.chmod(0o700)
     assert_same_reports(tmp_path / "r", tmp_path / "plain")
+
+
+def test_derived_files_in_the_run_directory_are_never_read_written_or_tidied(ten: Path, tmp_path: Path) -> None:
+    """The run's own `replay-index/` (a commit could add one, or a link to someone's folder) is not the index: a
+    forged index there, a rewritten kept parse and the files of a linked folder are left exactly as they are, and
+    the sweep reports what the evidence says."""
+    assert sweep(ten, tmp_path / "honest") == 0
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    for name in ("notes.json", "a.index", "b.questions"):
+        (theirs / name).write_text(f"someone's {name}")
+    (ten / "replay-index").symlink_to(theirs, target_is_directory=True)
+    before = {p.name: p.read_bytes() for p in theirs.iterdir()}
+    assert sweep(ten, tmp_path / "linked") == 0
+    assert {p.name: p.read_bytes() for p in theirs.iterdir()} == before
+    assert_same_reports(tmp_path / "honest", tmp_path / "linked")
+
+
+def test_a_symlinked_cache_folder_is_refused_and_nothing_is_written_through_it(ten: Path, tmp_path: Path) -> None:
+    """The run's folder of derived files, or the folder of the runs, made a link (to share a cache, or on purpose):
+    nothing is read, written or tidied through it, and the sweep replays everything to the same report."""
+    folder = index_dir(ten)
+    assert folder is not None
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "keep.json").write_text("someone's file")
+    (theirs / "old.index").write_text("someone's index")
+    folder.parent.parent.mkdir(parents=True, exist_ok=True)
+    folder.parent.symlink_to(theirs, target_is_directory=True)
+    assert index_dir(ten) is None
+    assert sweep(ten, tmp_path / "linked") == 0
+    assert sorted(p.name for p in theirs.iterdir()) == ["keep.json", "old.index"]
+    assert sweep(ten, tmp_path / "plain", "--no-index") == 0
+    assert_same_reports(tmp_path / "linked", tmp_path / "plain")
 
 
 
@@ -244,7 +284,7 @@ def test_an_index_written_apart_is_there_when_the_sweep_ends_and_serves_the_next
     monkeypatch.setattr(replay.ReplayIndex, "save", saving)
     assert main([str(ten), "--out", str(tmp_path / "first"), "--jobs", "2", "--no-plots"]) == 0
     assert writers.read_text().split() != [str(os.getpid())] and len(writers.read_text().split()) == 1
-    assert len(list((ten / INDEX_DIR).glob(f"*{SUFFIX}"))) == 1
+    assert len(list(index_dir(ten).glob(f"*{SUFFIX}"))) == 1
     assert not replay._SAVING
     assert sweep(ten, tmp_path / "again", "--no-plots") == 0
     assert counted[-1] == 0  # every pair from the index the child wrote
@@ -256,7 +296,7 @@ def test_an_index_write_stopped_part_way_leaves_no_file_behind(ten: Path, tmp_pa
     """A Ctrl+C while the index is written apart stops the child: no index is half-written and its temporary file
     is removed (a later save also tidies one a killed writer left)."""
     assert sweep(ten, tmp_path / "first") == 0
-    [path] = (ten / INDEX_DIR).glob(f"*{SUFFIX}")
+    [path] = index_dir(ten).glob(f"*{SUFFIX}")
     index = replay.ReplayIndex.open(ten, path.stem)  # its records, to be written again
     assert index.records
     path.unlink()
@@ -264,17 +304,17 @@ def test_an_index_write_stopped_part_way_leaves_no_file_behind(ten: Path, tmp_pa
     monkeypatch.setattr(os, "fsync", lambda fd: time.sleep(30))  # the child's write stalls, its temporary file there
     replay.save_index(index, apart=True)
     deadline = time.monotonic() + 20
-    while not list((ten / INDEX_DIR).glob(".*.tmp")) and time.monotonic() < deadline:
+    while not list(index_dir(ten).glob(".*.tmp")) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert list((ten / INDEX_DIR).glob(".*.tmp"))
+    assert list(index_dir(ten).glob(".*.tmp"))
     replay.index_written(stop=True)
-    assert not [p for p in (ten / INDEX_DIR).iterdir() if p.suffix != ".questions"]  # (the questions kept stay)
-    stale = ten / INDEX_DIR / f".{path.name}.{2**22 + 7}.tmp"  # a writer killed with -9, long gone
+    assert not [p for p in index_dir(ten).iterdir() if p.suffix != ".questions"]  # (the questions kept stay)
+    stale = index_dir(ten) / f".{path.name}.{2**22 + 7}.tmp"  # a writer killed with -9, long gone
     stale.write_bytes(b"part")
     monkeypatch.undo()
     index.changed = True
     index.save()
-    assert sorted(p.name for p in (ten / INDEX_DIR).iterdir() if p.suffix != ".questions") == [path.name]
+    assert sorted(p.name for p in index_dir(ten).iterdir() if p.suffix != ".questions") == [path.name]
 
 
 def _random_records(rng: np.random.Generator, count: int) -> dict[tuple[str, int], Record]:
@@ -391,3 +431,53 @@ def test_entries_whose_check_apart_dies_are_checked_here(ten: Path, tmp_path: Pa
     assert checked_apart.read_text().split() == [str(os.getpid())]  # checked here instead
     assert counted == [30, 0]
     assert_same_reports(tmp_path / "first", tmp_path / "again")
+
+
+def _git(where: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(where), "-c", "user.name=t", "-c", "user.email=t@t", *args], check=True,
+                   capture_output=True)
+
+
+def test_a_forged_index_committed_beside_the_run_cannot_flip_the_gate(tmp_path: Path, monkeypatch) -> None:
+    """The attack as a pull request would make it: a rewritten `runs/ten/replay-index/` added with `git add -f` and
+    committed, the question file and every cache entry untouched, whose records list no entries, claim live
+    evidence, and give the question quoted wrong at the default the curve of one that says "no answer" there. On
+    a fresh clone of that commit the gate at the default still fails (exit 1) on synthetic evidence; and the same
+    records put where the sweep keeps its own index (the user's cache) are not used either: a record that lists no
+    entry is never "unchanged"."""
+    repo = tmp_path / "repo"
+    shutil.copytree(ROOT / "runs" / "ten", repo / "runs" / "ten", ignore=shutil.ignore_patterns("replay-index"))
+    shutil.copytree(ROOT / "questions", repo / "questions")
+    _git(tmp_path, "init", "-q", str(repo))
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "the demo")
+    run = repo / "runs" / "ten"
+    gate = ["--at", "0.3,0.6", "--max-wrong", "0", "--no-plots"]
+    assert sweep(run, tmp_path / "honest", *gate) == 1
+    [path] = index_dir(run).glob(f"*{SUFFIX}")
+    honest = ReplayIndex.open(run, path.stem).records
+    rows = pd.read_csv(tmp_path / "honest" / "questions.csv")
+    victim = rows[rows.default_outcome == "wrong"].question.iloc[0]
+    donor = rows[(rows.expect == "no-answer") & (rows.default_outcome == "no_answer")].question.iloc[0]
+    forged = {(text, repeat): Record(honest[(donor if text == victim else text, repeat)].curve, {"live": "forged"}, ())
+              for text, repeat in honest}
+    written = ReplayIndex(run, path.stem, forged)
+    written.changed = True
+    with monkeypatch.context() as patched:  # the forger writes it into the run directory, as the old code kept it
+        patched.setattr(index_module, "index_dir", lambda run_dir: Path(run_dir) / "replay-index")
+        written.save()
+    assert (run / "replay-index" / path.name).exists()
+    _git(repo, "add", "-f", "runs/ten/replay-index")
+    _git(repo, "commit", "-q", "-m", "speed up CI")
+    clone = tmp_path / "clone"
+    _git(tmp_path, "clone", "-q", str(repo), str(clone))
+    cloned = clone / "runs" / "ten"
+    assert (cloned / "replay-index" / path.name).exists()
+    assert sweep(cloned, tmp_path / "after", *gate) == 1
+    summary = (tmp_path / "after" / "summary.md").read_text()
+    assert "FAIL at (0.3, 0.6)" in summary and "evidence **synthetic**" in summary
+    placed = ReplayIndex(cloned, path.stem, forged)  # where the sweep keeps its own: still never used
+    placed.changed = True
+    placed.save()
+    assert sweep(cloned, tmp_path / "again", *gate) == 1
+    assert "evidence **synthetic**" in (tmp_path / "again" / "summary.md").read_text()

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from quotefinder.sweep import parsed
-from quotefinder.sweep.index import INDEX_DIR
+from quotefinder.sweep.index import index_dir
 from quotefinder.sweepcmd import main
 
 REPORT_FILES = ("decision.json", "grid.csv", "questions.csv", "summary.md")
@@ -40,13 +40,13 @@ def same_reports(first: Path, second: Path) -> bool:
 
 
 def kept_file(run: Path) -> Path:
-    [found] = (run / INDEX_DIR).glob(f"*{parsed.SUFFIX}")
+    [found] = index_dir(run).glob(f"*{parsed.SUFFIX}")
     return found
 
 
 def test_a_repeated_sweep_reads_the_questions_kept_and_parses_nothing(ten: Path, tmp_path: Path, parses) -> None:
     assert sweep(ten, tmp_path / "plain", "--no-index") == 0
-    assert not (ten / INDEX_DIR).exists()  # --no-index keeps nothing either
+    assert not index_dir(ten).exists()  # --no-index keeps nothing either
     assert sweep(ten, tmp_path / "first") == 0
     assert sweep(ten, tmp_path / "again") == 0
     assert len(parses) == 1  # the first sweep parsed the file; the second read what it kept
@@ -127,4 +127,4 @@ def test_a_question_file_with_an_error_is_never_kept(ten: Path, tmp_path: Path, 
     questions.write_text(questions.read_text().replace("expect: no-answer", "expect: maybe", 1))
     assert sweep(ten, tmp_path / "r") == 2
     assert "maybe" in capsys.readouterr().err
-    assert not list((ten / INDEX_DIR).glob(f"*{parsed.SUFFIX}"))
+    assert not list(index_dir(ten).glob(f"*{parsed.SUFFIX}"))

@@ -13,7 +13,7 @@ import pytest
 from quotefinder.record.rundir import RunRecord
 from quotefinder.record.store import open_store
 from quotefinder.sweep import replay
-from quotefinder.sweep.index import INDEX_DIR, index_key, index_path
+from quotefinder.sweep.index import index_dir, index_key, index_path
 from quotefinder.sweepcmd import main as sweep
 from quotefinder.testing import replaycost
 from quotefinder.testing.bench import BIG_GRID
@@ -24,7 +24,7 @@ def test_its_coverage_is_the_one_a_101_by_101_sweep_replays_for(ten: Path, tmp_p
     assert sweep([str(ten), *BIG_GRID, "--no-plots", "--out", str(tmp_path / "report")]) == 0
     under_test, _ = replay.run_system(record)
     key = index_key(under_test, record.config.pipeline_digest, replaycost.coverage_of(ten, record))
-    assert [p.name for p in (ten / INDEX_DIR).glob("*.index")] == [index_path(ten, key).name]
+    assert [p.name for p in index_dir(ten).glob("*.index")] == [index_path(ten, key).name]
 
 
 def test_the_replay_from_memory_gives_what_the_replay_gives_and_reads_no_file_again(ten: Path) -> None:
@@ -58,7 +58,7 @@ def test_the_command_times_each_round_with_a_first_sweep_that_finds_no_index(ten
 
     def checked(command: list[str]) -> tuple[float, float]:
         if "quotefinder.sweepcmd" in command:
-            found.append(len(list((ten / INDEX_DIR).glob("*.index"))))
+            found.append(len(list(index_dir(ten).glob("*.index"))))
         return timed(command)
 
     def counted(work, *args) -> float:  # type: ignore[no-untyped-def]
@@ -82,8 +82,8 @@ def test_the_command_times_each_round_with_a_first_sweep_that_finds_no_index(ten
         assert len(seconds) == 5 and all(s > 0 for s in seconds[:3] + seconds[4:]), line
     assert worked == ["replay_pairs", "served_replays"] * 2
     assert found == [0, 0]  # the second round's too: the first round's sweep wrote one
-    assert len(list((ten / INDEX_DIR).glob("*.index"))) == 1
-    assert {p.name for p in ten.iterdir()} == {"run.json", "responses", INDEX_DIR}
+    assert len(list(index_dir(ten).glob("*.index"))) == 1
+    assert {p.name for p in ten.iterdir()} == {"run.json", "responses"}  # nothing derived in the run
     assert not (tmp_path / "reports").exists() and not list(scratch.iterdir())  # the report went, then was removed
     assert gc.isenabled()  # as it was
 
