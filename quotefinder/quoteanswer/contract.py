@@ -6,9 +6,10 @@
 
 The reader checks everything the decision reads and raises `ContractError` otherwise, so that a response that
 breaks it is never cached: `answer`, `sources[]` (`n`, `title`, `url`), `passages[]` (`source`, `text`),
-`considered`, `pages_read`, `usage`, `message`; every passage's `source` is the `n` of a source, every passage
-is a span of `answer` (in order), and every `[n]` marker in `answer` outside them resolves to a source (read
-bounded: a marker of more than `recipe.contract.CITED_DIGITS` digits resolves to none, never made an integer).
+`considered`, `pages_read`, `usage`, `message`; no more passages than the request asked for, every passage's
+`source` is the `n` of a source, every passage is a span of `answer` (in order), and every `[n]` marker in
+`answer` outside them resolves to a source (read bounded: a marker of more than `recipe.contract.CITED_DIGITS`
+digits resolves to none, and is never made an integer).
 """
 
 from __future__ import annotations
@@ -102,8 +103,9 @@ def _quoted_at(text: str, quoted: str, start: int, markers: list[tuple[int, int,
     return at
 
 
-def read_answer(data: Any) -> Answer:
-    """An answer response read and checked (see the module docstring)."""
+def read_answer(data: Any, asked: int | None = None) -> Answer:
+    """An answer response read and checked (see the module docstring); `asked`, the `passages` the request asked
+    for, when known: a response carrying more is refused."""
     text = _text(data, "answer", "the answer response")
     sources: list[Source] = []
     for k, item in enumerate(_list(data, "sources"), start=1):
@@ -120,6 +122,8 @@ def read_answer(data: Any) -> Answer:
         if source not in numbers:
             raise ContractError(f"{where} quotes source {source}, which `sources` does not list")
         passages.append((source, _text(item, "text", where)))
+    if asked is not None and len(passages) > asked:
+        raise ContractError(f"the answer carries {len(passages)} passages where {asked} were asked for")
     markers = [(m.start(), m.end(), m.group(1)) for m in MARKER.finditer(text)]
     spans, start = [], 0  # where each passage is quoted: a "[3]" of a page's own inside one is not a marker
     for k, (_, quoted) in enumerate(passages, start=1):

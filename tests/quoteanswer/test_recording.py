@@ -86,6 +86,12 @@ def test_a_response_that_breaks_what_is_read_is_refused(edit, problem) -> None:
         contract.read_answer(response)
 
 
+def test_more_passages_than_asked_are_refused() -> None:
+    assert len(contract.read_answer(good_response(), 3).passages) == 3  # as many as asked
+    with pytest.raises(ContractError, match="the answer carries 3 passages where 2 were asked for"):
+        contract.read_answer(good_response(), 2)
+
+
 def test_a_marker_outside_the_passages_must_resolve_even_when_a_passage_holds_its_digits() -> None:
     response = {"answer": "It is 9 [9]", "sources": [{"n": 1, "title": "t", "url": "https://a.example"}],
                 "passages": [{"source": 1, "text": "9"}], "considered": 1, "pages_read": 1, "usage": {"answers": 1}}
@@ -211,6 +217,8 @@ def twelve_passages(body: dict) -> dict:
 HOSTILE_ANSWERS = {  # question id: (what the API sends instead, the error of that question)
     "mariana-depth": (lambda payload, body: payload.update(answer=payload["answer"] + f" [{'9' * 5000}]"),
                       "cites [99999999... (5000 digits)], which resolves to no source"),
+    "bones": (lambda payload, body: payload.update(twelve_passages(body)),
+              "the answer carries 12 passages where 5 were asked for"),
 }
 
 
