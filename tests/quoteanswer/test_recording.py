@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -244,6 +245,14 @@ def test_a_hostile_answer_is_an_error_of_its_question_and_the_recording_goes_on(
     for qid, (_, problem) in HOSTILE_ANSWERS.items():
         assert problem in errors[qid]
     assert len(entries(run_dir)) == QUESTIONS - len(HOSTILE_ANSWERS) and server.count("/api/answer") == QUESTIONS
+    assert main(argv, env=env_for(server)) == 2  # the rerun: each is its question's error again, not paid again
+    assert server.count("/api/answer") == QUESTIONS and len(entries(run_dir)) == QUESTIONS - len(HOSTILE_ANSWERS)
+    again = {e.id: e.error for e in RunRecord.require(run_dir).errors}
+    assert again.keys() == HOSTILE_ANSWERS.keys() and all("not asked for again" in e for e in again.values())
+    for qid, (_, problem) in HOSTILE_ANSWERS.items():
+        assert problem in again[qid]
+    shutil.rmtree(run_dir / "refused")  # what the message says to do to ask again
+    assert main(argv, env=env_for(server)) == 2 and server.count("/api/answer") == QUESTIONS + len(HOSTILE_ANSWERS)
 
 
 def test_the_key_is_its_own_variable_and_never_reaches_a_file(tmp_path, standin_for, capsys) -> None:
