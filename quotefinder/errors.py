@@ -8,6 +8,7 @@
     │   ├── CorruptEntry             torn, edited, or of another format version
     │   └── StorageError             the disk refused a write (full, read-only): stop before paying more
     ├── ContractError                an API response lacks what the pipeline reads (never cached)
+    │   └── RefusedBefore            a request whose response was refused before: not sent again
     ├── ApiError                     an API request failed
     │   ├── AuthError                401/403: the key is wrong; stop at once, retrying only costs money
     │   ├── TransientError           429, 5xx, dropped connection, timeout: retried with backoff
@@ -57,6 +58,10 @@ class StorageError(CacheError):
 
 class ContractError(QuoteFinderError):
     """An API response is missing, or has malformed, something the pipeline reads."""
+
+
+class RefusedBefore(ContractError):
+    """A request whose response a recording refused before (`record.refused`): it is not sent again."""
 
 
 class ApiError(QuoteFinderError):

@@ -102,10 +102,9 @@ def piece_of(trace: Trace, kept: Kept) -> Piece:
         return MISSING
     if answer.strip() == contract.NO_ANSWER:
         return Piece(None)
-    cited = contract.citations(answer)
-    unknown = [n for n in cited if not 1 <= n <= len(kept)]
+    cited, unknown = contract.citations(answer, len(kept))
     first = trace.results[kept[(cited[0] - 1) if cited and not unknown else 0] - 1]
-    broken = (f"cites [{unknown[0]}], but only {len(kept)} source(s) were kept" if unknown else "")
+    broken = (f"cites [{unknown}], but only {len(kept)} source(s) were kept" if unknown else "")
     return Piece(Quote(answer, first.title, first.url, first.date, broken=broken))
 
 

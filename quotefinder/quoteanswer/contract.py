@@ -6,8 +6,10 @@
 
 The reader checks everything the decision reads and raises `ContractError` otherwise, so that a response that
 breaks it is never cached: `answer`, `sources[]` (`n`, `title`, `url`), `passages[]` (`source`, `text`),
-`considered`, `pages_read`, `usage`, `message`; every passage's `source` is the `n` of a source, every passage
-is a span of `answer` (in order), and every `[n]` marker in `answer` outside them resolves to a source.
+`considered`, `pages_read`, `usage`, `message`; no more passages than the request asked for, every passage's
+`source` is the `n` of a source, every passage is a span of `answer` (in order), and every `[n]` marker in
+`answer` outside them resolves to a source (read bounded: a marker of more than `recipe.contract.CITED_DIGITS`
+digits resolves to none, and is never made an integer).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ContractError
-from ..recipe.contract import ApiRequest, field_of, shown
+from ..recipe.contract import ApiRequest, cited, cited_shown, field_of, shown
 from ..textsafe import is_unicode
 
 ANSWER_PATH = "/api/answer"
@@ -91,7 +93,7 @@ def _list(data: Any, name: str) -> list[Any]:
     return value
 
 
-def _quoted_at(text: str, quoted: str, start: int, markers: list[tuple[int, int, int]]) -> int:
+def _quoted_at(text: str, quoted: str, start: int, markers: list[tuple[int, int, str]]) -> int:
     """Where `quoted` first occurs in `text` from `start` without cutting through a marker (a passage "9" is not
     the 9 of a "[9]"; a passage may hold a whole "[3]" of its page); -1 when it does not."""
     at = text.find(quoted, start)
@@ -101,8 +103,9 @@ def _quoted_at(text: str, quoted: str, start: int, markers: list[tuple[int, int,
     return at
 
 
-def read_answer(data: Any) -> Answer:
-    """An answer response read and checked (see the module docstring)."""
+def read_answer(data: Any, asked: int | None = None) -> Answer:
+    """An answer response read and checked (see the module docstring); `asked`, the `passages` the request asked
+    for, when known: a response carrying more is refused."""
     text = _text(data, "answer", "the answer response")
     sources: list[Source] = []
     for k, item in enumerate(_list(data, "sources"), start=1):
@@ -119,7 +122,9 @@ def read_answer(data: Any) -> Answer:
         if source not in numbers:
             raise ContractError(f"{where} quotes source {source}, which `sources` does not list")
         passages.append((source, _text(item, "text", where)))
-    markers = [(m.start(), m.end(), int(m.group(1))) for m in MARKER.finditer(text)]
+    if asked is not None and len(passages) > asked:
+        raise ContractError(f"the answer carries {len(passages)} passages where {asked} were asked for")
+    markers = [(m.start(), m.end(), m.group(1)) for m in MARKER.finditer(text)]
     spans, start = [], 0  # where each passage is quoted: a "[3]" of a page's own inside one is not a marker
     for k, (_, quoted) in enumerate(passages, start=1):
         at = _quoted_at(text, quoted, start, markers) if quoted else -1
@@ -128,9 +133,9 @@ def read_answer(data: Any) -> Answer:
                                 "a span the answer quotes verbatim, in the order of `passages`")
         spans.append((at, at + len(quoted)))
         start = at + len(quoted)
-    for begin, end, n in markers:
-        if n not in numbers and not any(lo <= begin and end <= hi for lo, hi in spans):
-            raise ContractError(f"the answer cites [{n}], which resolves to no source")
+    for begin, end, digits in markers:
+        if cited(digits) not in numbers and not any(lo <= begin and end <= hi for lo, hi in spans):
+            raise ContractError(f"the answer cites [{cited_shown(digits)}], which resolves to no source")
     pages = field_of(data, "pages_read", "the answer response")
     if isinstance(pages, list) and all(isinstance(page, str) for page in pages):
         pages_read = len(pages)

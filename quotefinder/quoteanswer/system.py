@@ -91,13 +91,13 @@ class QuoteAnswer:
         responses = yield requests
         trace = Trace(question, repeat, requests=len(requests))
         for configuration, data in zip(chosen, responses, strict=True):
-            trace.answers[configuration] = contract.read_answer(data)
+            trace.answers[configuration] = contract.read_answer(data, configuration[0])
         shown = trace.answers.get((config.passages, contract.TIERS.index(config.tier)))  # the default configuration
         trace.result_count = len(shown.sources) if shown is not None else 0
         return trace
 
     def check(self, request: ApiRequest, data: Any) -> None:
-        contract.read_answer(data)
+        contract.read_answer(data, request.body["passages"])
 
     def input_tokens(self, request: ApiRequest, data: Any) -> int:
         return 0
@@ -105,7 +105,7 @@ class QuoteAnswer:
     def readings(self, request: ApiRequest, data: Any) -> list[Reading]:
         """The answer: its passages with their sources' URLs (no probabilities: the API gives none), and its first
         source as the top one."""
-        answer = contract.read_answer(data)
+        answer = contract.read_answer(data, request.body["passages"])
         urls = {source.n: source.url for source in answer.sources}
         passages = tuple((urls.get(n, ""), text) for n, text in answer.passages)
         return [Reading("answer", passages, top=answer.sources[0].url if answer.sources else "")]

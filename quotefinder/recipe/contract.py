@@ -169,6 +169,21 @@ def shown(value: Any) -> str:
     return text if len(text) <= SHOWN_AT_MOST else f"{text[:SHOWN_AT_MOST]}... ({len(text)} characters)"
 
 
+CITED_DIGITS = 4  # a cited number of more digits (leading zeros aside) names no source any answer has
+
+
+def cited(digits: str) -> int | None:
+    """The number a citation's digits write (`[n]` in answer text), or None when it has more than CITED_DIGITS:
+    page or model text never becomes an unbounded integer."""
+    kept = digits.lstrip("0")
+    return int(kept or "0") if len(kept) <= CITED_DIGITS else None
+
+
+def cited_shown(digits: str) -> str:
+    """A citation's digits as a message quotes them: whole, or the first few and how many there are."""
+    return digits if len(digits) <= 12 else f"{digits[:8]}... ({len(digits)} digits)"
+
+
 def field_of(data: Any, name: str, where: str) -> Any:
     if not isinstance(data, dict):
         raise ContractError(f"{where} is not a JSON object")

@@ -38,6 +38,7 @@ from .received import EVIDENCE, Received, Sender, describe
 from .secret import Secret
 
 if TYPE_CHECKING:
+    from .refused import Refusals
     from .store import ResponseStore
 
 FORMAT = "quotefinder-cache/1"
@@ -231,13 +232,15 @@ class CachingClient:
     A request whose response is saved is answered from the cache; any other is sent, shown to
     `admit` (which raises to keep a response out: the recorder checks the evidence and the API
     contract there), saved whole, and only then returned. A corrupt entry counts as missing and is
-    replaced.
+    replaced. With `refused`, a response refused as breaking the contract is remembered there, and a
+    request refused before is not sent again (`RefusedBefore`).
     """
 
     def __init__(self, client: Sender, cache: ResponseStore,
                  admit: Callable[[ApiRequest, Received], None] = admit_all, counts: CacheCounts | None = None,
-                 secret: Secret | None = None) -> None:
+                 secret: Secret | None = None, refused: Refusals | None = None) -> None:
         self.client = client
+        self.refused = refused
         self.cache = cache
         self.admit = admit
         self.counts = counts if counts is not None else CacheCounts()
@@ -252,9 +255,17 @@ class CachingClient:
         if saved is not None:
             self.counts.from_cache += 1
             return saved
+        if self.refused is not None:
+            self.refused.check(request)
         received = await self.client.send(request)
-        self.admit(request, received)
-        self.cache.put(request, received, self.secret)
+        try:
+            self.admit(request, received)
+            self.cache.put(request, received, self.secret)
+        except ContractError as error:
+            if self.refused is not None:
+                secret = self.secret or Secret()
+                self.refused.put(request, received, secret.redact(str(error)), secret)
+            raise
         self.counts.sent += 1
         return received
 

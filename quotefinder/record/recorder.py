@@ -22,6 +22,7 @@ from ..errors import (
     CorruptEntry,
     EvidenceMixError,
     MissingResponse,
+    RefusedBefore,
     StorageError,
 )
 from ..pipelines import Piece, Steps, System
@@ -32,7 +33,8 @@ from ..recipe.pipeline import record
 from ..recipe.pipeline import replay as drive
 from ..recipe.system import QUOTE_FINDER
 from .cache import CacheCounts, CachingClient
-from .received import Received, Sender
+from .received import Received, Sender, describe
+from .refused import Refusals
 from .rundir import STOPS, QuestionError, RequestCounts
 from .secret import Secret
 from .store import ResponseStore
@@ -89,10 +91,12 @@ class Recorder:
 
     def __init__(self, cache: ResponseStore, coverage: Mapping[str, Sequence[Any]], evidence: str | None = None,
                  pipeline: Any = RECIPE, under_test: System = QUOTE_FINDER,
-                 default: tuple[float, float] | None = None) -> None:
+                 default: tuple[float, float] | None = None, refused: Refusals | None = None) -> None:
         """`coverage` maps each recorded axis to the values (and (lo, hi) spans) to record, `pipeline` is what is
-        sent, and `default` the point whose decisions a recording shows (the system's for `pipeline`)."""
+        sent, `default` the point whose decisions a recording shows (the system's for `pipeline`), and `refused`
+        where responses refused as breaking the contract are remembered, so that a rerun does not send them."""
         self.cache = cache
+        self.refused = refused
         self.coverage = coverage
         self.pipeline = pipeline
         self.system = under_test
@@ -126,7 +130,12 @@ class Recorder:
 
         def lookup(request: ApiRequest) -> Any:
             nonlocal served
-            saved = self.cache.require(request)
+            try:
+                saved = self.cache.require(request)
+            except MissingResponse:
+                if self.refused is not None:
+                    self.refused.check(request)
+                raise
             self._note_evidence(saved.evidence)
             served += 1
             return saved.data
@@ -138,6 +147,8 @@ class Recorder:
             item.missing = str(missing)
         except CorruptEntry as error:
             item.missing = f"a usable entry ({error})"
+        except RefusedBefore as error:
+            item.error = str(error)
         except ContractError as error:
             item.error = f"a saved response breaks the API contract: {error}"
         return item
@@ -163,7 +174,10 @@ class Recorder:
     def _admit(self, request: ApiRequest, received: Received) -> None:
         """What a new response must pass before it is saved: the run's evidence, and the API contract."""
         self._note_evidence(received.evidence)
-        self.system.check(request, received.data)
+        try:
+            self.system.check(request, received.data)
+        except (ValueError, ArithmeticError, LookupError, TypeError, RecursionError) as error:  # a reader's slip
+            raise ContractError(f"{describe(request)}: the response cannot be read ({type(error).__name__})") from None
         self.tally.tokens += self.system.input_tokens(request, received.data)
 
     def bound(self, item: QuestionRun) -> tuple[int, bool]:
@@ -208,7 +222,7 @@ class Recorder:
         """
         secret = secret or Secret()
         pending = iter(items)  # shared by the workers: each takes the next question when it is free
-        caching = CachingClient(client, self.cache, self._admit, self.tally, secret)
+        caching = CachingClient(client, self.cache, self._admit, self.tally, secret, self.refused)
         self.budget_spent = False
 
         async def fetch(request: ApiRequest) -> Any:

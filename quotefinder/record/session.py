@@ -35,6 +35,7 @@ from ..storage import remove_temporaries
 from ..textsafe import terminal
 from .client import ApiClient, RateLimiter, RequestBudget, RetryPolicy, TransientError, check_base_url
 from .recorder import QuestionRun, Recorder
+from .refused import Refusals
 from .rundir import QuestionsFile, Refresh, RunConfig, RunRecord, covered_items, locked
 from .secret import Secret, key_problem
 from .store import open_store
@@ -163,7 +164,8 @@ class Recording:
         default = under_test.default_point(pipeline)
         store = open_store(run_dir, previous.cache_format if previous else None)  # the run's own format
         recorder = Recorder(store, recording_coverage(under_test, options, default, previous),
-                            previous.evidence if previous else None, pipeline, under_test, default)
+                            previous.evidence if previous else None, pipeline, under_test, default,
+                            Refusals(run_dir))
         held = previous.repeats if previous else 1
         repeats = max(options.repeats or held, held)
         if options.repeats and options.repeats < held:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -84,6 +85,12 @@ def test_a_response_that_breaks_what_is_read_is_refused(edit, problem) -> None:
     edit(response)
     with pytest.raises(ContractError, match=problem):
         contract.read_answer(response)
+
+
+def test_more_passages_than_asked_are_refused() -> None:
+    assert len(contract.read_answer(good_response(), 3).passages) == 3  # as many as asked
+    with pytest.raises(ContractError, match="the answer carries 3 passages where 2 were asked for"):
+        contract.read_answer(good_response(), 2)
 
 
 def test_a_marker_outside_the_passages_must_resolve_even_when_a_passage_holds_its_digits() -> None:
@@ -198,6 +205,54 @@ def test_a_response_that_breaks_the_contract_is_an_error_of_its_question_and_nev
     assert len(entries(run_dir)) == QUESTIONS - 1
     assert "cites [4], which resolves to no source" in json.dumps(json.loads((run_dir / "run.json").read_text()))
     assert "not run" in capsys.readouterr().out
+
+
+def twelve_passages(body: dict) -> dict:
+    texts = [f"Passage {k} of the page." for k in range(1, 13)]
+    return {"answer": "\n\n".join(f"{text} [1]" for text in texts),
+            "sources": [{"n": 1, "title": "Page", "url": "https://a.example"}],
+            "passages": [{"source": 1, "text": text} for text in texts], "considered": 40, "pages_read": 1,
+            "usage": {"answers": 1}}
+
+
+HOSTILE_ANSWERS = {  # question id: (what the API sends instead, the error of that question)
+    "mariana-depth": (lambda payload, body: payload.update(answer=payload["answer"] + f" [{'9' * 5000}]"),
+                      "cites [99999999... (5000 digits)], which resolves to no source"),
+    "bones": (lambda payload, body: payload.update(twelve_passages(body)),
+              "the answer carries 12 passages where 5 were asked for"),
+}
+
+
+def test_a_hostile_answer_is_an_error_of_its_question_and_the_recording_goes_on(tmp_path, standin_for) -> None:
+    """Over loopback: a marker of 5,000 digits (never made an integer) and 12 passages for the 5 asked are each an
+    error of their question, named in run.json; nothing of theirs is cached, and the other questions are."""
+    ids = {q.question: q.id for q in load_questions(TEN_QUESTIONS).questions}
+    server = None
+
+    def fault(path: str, body: dict) -> Reply | None:
+        if ids.get(body.get("query")) not in HOSTILE_ANSWERS:
+            return None
+        status, payload = server.api.respond(path, json.dumps(body).encode(), KEY)
+        HOSTILE_ANSWERS[ids[body["query"]]][0](payload, body)
+        return Reply(200, json.dumps(payload).encode(), (("Content-Type", "application/json"),))
+
+    server = standin_for(TEN_SCENARIO, fault=fault)
+    run_dir = tmp_path / "run"
+    argv = [str(TEN_QUESTIONS), "--run", str(run_dir), "--pipeline", str(pipeline_file(tmp_path)), *FAST]
+    assert main(argv, env=env_for(server)) == 2
+    errors = {e.id: e.error for e in RunRecord.require(run_dir).errors}
+    assert errors.keys() == HOSTILE_ANSWERS.keys()
+    for qid, (_, problem) in HOSTILE_ANSWERS.items():
+        assert problem in errors[qid]
+    assert len(entries(run_dir)) == QUESTIONS - len(HOSTILE_ANSWERS) and server.count("/api/answer") == QUESTIONS
+    assert main(argv, env=env_for(server)) == 2  # the rerun: each is its question's error again, not paid again
+    assert server.count("/api/answer") == QUESTIONS and len(entries(run_dir)) == QUESTIONS - len(HOSTILE_ANSWERS)
+    again = {e.id: e.error for e in RunRecord.require(run_dir).errors}
+    assert again.keys() == HOSTILE_ANSWERS.keys() and all("not asked for again" in e for e in again.values())
+    for qid, (_, problem) in HOSTILE_ANSWERS.items():
+        assert problem in again[qid]
+    shutil.rmtree(run_dir / "refused")  # what the message says to do to ask again
+    assert main(argv, env=env_for(server)) == 2 and server.count("/api/answer") == QUESTIONS + len(HOSTILE_ANSWERS)
 
 
 def test_the_key_is_its_own_variable_and_never_reaches_a_file(tmp_path, standin_for, capsys) -> None:
