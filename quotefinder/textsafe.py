@@ -8,10 +8,14 @@ function here keeps the text readable while removing that power.
 from __future__ import annotations
 
 import re
+import reprlib
 import unicodedata
 from collections.abc import Iterable
 
 _FORMULA_START = ("=", "+", "-", "@")
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = 80
+_REPR.maxlevel = 3
 _BACKTICKS = re.compile(r"`+")
 _HIDDEN = frozenset(("Cc", "Cf", "Zl", "Zp"))  # controls, format characters (zero-width, bidi), line separators
 
@@ -110,3 +114,10 @@ def is_unicode(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def shown(value: object) -> str:
+    """`value`'s repr for a message, cut before it is made: at most 80 characters of a text, a few items of a
+    list or mapping, three levels deep (a value read from a file may hold a megabyte of text, or aliases that
+    repeat a list a billion times over)."""
+    return _REPR.repr(value)

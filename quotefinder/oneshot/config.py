@@ -31,6 +31,7 @@ from ..recipe.config import (
     field_values,
 )
 from ..recipe.contract import ApiRequest, Result
+from ..textsafe import shown
 from . import contract
 
 SYSTEM = "one-shot"
@@ -105,11 +106,11 @@ def _value(kind: str, value: Any, keys: tuple[str, ...], fail: Fail) -> Any:
     where = ".".join(keys)
     if kind == "probability":
         if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-            raise fail(keys, f"`{where}` is {value!r}, not a number from 0 to 1")
+            raise fail(keys, f"`{where}` is {shown(value)}, not a number from 0 to 1")
         return float(value)
     if kind == "sources":
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_SOURCES:
-            raise fail(keys, f"`{where}` is {value!r}, not a whole number from 1 to {MAX_SOURCES}")
+            raise fail(keys, f"`{where}` is {shown(value)}, not a whole number from 1 to {MAX_SOURCES}")
         return value
     return check_value(kind, value, keys, fail)
 

@@ -19,9 +19,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode
 
+from ..boundedyaml import construct
 from ..errors import InputError, QuoteFinderError
 from ..questions import compose_text
 from ..recipe.config import RECIPE, SCHEMA, SYSTEM
@@ -32,7 +32,6 @@ from . import system as system_named
 DEFAULTS: dict[str, Any] = {name: system_named(name).default for name in known_systems()}
 KNOWN_SYSTEMS = tuple(DEFAULTS)
 MAX_FILE_BYTES = 1024 * 1024  # a pipeline file is a few dozen lines
-_Constructor = yaml.constructor.SafeConstructor
 
 
 def unknown_system(system: str) -> str:
@@ -85,12 +84,7 @@ def parse_pipeline_text(text: str, path: Path) -> tuple[str, Any]:
         return SYSTEM, RECIPE
     lines: dict[tuple[str, ...], int] = {}
     _lines(root, path, (), lines)
-    try:
-        data = _Constructor().construct_document(root)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f"{path}, line {mark.line + 1}" if mark is not None else str(path)
-        raise InputError(f"{where}: not valid YAML ({getattr(error, 'problem', None) or error})") from None
+    data = construct(root, path)
     if not isinstance(data, Mapping):
         raise InputError(f"{path}, line {root.start_mark.line + 1}: a pipeline file is a mapping of keys such as "
                          f"{', '.join(('system', *SCHEMA))}")

@@ -27,21 +27,18 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-import yaml
-from yaml.events import CollectionEndEvent, CollectionStartEvent
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from .. import boundedyaml
 from ..errors import QuestionFileError
-from ..textsafe import is_unicode
+from ..textsafe import is_unicode, shown
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_QUESTION_CHARS = 2000
-MAX_DEPTH = 100  # lists and mappings inside one another (a question file needs 4); far deeper, libyaml's composer
-# overflows the C stack and kills the interpreter
 EXPECTS = ("answer", "no-answer")
 KEYS = ("id", "question", "expect", "accept")
 _STR = "tag:yaml.org,2002:str"
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_Loader = boundedyaml.BoundedLoader  # named in a kept parse's digest (`sweep.parsed`)
 
 
 class Outcome(StrEnum):
@@ -248,7 +245,7 @@ class Reader:
         if "expect" in fields:
             expect = self.text(fields["expect"][1], f"{label}'s `expect`")
             if expect not in EXPECTS:
-                raise self.fail(fields["expect"][1], f"{label} has `expect: {expect}`; write `answer` or "
+                raise self.fail(fields["expect"][1], f"{label} has `expect: {shorter(expect)}`; write `answer` or "
                                 "`no-answer`, or leave `expect` out for an unlabelled question")
         accept = self.patterns(fields["accept"][1], label) if "accept" in fields else ()
         if accept and expect == "no-answer":
@@ -262,7 +259,7 @@ class Reader:
             for item, pattern in zip(fields["accept"][1].value, accept, strict=True):
                 why = _invalid(pattern)
                 if why:
-                    raise self.fail(item, f"{label} has an invalid regex {_shorter(pattern)!r}: {why}") from None
+                    raise self.fail(item, f"{label} has an invalid regex {shorter(pattern)!r}: {why}") from None
             raise
 
     def questions(self, items: SequenceNode) -> list[Question]:
@@ -274,7 +271,7 @@ class Reader:
             for index, q in enumerate(loaded):
                 value = getattr(q, attribute)
                 if value in first:
-                    raise self.fail(items.value[index], f"duplicate {attribute} {value!r}, first used on "
+                    raise self.fail(items.value[index], f"duplicate {attribute} {shown(value)}, first used on "
                                     f"{self.where(items.value[first[value]])}; every {attribute} must be unique")
                 first[value] = index
         return loaded
@@ -297,7 +294,7 @@ def _invalid(pattern: str) -> str:
     return ""
 
 
-def _shorter(text: str, at_most: int = 80) -> str:
+def shorter(text: str, at_most: int = 80) -> str:
     return text if len(text) <= at_most else text[:at_most] + "..."
 
 
@@ -327,25 +324,10 @@ def compose(path: Path) -> tuple[bytes, Node | None]:
 
 
 def compose_text(text: str, path: Path) -> Node | None:
-    """YAML text's node tree (None when empty); `QuestionFileError` naming `path` and the line otherwise,
-    also for lists or mappings nested more than `MAX_DEPTH` deep (checked first, from the parser's events:
-    composing them would overflow the C stack)."""
-    try:
-        depth = 0
-        for event in yaml.parse(text, Loader=_Loader):
-            if isinstance(event, CollectionStartEvent):
-                depth += 1
-                if depth > MAX_DEPTH:
-                    raise QuestionFileError(f"{path}, line {event.start_mark.line + 1}: lists or mappings nested more "
-                                            f"than {MAX_DEPTH} deep; a question or verdicts file needs 4")
-            elif isinstance(event, CollectionEndEvent):
-                depth -= 1
-        return yaml.compose(text, Loader=_Loader)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f"{path}, line {mark.line + 1}" if mark is not None else str(path)
-        problem = getattr(error, "problem", None) or str(error)
-        raise QuestionFileError(f"{where}: not valid YAML ({problem})") from None
+    """YAML text's node tree (None when empty); `QuestionFileError` naming `path` and the line otherwise, also
+    for what would take unbounded effort (`boundedyaml.compose`: explicit tags, aliases beyond a budget, huge
+    numbers, deep nesting)."""
+    return boundedyaml.compose(text, path, QuestionFileError)
 
 
 def top_list(reader: Reader, root: Node, name: str, example: str) -> SequenceNode:

@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 
 from ..recipe.config import Fail, OwnPipeline, check_section, check_value
 from ..recipe.contract import ApiRequest
+from ..textsafe import shown
 from . import contract
 
 SYSTEM = "quote-answer"
@@ -69,15 +70,15 @@ def _value(kind: str, value: Any, keys: tuple[str, ...], fail: Fail) -> Any:
         return None  # not set: not sent
     if kind in _CEILINGS:
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= _CEILINGS[kind]:
-            raise fail(keys, f"`{kind}` is {value!r}, not a whole number from 1 to {_CEILINGS[kind]}")
+            raise fail(keys, f"`{kind}` is {shown(value)}, not a whole number from 1 to {_CEILINGS[kind]}")
         return value
     if kind in _CHOICES:
         if value not in _CHOICES[kind]:
-            raise fail(keys, f"`{kind}` is {value!r}, not one of {', '.join(_CHOICES[kind])}")
+            raise fail(keys, f"`{kind}` is {shown(value)}, not one of {', '.join(_CHOICES[kind])}")
         return value
     text = check_value("text", value, keys, fail)  # domain
     if any(c.isspace() for c in text) or "/" in text:
-        raise fail(keys, f"`domain` is {value!r}, not a domain name such as example.org")
+        raise fail(keys, f"`domain` is {shown(value)}, not a domain name such as example.org")
     return text
 
 

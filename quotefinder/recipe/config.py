@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ..errors import InputError
-from ..textsafe import is_unicode
+from ..textsafe import is_unicode, shown
 from . import contract, sentences
 from .decision import ANSWER_CUTOFF, HAS_ANSWER_CUTOFF, MIN_SENTENCES, Cutoffs
 
@@ -209,11 +209,6 @@ def _key(key: Any) -> str:
     return key if isinstance(key, str) else str(key)
 
 
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:60] + "..."
-
-
 def check_value(kind: str, value: Any, keys: tuple[str, ...], fail: Fail) -> Any:
     """`value` checked to be of `kind` (a key of `_WORDS`)."""
     if kind in ("name", "text", "template"):
@@ -222,14 +217,14 @@ def check_value(kind: str, value: Any, keys: tuple[str, ...], fail: Fail) -> Any
             ok = NAME.fullmatch(value) is not None
         if not ok:
             quote = "; put it in quotes if YAML reads it as something else" if not isinstance(value, str) else ""
-            raise fail(keys, f"`{_dotted(keys)}` is {_shown(value)}, not {_WORDS[kind]}{quote}")
+            raise fail(keys, f"`{_dotted(keys)}` is {shown(value)}, not {_WORDS[kind]}{quote}")
         if kind == "template" and "{n}" not in value:
             raise fail(keys, f"`{_dotted(keys)}` must contain `{{n}}`, where each candidate's number goes, e.g. "
                        f"{COMPARE_INSTRUCTIONS!r}")
         return value
     ceiling = {"results": MAX_SEARCH_RESULTS, "options": MAX_OPTIONS}.get(kind, MAX_WHOLE)
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= ceiling:
-        raise fail(keys, f"`{_dotted(keys)}` is {_shown(value)}, not {_WORDS[kind]}")
+        raise fail(keys, f"`{_dotted(keys)}` is {shown(value)}, not {_WORDS[kind]}")
     return value
 
 

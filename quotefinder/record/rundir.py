@@ -37,7 +37,6 @@ import json
 import math
 import os
 import re
-import reprlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,7 +53,7 @@ from ..questions import EXPECTS, Question, QuestionSet, labels_allowed
 from ..recipe.config import RECIPE, SYSTEM, QuoteFinderPipeline
 from ..recipe.decision import ANSWER_CUTOFF, HAS_ANSWER_CUTOFF, Cutoffs
 from ..storage import private_dir, write_private
-from ..textsafe import is_unicode
+from ..textsafe import is_unicode, shown
 from .cache import FORMAT as CACHE_FORMAT
 from .received import EVIDENCE
 
@@ -370,7 +369,7 @@ class RunRecord:
                               "restore it from version control") from None
         if not isinstance(data, dict) or data.get("format") != RUN_FORMAT:
             found = data.get("format") if isinstance(data, dict) else None
-            raise RunDirError(f"{path}: run format {_shown(found)}; this version reads {RUN_FORMAT!r}")
+            raise RunDirError(f"{path}: run format {shown(found)}; this version reads {RUN_FORMAT!r}")
         try:
             record = _parse(data)
         except _Bad as problem:
@@ -378,7 +377,7 @@ class RunRecord:
                               "run directory") from None
         if record.cache_format != CACHE_FORMAT:
             raise RunDirError(
-                f"{path}: responses were saved in cache format {_shown(record.cache_format)}, this version reads "
+                f"{path}: responses were saved in cache format {shown(record.cache_format)}, this version reads "
                 f"{CACHE_FORMAT!r}; record into a new run directory or use the version that wrote it"
             )
         return record
@@ -396,16 +395,6 @@ class RunRecord:
 
 class _Bad(Exception):
     """A field of run.json that is missing or of the wrong type; the message names it."""
-
-
-_REPR = reprlib.Repr()
-_REPR.maxstring = _REPR.maxother = 80
-_REPR.maxlevel = 3
-
-
-def _shown(value: Any) -> str:
-    """`value` for a message, cut short: a field may hold a megabyte of text or a thousand levels of lists."""
-    return _REPR.repr(value)
 
 
 _KINDS: dict[str, tuple[tuple[type, ...], str]] = {
@@ -429,7 +418,7 @@ def _get(data: dict[str, Any], name: str, kind: str, default: Any, where: str = 
     value = data[name]
     types, words = _KINDS[kind]
     if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
-        raise _Bad(f"`{where}{name}` is {_shown(value)}, not {words}")
+        raise _Bad(f"`{where}{name}` is {shown(value)}, not {words}")
     if isinstance(value, str) and not is_unicode(value):  # a lone surrogate: no file or terminal can take it
         raise _Bad(f"`{where}{name}` is not valid Unicode (a lone surrogate)")
     if kind == "count":  # 3.0 is the whole number 3; 3.5, NaN and -1 are no count
@@ -437,20 +426,20 @@ def _get(data: dict[str, Any], name: str, kind: str, default: Any, where: str = 
             value = int(value) if math.isfinite(value) and value.is_integer() else -1
         whole = int(value)
         if whole < 0:
-            raise _Bad(f"`{where}{name}` is {_shown(value)}, not {words}")
+            raise _Bad(f"`{where}{name}` is {shown(value)}, not {words}")
         return whole
     if kind == "number" and isinstance(value, float) and not math.isfinite(value):
-        raise _Bad(f"`{where}{name}` is {_shown(value)}, not a finite number")
+        raise _Bad(f"`{where}{name}` is {shown(value)}, not a finite number")
     return value
 
 
 def _parse(data: dict[str, Any]) -> RunRecord:
     evidence = data.get("evidence")
     if evidence is not None and evidence not in EVIDENCE:
-        raise _Bad(f"`evidence` is {_shown(evidence)}, not live or synthetic")
+        raise _Bad(f"`evidence` is {shown(evidence)}, not live or synthetic")
     stopped = _get(data, "stopped", "text or null", None)
     if stopped is not None and stopped not in STOPS:
-        raise _Bad(f"`stopped` is {_shown(stopped)}, not one of {', '.join(STOPS)}")
+        raise _Bad(f"`stopped` is {shown(stopped)}, not one of {', '.join(STOPS)}")
     given = _get(data, "questions_file", "object or null", None)
     questions_file = None if given is None else QuestionsFile(
         _get(given, "path", "text", "", "questions_file."), _get(given, "sha256", "text", "", "questions_file."))
@@ -491,7 +480,7 @@ def _refresh(given: dict[str, Any] | None) -> Refresh | None:
     for label, pair in strata.items():
         if label not in ("", *EXPECTS) or not isinstance(pair, list) or len(pair) != 2 or not all(
                 isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in pair) or pair[0] > pair[1]:
-            raise _Bad(f"`refresh.strata` has {_shown(label)}: {_shown(pair)}, not a label's [sampled, of]")
+            raise _Bad(f"`refresh.strata` has {shown(label)}: {shown(pair)}, not a label's [sampled, of]")
         found.append((label, pair[0], pair[1]))
     run = _get(given, "run", "text", "", where)
     if not run:
@@ -505,9 +494,9 @@ def _quote_finder_config(config: dict[str, Any]) -> RunConfig:
     span = _get(config, "has_answer_range", "list or null", None, "config.")
     if span is not None and (len(span) != 2 or any(isinstance(v, bool) or not isinstance(v, int | float)
                                                    for v in span)):
-        raise _Bad(f"`config.has_answer_range` is {_shown(span)}, not [LO, HI]")
+        raise _Bad(f"`config.has_answer_range` is {shown(span)}, not [LO, HI]")
     if span is not None and not 0 <= span[0] <= span[1] <= 1:
-        raise _Bad(f"`config.has_answer_range` is {_shown(span)}, not 0 <= LO <= HI <= 1")
+        raise _Bad(f"`config.has_answer_range` is {shown(span)}, not 0 <= LO <= HI <= 1")
     defaults = RunConfig()
     run_config = RunConfig(
         base_url_host=_get(config, "base_url_host", "text", defaults.base_url_host, "config."),
@@ -540,7 +529,7 @@ def _other_config(config: dict[str, Any]) -> RunConfig:
         except KeyError as unknown:
             raise _Bad(f"`config.ranges`: {unknown.args[0]}") from None
         if not isinstance(values, list) or not spec.recorded:
-            raise _Bad(f"`config.ranges.{axis}` is {_shown(values)}, not a list of the values recorded")
+            raise _Bad(f"`config.ranges.{axis}` is {shown(values)}, not a list of the values recorded")
         try:
             ranges.append((axis, covered_items([_span(spec, value) if isinstance(value, list) else spec.read(value)
                                                 for value in values])))
@@ -555,7 +544,7 @@ def _system(config: dict[str, Any]) -> str:
     """The recorded system: absent (a run recorded before systems existed) is the quote finder."""
     system = _get(config, "system", "text", SYSTEM, "config.")
     if system not in KNOWN_SYSTEMS:
-        raise _Bad(f"`config.system` is {_shown(system)}, not a system this version knows (the systems are: "
+        raise _Bad(f"`config.system` is {shown(system)}, not a system this version knows (the systems are: "
                    f"{', '.join(KNOWN_SYSTEMS)})")
     return system
 
@@ -582,8 +571,8 @@ def _pipeline(config: dict[str, Any]) -> QuoteFinderPipeline:
     pipeline = _recorded(config, QuoteFinderPipeline)
     for name, value in flat.items():
         if value != getattr(pipeline, name):
-            raise _Bad(f"`config.{name}` is {_shown(value)}, but the recorded pipeline's is "
-                       f"{_shown(getattr(pipeline, name))}: run.json was edited")
+            raise _Bad(f"`config.{name}` is {shown(value)}, but the recorded pipeline's is "
+                       f"{shown(getattr(pipeline, name))}: run.json was edited")
     return pipeline
 
 
@@ -596,7 +585,7 @@ def _recorded(config: dict[str, Any], kind: Any) -> Any:
         raise _Bad(str(error)) from None
     digest = _get(config, "pipeline_digest", "text", None, "config.")
     if digest != pipeline.digest:
-        raise _Bad(f"`config.pipeline_digest` is {_shown(digest)}, but the recorded pipeline's digest is "
+        raise _Bad(f"`config.pipeline_digest` is {shown(digest)}, but the recorded pipeline's digest is "
                    f"{pipeline.digest!r}: run.json was edited")
     return pipeline
 

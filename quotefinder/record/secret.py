@@ -9,6 +9,9 @@ repr-escaped, percent-encoded, or base64-encoded (of the whole `Bearer KEY` head
   is about to be saved or printed: a message, a request id, run.json's errors, the terminal;
 - `echoed_in(data)` says whether a response body holds one, so that such a body is never saved at all.
 
+Both also find the key spelt one escaped character at a time (`\\u0070`, `%70`, `&#112;`: `unescaped`), as a
+body that is not JSON, and so is not decoded as JSON, can spell it.
+
 A key shorter than `MIN_SEARCHED` characters is a placeholder (the stand-in takes `any`), a word that
 ordinary page text contains: only its exact occurrences are blanked, and no body is refused for it.
 """
@@ -69,6 +72,33 @@ def key_problem(key: str, variable: str = KEY_VARIABLE) -> str:
     return ""
 
 
+# One character written as an escape: JSON's or Python's (`\\u0070`, `\\x70`, `\\"`, `\\\\`), a percent-encoding
+# (`%70`) or an HTML character reference (`&#112;`, `&#x70;`); only printable ASCII is decoded, all a key can hold
+_ESCAPED = re.compile(r"\\u00([2-7][0-9a-fA-F])|\\x([2-7][0-9a-fA-F])|%([2-7][0-9a-fA-F])|&#[xX]0*([2-7][0-9a-fA-F]);"
+                      r"|&#0*(3[3-9]|[4-9][0-9]|1[01][0-9]|12[0-6]);|\\([\\\"'/])")
+MAX_UNESCAPES = 4  # rounds of decoding: an escape of an escape of an escape (`%255Cu0070`) is still found
+
+
+def _character(found: re.Match[str]) -> str:
+    if found.group(6) is not None:
+        return found.group(6)
+    hexadecimal = next((group for group in found.groups()[:4] if group is not None), None)
+    code = int(hexadecimal, 16) if hexadecimal is not None else int(found.group(5))
+    return chr(code) if 0x21 <= code <= 0x7E else found.group()
+
+
+def unescaped(text: str) -> str:
+    """`text` with every character a key can hold that is written as an escape decoded (see `_ESCAPED`), again
+    until nothing changes (at most `MAX_UNESCAPES` rounds): a body that is not JSON, and so not decoded as JSON,
+    can still spell the key one escaped character at a time. Other escapes are kept as written."""
+    for _ in range(MAX_UNESCAPES):
+        decoded = _ESCAPED.sub(_character, text)
+        if decoded == text:
+            break
+        text = decoded
+    return text
+
+
 class Secret:
     """One API key's forms, ready to blank (`redact`) or to look for (`echoed_in`). Never shows the key."""
 
@@ -82,15 +112,29 @@ class Secret:
     def __repr__(self) -> str:
         return "Secret([key])"
 
-    def redact(self, text: str) -> str:
-        """`text` with every form of the key replaced by `[key]`."""
+    def _blank(self, text: str) -> str:
         if self._text is not None:
             return self._text.sub(MASK, text)
         return text.replace(self._placeholder, MASK) if self._placeholder else text
 
+    def redact(self, text: str) -> str:
+        """`text` with every form of the key replaced by `[key]`; when the key is spelt in escapes (`unescaped`),
+        the text with its escapes decoded and the key blanked, otherwise as it was."""
+        clean = self._blank(text)
+        decoded = unescaped(clean)
+        if decoded != clean and (blanked := self._blank(decoded)) != decoded:
+            return blanked
+        return clean
+
     def echoed_in(self, data: bytes) -> bool:
-        """Whether `data` holds the key in any of its forms (never for a placeholder key)."""
-        return self._bytes is not None and self._bytes.search(data) is not None
+        """Whether `data` holds the key in any of its forms, also spelt in escapes (never for a placeholder key)."""
+        if self._bytes is None or self._text is None:
+            return False
+        if self._bytes.search(data) is not None:
+            return True
+        text = data.decode("utf-8", "replace")
+        decoded = unescaped(text)
+        return decoded != text and self._text.search(decoded) is not None
 
     def redacted(self, error: E) -> E:
         """`error`, its message blanked of the key (in place), for raising or printing."""

@@ -132,7 +132,7 @@ def summary_markdown(result: Sweep, plots: Sequence[tuple[str, str]] = (), gate:
     if page:
         lines.append("- `index.html`: open it in a browser to explore the grid; hover a cell for its counts, click "
                      "it for its questions")
-    lines += [f"- [{title}]({path})" for title, path in plots]
+    lines += [f"- [{markdown_text(title)}]({path})" for title, path in plots]  # a title may name the baseline
     lines += ["- `questions.csv`, `grid.csv`: every question and every cell",
               "- `decision.json`: the decision, for CI; `report.json`: every file of this report with its SHA-256", "",
               f"Page text is cut here at {FIELD_AT_MOST} characters and lists at {LIST_AT_MOST} rows; {full} "

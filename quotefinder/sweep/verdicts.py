@@ -40,9 +40,9 @@ import yaml
 from yaml.nodes import Node, ScalarNode, SequenceNode
 
 from ..errors import QuestionFileError
-from ..questions import EXPECTS, Outcome, Question, QuestionSet, Reader, compose, load_questions
+from ..questions import EXPECTS, Outcome, Question, QuestionSet, Reader, compose, load_questions, shorter
 from ..storage import SHARED_FILE, write_atomic
-from ..textsafe import hidden
+from ..textsafe import hidden, shown
 
 VERDICTS = {"correct": Outcome.CORRECT, "wrong": Outcome.WRONG}
 Verdicts = dict[tuple[str, str], Outcome]  # (question text, quote) -> verdict
@@ -123,11 +123,12 @@ def load_verdicts(path: Path) -> Judgements:
         quote = reader.text(entry["quote"][1], f"verdict {n}'s `quote`")
         verdict = reader.text(entry["verdict"][1], f"verdict {n}'s `verdict`")
         if verdict not in VERDICTS:
-            raise reader.fail(entry["verdict"][1], f"verdict {n} says `{verdict}`; write `correct` or `wrong`")
+            raise reader.fail(entry["verdict"][1], f"verdict {n} says `{shorter(verdict)}`; write `correct` or `wrong`")
         key = (question, quote)
         if key in found.verdicts:
-            raise reader.fail(node, f"a second verdict on the quote {quote!r} of {question!r} (`{verdict}`; line "
-                              f"{found.verdict_lines[key]} says `{found.verdicts[key].value}`); keep one of the two")
+            raise reader.fail(node, f"a second verdict on the quote {shown(quote)} of {shown(question)} (`{verdict}`; "
+                              f"line {found.verdict_lines[key]} says `{found.verdicts[key].value}`); keep one of "
+                              "the two")
         found.verdicts[key] = VERDICTS[verdict]
         found.verdict_lines[key] = node.start_mark.line + 1
     for n, node in enumerate(_items(reader, fields, "labels"), start=1):
@@ -137,11 +138,12 @@ def load_verdicts(path: Path) -> Judgements:
             raise reader.fail(node, f"label {n} has no `{missing[0]}:`")
         expect = reader.text(entry["expect"][1], f"label {n}'s `expect`")
         if expect not in EXPECTS:
-            raise reader.fail(entry["expect"][1], f"label {n} says `expect: {expect}`; write `answer` or `no-answer`")
+            raise reader.fail(entry["expect"][1], f"label {n} says `expect: {shorter(expect)}`; write `answer` or "
+                              "`no-answer`")
         question = reader.text(entry["question"][1], f"label {n}'s `question`")
         if question in found.labels:
-            raise reader.fail(node, f"a second label for {question!r} (`{expect}`; line {found.label_lines[question]} "
-                              f"says `{found.labels[question]}`); keep one of the two")
+            raise reader.fail(node, f"a second label for {shown(question)} (`{expect}`; line "
+                              f"{found.label_lines[question]} says `{found.labels[question]}`); keep one of the two")
         found.labels[question] = expect
         found.label_lines[question] = node.start_mark.line + 1
     return found
@@ -190,20 +192,20 @@ def merge_save(path: Path, new: Judgements, questions: QuestionSet) -> Judgement
             saved = merged.verdicts.get(key)
             if saved is not None and saved is not outcome:
                 raise QuestionFileError(
-                    f"{path}: another review saved `{saved.value}` for the quote {key[1]!r} of {key[0]!r} (line "
-                    f"{merged.verdict_lines[key]}), and this one answers `{outcome.value}`; decide which is right, "
-                    "edit the file, and run --review again")
+                    f"{path}: another review saved `{saved.value}` for the quote {shown(key[1])} of {shown(key[0])} "
+                    f"(line {merged.verdict_lines[key]}), and this one answers `{outcome.value}`; decide which is "
+                    "right, edit the file, and run --review again")
             label = merged.labels.get(key[0])
             if label == "no-answer":
                 raise QuestionFileError(
-                    f"{path}: another review labelled {key[0]!r} `no-answer` (line {merged.label_lines[key[0]]}), "
-                    f"and this one judges its quote {key[1]!r} `{outcome.value}`; decide which is right, edit the "
+                    f"{path}: another review labelled {shown(key[0])} `no-answer` (line {merged.label_lines[key[0]]}), "
+                    f"and this one judges its quote {shown(key[1])} `{outcome.value}`; decide which is right, edit the "
                     "file, and run --review again")
         for text, expect in new.labels.items():
             label = merged.labels.get(text)
             if label is not None and label != expect:
                 raise QuestionFileError(
-                    f"{path}: another review labelled {text!r} `{label}` (line {merged.label_lines[text]}), and "
+                    f"{path}: another review labelled {shown(text)} `{label}` (line {merged.label_lines[text]}), and "
                     f"this one answers `{expect}`; decide which is right, edit the file, and run --review again")
         merged.verdicts.update(new.verdicts)
         merged.labels.update(new.labels)
@@ -230,9 +232,9 @@ def _cited(questions: QuestionSet, question: Question) -> str:
 
 def _unknown(path: Path, line: int | None, text: str, questions: QuestionSet) -> QuestionFileError:
     hint = difflib.get_close_matches(text, list(questions.by_text()), n=1)
-    advice = f"; did you mean {hint[0]!r}?" if hint else "; correct the text or remove the entry"
+    advice = f"; did you mean {shown(hint[0])}?" if hint else "; correct the text or remove the entry"
     where = f"{path}, line {line}" if line else str(path)
-    return QuestionFileError(f"{where}: {text!r} is not a question of {questions.path}{advice}")
+    return QuestionFileError(f"{where}: {shown(text)} is not a question of {questions.path}{advice}")
 
 
 def with_verdicts(questions: QuestionSet, judgements: Judgements) -> QuestionSet:
@@ -258,8 +260,8 @@ def with_verdicts(questions: QuestionSet, judgements: Judgements) -> QuestionSet
         if label is not None and q.expect is not None and label != q.expect:
             line = judgements.label_lines.get(q.question)
             raise QuestionFileError(
-                f"{path}{f', line {line}' if line else ''}: labels {q.id!r} `{label}` but {_cited(questions, q)} says "
-                f"`{q.expect}`; remove one of the two")
+                f"{path}{f', line {line}' if line else ''}: labels {shown(q.id)} `{label}` but {_cited(questions, q)} "
+                f"says `{q.expect}`; remove one of the two")
         if label is not None and q.expect is None:
             q = dataclasses.replace(q, expect=label)
         if q.question in by_question:
@@ -269,9 +271,9 @@ def with_verdicts(questions: QuestionSet, judgements: Judgements) -> QuestionSet
                 label_line = judgements.label_lines.get(q.question)
                 said = f"labelled so on line {label_line}" if label is not None and label_line else _cited(questions, q)
                 raise QuestionFileError(
-                    f"{path}{f', line {line}' if line else ''}: a verdict on a quote of {q.question!r}, which expects "
-                    f"no answer ({said}): every quote on it is wrong; remove the verdict, or label the question "
-                    "`answer` if it has one")
+                    f"{path}{f', line {line}' if line else ''}: a verdict on a quote of {shown(q.question)}, which "
+                    f"expects no answer ({said}): every quote on it is wrong; remove the verdict, or label the "
+                    "question `answer` if it has one")
             q = dataclasses.replace(q, verdicts=by_question[q.question])
         attached.append(q)
     return dataclasses.replace(questions, questions=tuple(attached))

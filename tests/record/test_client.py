@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import urllib.parse
 
 import httpx
 import pytest
 
-from conftest import KEY
+from conftest import KEY, TEN_QUESTIONS
 from hostile import ODD_KEY, key_forms
 from quotefinder.errors import ApiError, AuthError, InputError, InsecureEndpoint, KeyEchoed, TransientError
+from quotefinder.evalcmd import main as eval_main
 from quotefinder.recipe import contract
 from quotefinder.record.client import ApiClient, RateLimiter, RetryPolicy, check_base_url
 
@@ -219,3 +221,59 @@ def test_a_key_no_header_can_carry_is_refused_before_anything_is_sent(key: str) 
     with pytest.raises(InputError, match="PERPLEXITY_API_KEY holds") as caught:
         send_with(key, lambda r: calls.append(1) or httpx.Response(200, json={"results": []}))
     assert not calls and key not in str(caught.value)
+
+
+# The key spelt one escaped character at a time, as a body that is not JSON can hold it (JSON decoding, which
+# finds `\u0070` in a JSON body, never runs on it)
+SPELT = {
+    "json": lambda c: f"\\u{ord(c):04x}",
+    "json upper-case": lambda c: f"\\u{ord(c):04X}",
+    "python": lambda c: f"\\x{ord(c):02x}",
+    "percent": lambda c: f"%{ord(c):02X}",
+    "html decimal": lambda c: f"&#{ord(c)};",
+    "html hex": lambda c: f"&#x{ord(c):x};",
+    "percent of json": lambda c: urllib.parse.quote(f"\\u{ord(c):04x}"),
+}
+
+
+def spelt(key: str, style: str, every: int = 1) -> str:
+    """`key` with every `every`-th character escaped in `style`, the others as they are."""
+    return "".join(SPELT[style](c) if n % every == 0 else c for n, c in enumerate(key))
+
+
+@pytest.mark.parametrize(("key", "every"), [(ODD_KEY, 1), (KEY, 2)])  # every character, or every other one
+@pytest.mark.parametrize("style", SPELT)
+def test_a_non_json_error_body_spelling_the_key_in_escapes_is_blanked(style: str, key: str, every: int) -> None:
+    body = f"<html>bad credentials: {spelt(key, style, every)} (see the docs)</html>"
+    with pytest.raises(ApiError) as caught:
+        send_with(key, lambda r: httpx.Response(400, text=body, headers={"content-type": "text/html"}))
+    message = str(caught.value)
+    assert "returned 400: <html>bad credentials: [key] (see the docs)</html>" in message, message
+    assert spelt(key, style, every) not in message
+    assert not [form for form in key_forms(key) if form in message]
+
+
+@pytest.mark.parametrize("style", SPELT)
+def test_a_200_spelling_the_key_in_escapes_inside_a_text_is_refused(style: str) -> None:
+    with pytest.raises(KeyEchoed):
+        send_with(ODD_KEY, lambda r: httpx.Response(200, json={"results": [], "x": spelt(ODD_KEY, style)}))
+
+
+def test_escapes_of_anything_but_the_key_are_left_as_written() -> None:
+    body = "bad: \\u0041\\u0042 %41 &#65; \\u000a %0A \\u00e9 <b>"
+    with pytest.raises(ApiError) as caught:
+        send_with(ODD_KEY, lambda r: httpx.Response(400, text=body))
+    assert str(caught.value).endswith(f"returned 400: {body}")
+
+
+def test_a_key_spelt_in_escapes_reaches_neither_run_json_nor_the_terminal(tmp_path, capsys) -> None:
+    body = f"denied for {spelt(ODD_KEY, 'json')}".encode()
+    transport = httpx.MockTransport(lambda r: httpx.Response(400, content=body, headers={"content-type": "text/plain"}))
+    run = tmp_path / "run"
+    env = {"PERPLEXITY_API_KEY": ODD_KEY, "PERPLEXITY_BASE_URL": "https://api.example"}
+    assert eval_main([str(TEN_QUESTIONS), "--run", str(run), "--rate", "0"], env=env, transport=transport) == 2
+    captured = capsys.readouterr()
+    errors = [entry["error"] for entry in json.loads((run / "run.json").read_text())["errors"]]
+    assert errors and all("denied for [key]" in error for error in errors), errors
+    for shown in [captured.out + captured.err, *errors]:
+        assert spelt(ODD_KEY, "json") not in shown and ODD_KEY not in shown

@@ -60,3 +60,20 @@ def test_question_ids_in_a_comparison_caution_are_inert(ten: Path, tmp_path: Pat
     html = github_html(summary)
     assert live_markup(html) == [], live_markup(html)  # ... and nothing of them is live
     assert "&lt;b&gt;q" in html
+
+
+def test_a_hostile_baseline_name_is_inert_in_the_plot_links(ten: Path, tmp_path: Path) -> None:
+    """The score-change figure's link, "Score change against NAME", names the baseline directory."""
+    name = "![x](https:evil.example?p.png) <img src=x onerror=alert(1)> [click](javascript:alert(1)) <b>base"
+    baseline = tmp_path / "old" / name  # no slash: all of it is the directory's name
+    shutil.copytree(ten, baseline)
+    out = tmp_path / "out"
+    assert main([str(ten), "--baseline", str(baseline), "--out", str(out)]) == 0
+    summary = (out / "summary.md").read_text(encoding="utf-8")
+    [line] = [line for line in summary.splitlines() if "Score change against" in line]
+    assert line.endswith("(heatmap-score-change.png)") and "evil.example" in line
+    html = github_html(summary)
+    links = re.findall(r"<a\s[^>]*>", html)
+    assert links and all(re.fullmatch(r'<a href="[a-z-]+\.png">', link) for link in links), links  # the plots' own
+    assert [tag for tag in live_markup(html) if tag not in links] == [], live_markup(html)
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html and "javascript:alert(1)" in html  # as text
