@@ -1,5 +1,5 @@
 """The probability the statistics need, computed here and tested against direct computations: the
-binomial distribution, the Hoeffding-Bentkus bound, the sign test, and inverting a monotone p-value.
+binomial distribution, the Hoeffding-Bentkus bound, Student's t, and inverting a monotone p-value.
 
 Everything works in log space where tails get small, so a p-value of 1e-200 is a number, not 0 by
 accident of rounding; a p-value that underflows past 1e-308 is 0, which only ever means "reject".
@@ -7,6 +7,7 @@ accident of rounding; a p-value that underflows past 1e-308 is 0, which only eve
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 
@@ -93,6 +94,72 @@ def smallest_passing(pvalue: Callable[[float], float], level: float, iterations:
         else:
             low = middle
     return high
+
+
+def _betacf(a: float, b: float, x: float) -> float:
+    """The continued fraction of the incomplete beta function (modified Lentz)."""
+    tiny = 1e-300
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 1000):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < 1e-15:
+            break
+    return h
+
+
+def betainc(a: float, b: float, x: float) -> float:
+    """The regularized incomplete beta function I_x(a, b), for a, b > 0 and 0 <= x <= 1."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    log_front = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    if x < (a + 1.0) / (a + b + 2.0):
+        return math.exp(log_front) * _betacf(a, b, x) / a
+    return 1.0 - math.exp(log_front) * _betacf(b, a, 1.0 - x) / b
+
+
+def t_sf(t: float, df: float) -> float:
+    """P(T > t) for Student's t with `df` degrees of freedom. Written here, not taken from `scipy.stats`, because
+    importing that costs every sweep 0.5-0.65 s (a repeated 101 x 101 sweep of 10,000 questions takes about 1.6 s);
+    the tests hold it and `t_quantile` to scipy's."""
+    tail = 0.5 * betainc(df / 2.0, 0.5, df / (df + t * t))
+    return tail if t > 0 else 1.0 - tail
+
+
+@functools.lru_cache(maxsize=64)  # the same few (p, df) again and again
+def t_quantile(p: float, df: float) -> float:
+    """The p-quantile of Student's t with `df` degrees of freedom (0 < p < 1), by bisection on `t_sf` to 1e-12
+    (relative)."""
+    if not 0 < p < 1:
+        raise ValueError(f"a quantile needs 0 < p < 1, not {p}")
+    if p == 0.5:
+        return 0.0
+    if p < 0.5:
+        return -t_quantile(1 - p, df)
+    low, high = 0.0, 1.0
+    while t_sf(high, df) > 1 - p:
+        low, high = high, 2 * high
+    while high - low > 1e-12 * max(1.0, high):
+        middle = (low + high) / 2
+        low, high = (middle, high) if t_sf(middle, df) > 1 - p else (low, middle)
+    return (low + high) / 2
 
 
 def sign_test(worse: int, better: int) -> float:

@@ -19,11 +19,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 from ..errors import InputError
 from ..questions import OUTCOMES, Outcome
 from .grid import CODE, Rectangles, Table, band_ends, bands_at, cell_index, deepest_nearest, top_cell
+from .probability import t_quantile, t_sf
 
 Z95 = 1.959963984540054
 TOLERANCE = 1e-9  # scores within this of each other are equal (sums of floats)
@@ -324,12 +324,13 @@ class GainTest:
     and each D shares its chosen cell's luck, so the plain variance of a mean of r k values would be far too small:
     the corrected one is (1 / (k r) + n_test / n_train) var(D), n_test / n_train = 1 / (k - 1), var with r k - 1 in
     the denominator, and t = mean / `standard_error` is referred to Student's t on r k - 1 degrees of freedom
-    (`scipy.stats.t`). `p_value` is one-sided, of "tuning this way gains nothing over the default" (a true mean
-    gain <= 0); `interval` the two-sided 95% t-interval of the gain per question. What it tests is the
-    *procedure* (choose by the rule, then ship), not one cell: the cell shipped is the one the rule picks on all
-    the questions. Its level and power are held by `tests/sweep/test_decision_simulation.py`. When every fold mean
-    is the same (often all 0: the rule's choices score like the default on the questions they left out) the t-test
-    has no spread to judge by: p is 1 (nothing shown, however the folds agree) and there is no interval.
+    (`probability.t_sf`, held to scipy's by the tests: importing scipy.stats would cost every sweep 0.5 s).
+    `p_value` is one-sided, of "tuning this way gains nothing over the default" (a true mean gain <= 0);
+    `interval` the two-sided 95% t-interval of the gain per question. What it tests is the *procedure* (choose by
+    the rule, then ship), not one cell: the cell shipped is the one the rule picks on all the questions. Its level
+    and power are held by `tests/sweep/test_decision_simulation.py`. When every fold mean is the same (often all
+    0: the rule's choices score like the default on the questions they left out) the t-test has no spread to judge
+    by: p is 1 (nothing shown, however the folds agree) and there is no interval.
     """
 
     mean: float
@@ -356,8 +357,8 @@ class GainTest:
         df = m - 1
         if error <= 1e-12 * max(1.0, abs(mean)):  # every fold gained exactly the same: no spread to test by
             return cls(mean, 0.0, df, 1.0, None, level)
-        p_value = float(scipy_stats.t.sf(mean / error, df))
-        half = float(scipy_stats.t.ppf(1 - (1 - CONFIDENCE) / 2, df)) * error
+        p_value = t_sf(mean / error, df)
+        half = t_quantile(1 - (1 - CONFIDENCE) / 2, df) * error
         return cls(mean, error, df, p_value, (mean - half, mean + half), level)
 
 

@@ -1,14 +1,17 @@
 """The probability behind every p-value and bound, against direct computations: exact binomial sums in
-rational arithmetic, the Hoeffding-Bentkus formula written out."""
+rational arithmetic, the Hoeffding-Bentkus formula written out, Student's t by numerical integration and against
+scipy's."""
 
 from __future__ import annotations
 
 import math
 from fractions import Fraction
 
+import numpy as np
 import pytest
 
 from quotefinder.sweep.probability import (
+    betainc,
     binomial_cdf,
     binomial_cdf_table,
     binomial_sf,
@@ -17,6 +20,8 @@ from quotefinder.sweep.probability import (
     risk_pvalue,
     sign_test,
     smallest_passing,
+    t_quantile,
+    t_sf,
 )
 
 
@@ -73,6 +78,31 @@ def test_kl_bernoulli_with_zero_and_one() -> None:
     assert kl_bernoulli(1, 0.5) == pytest.approx(math.log(2))
 
 
+@pytest.mark.parametrize(("a", "b", "x"), [(2, 3, 0.4), (1, 1, 0.37), (5, 2, 0.9), (10, 30, 0.2), (30, 10, 0.8)])
+def test_betainc_equals_the_binomial_identity(a: int, b: int, x: float) -> None:
+    """For whole a, b: I_x(a, b) = P(Binomial(a + b - 1, x) >= a)."""
+    assert betainc(a, b, x) == pytest.approx(1 - exact_cdf(a - 1, a + b - 1, x), rel=1e-10)
+
+
+def t_tail_by_integration(t: float, df: int) -> float:
+    """P(T > t) by integrating Student's density from t outwards (Simpson's rule, then the far tail)."""
+    c = math.gamma((df + 1) / 2) / (math.sqrt(df * math.pi) * math.gamma(df / 2))
+    x = np.linspace(t, t + 400, 800_001)
+    y = c * (1 + x * x / df) ** (-(df + 1) / 2)
+    h = x[1] - x[0]
+    return float(h / 3 * (y[0] + y[-1] + 4 * y[1:-1:2].sum() + 2 * y[2:-1:2].sum()))
+
+
+@pytest.mark.parametrize(("t", "df", "published"), [
+    (2.262157, 9, 0.025), (6.313752, 1, 0.05), (2.457262, 30, 0.01), (1.833113, 9, 0.05), (0.0, 4, 0.5),
+])
+def test_t_tails_match_published_quantiles_and_integration(t: float, df: int, published: float) -> None:
+    assert t_sf(t, df) == pytest.approx(published, abs=2e-7)
+    if df > 2:
+        assert t_sf(t, df) == pytest.approx(t_tail_by_integration(t, df), abs=1e-7)
+    assert t_sf(-t, df) == pytest.approx(1 - t_sf(t, df))
+
+
 def test_the_sign_test_is_the_exact_binomial_tail() -> None:
     assert sign_test(2, 1) == pytest.approx(0.5)  # P(X >= 2), X ~ Binomial(3, 1/2) = 4/8
     assert sign_test(8, 1) == pytest.approx(10 / 512)
@@ -87,3 +117,14 @@ def test_inverting_a_p_value_gives_the_clopper_pearson_bound(k: int, n: int) -> 
     if k == 0:
         assert bound == pytest.approx(1 - 0.1 ** (1 / n), abs=1e-12)
     assert smallest_passing(lambda alpha: 1.0, 0.1) == 1.0  # never passes: the trivial bound
+
+
+@pytest.mark.parametrize(("p", "df"), [(0.975, 1), (0.975, 9), (0.975, 49), (0.95, 49), (0.5, 3), (0.025, 12),
+                                       (0.9999, 2.5)])
+def test_the_t_quantile_and_tail_are_scipy_s(p: float, df: float) -> None:
+    from scipy import stats
+
+    assert t_quantile(p, df) == pytest.approx(stats.t.ppf(p, df), rel=1e-9, abs=1e-9)
+    assert t_sf(t_quantile(p, df), df) == pytest.approx(1 - p, rel=1e-9, abs=1e-12)
+    for t in (-3.0, -0.5, 0.0, 0.7, 2.0, 8.0):
+        assert t_sf(t, df) == pytest.approx(stats.t.sf(t, df), rel=1e-9, abs=1e-13)
