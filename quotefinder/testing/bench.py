@@ -305,11 +305,20 @@ BIG_GRID = ("--has-answer", "0:1:0.01", "--answer", "0:1:0.01")  # 101 x 101
 SMALL_GRID = ("--has-answer", "0.3:0.3:0.1", "--answer", "0.6:0.6:0.1")  # 1 x 1
 
 
-def reading_round(big: list[str], small: list[str], index: Path) -> dict[str, tuple[float, float]]:
+def indexes_of(run: Path) -> list[Path]:
+    """Where a run's replay index may be: in the user's cache (`index.index_dir`, this code) and in the run (the
+    code before it kept it there; `sidebyside` times both)."""
+    from ..sweep.index import index_dir
+
+    return [path for path in (index_dir(run), run / "replay-index") if path is not None]
+
+
+def reading_round(big: list[str], small: list[str], indexes: list[Path]) -> dict[str, tuple[float, float]]:
     """One round of the sweeps `reading` times, each a fresh process, as (seconds, peak MiB): a first 101 x 101
     sweep (`big`; `index` removed and the 1 x 1 grid's rebuilt first, so that only the 101 x 101 one is missing), a
     repeated one and a repeated 1 x 1 (`small`)."""
-    shutil.rmtree(index, ignore_errors=True)
+    for index in indexes:
+        shutil.rmtree(index, ignore_errors=True)
     timed(small)
     return {"first": timed(big), "repeated": timed(big), "small": timed(small)}
 
@@ -318,7 +327,7 @@ def reading(run: Path, work: Path, repeats: int) -> dict[str, float]:
     """Sweeps at the speed of reading, alternating, each a fresh process, medians: the floor (read, checksum and
     parse every response, in one process, warm), a first sweep (no replay index: removed before each), and
     repeated sweeps (the index there) of 101 x 101 and of 1 x 1, all `--no-plots`."""
-    index = run / "replay-index"
+    indexes = indexes_of(run)
     out = ["--no-plots", "--out", str(work / "reading-report"), "--force"]
     big = [sys.executable, "-m", "quotefinder.sweepcmd", str(run), *BIG_GRID, *out]
     small = [sys.executable, "-m", "quotefinder.sweepcmd", str(run), *SMALL_GRID, *out]
@@ -329,7 +338,7 @@ def reading(run: Path, work: Path, repeats: int) -> dict[str, float]:
     memory = 0.0
     for _ in range(repeats):
         samples["floor"].append(timed(floor)[0])
-        found = reading_round(big, small, index)
+        found = reading_round(big, small, indexes)
         for name, (seconds, _) in found.items():
             samples[name].append(seconds)
         memory = max(memory, found["first"][1], found["repeated"][1])

@@ -31,7 +31,7 @@ import sys
 from pathlib import Path
 
 from ..record.rundir import RunRecord
-from .bench import BIG_GRID, FLOOR, SMALL_GRID, reading_round, timed
+from .bench import BIG_GRID, FLOOR, SMALL_GRID, indexes_of, reading_round, timed
 
 REPORT = ("--no-plots", "--force")
 ROWS = ("first", "repeated", "small")  # `bench.reading_round`'s
@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, code in order if round_ % 2 == 0 else order[::-1]:  # each code first in every other round
             run = runs[name]
             found = reading_round(sweep(code, run, out / "big", *BIG_GRID, *REPORT),
-                                  sweep(code, run, out / "small", *SMALL_GRID, *REPORT), run / "replay-index")
+                                  sweep(code, run, out / "small", *SMALL_GRID, *REPORT), indexes_of(run))
             for row, (seconds, _) in found.items():
                 samples[f"{name} {row}"].append(seconds)
     medians = {name: statistics.median(values) for name, values in samples.items()}
@@ -111,7 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     statuses = []
     for name, code in codes.items():  # both on the before code's copy: the same run path in both reports, and
         shutil.rmtree(out / f"same-{name}", ignore_errors=True)  # each replaying it afresh (no index)
-        shutil.rmtree(runs["before"] / "replay-index", ignore_errors=True)
+        for index in indexes_of(runs["before"]):
+            shutil.rmtree(index, ignore_errors=True)
         done = subprocess.run(sweep(code, runs["before"], out / f"same-{name}", *BIG_GRID, *REPORT), check=False,
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if done.returncode not in (0, 1):
