@@ -215,6 +215,9 @@ class Action(StrEnum):
     LABEL_FIRST = "label_first"  # quotes nobody has judged could change the decision: label them, then sweep again
 
 
+MOVES = frozenset({Action.MOVE, Action.MOVE_FOR_SAFETY})  # the actions that ship the rule's cell
+
+
 @dataclass(frozen=True)
 class Recommendation:
     """The decision, named the same way by the terminal, summary.md, index.html and decision.json.
@@ -255,7 +258,7 @@ class Recommendation:
 
     @property
     def moves(self) -> bool:
-        return self.action in (Action.MOVE, Action.MOVE_FOR_SAFETY)
+        return self.action in MOVES
 
     @property
     def marked(self) -> tuple[int, int]:
@@ -337,8 +340,8 @@ class Sweep:
         return self.replayed.questions
 
     def per_question(self, point: Point) -> np.ndarray:
-        """Each question's contribution to the objective at a point: weight x score averaged over repeats."""
-        return self.weights * np.mean(outcome_scores(self.wrong_cost)[point.codes()], axis=0)
+        """Each question's contribution to the objective at a point (`contributions`)."""
+        return contributions(point, self.weights, self.wrong_cost)
 
     def score(self, point: Point) -> float:
         return float(self.per_question(point).sum())
@@ -429,6 +432,11 @@ class Sweep:
         words = ", ".join(f"{text} {'holds' if ok else 'BROKEN'}" for ok, text in checks)
         worst = " (the worst of the repeats)" if len(runs) > 1 and (max_wrong, min_correct) != (None, None) else ""
         return Gate(at, holds, f"{'PASS' if holds else 'FAIL'} at ({shown.replace(',', ', ')}){worst}: {words}")
+
+
+def contributions(point: Point, weights: np.ndarray, wrong_cost: float) -> np.ndarray:
+    """Each question's contribution to the objective at a point: weight x score averaged over repeats."""
+    return weights * np.mean(outcome_scores(wrong_cost)[point.codes()], axis=0)
 
 
 def label_masks(questions: list[Question]) -> tuple[np.ndarray, np.ndarray]:
@@ -608,7 +616,7 @@ def decide(model: ScoreModel, h: np.ndarray, a: np.ndarray, default: tuple[float
     default_cell = None if d_h is None or d_a is None else (d_h, d_a)
     action = action_for(choice, None if certificate is None else certificate.certified, default_cell,
                         cross_validation, bool(unknown))
-    moves = action in (Action.MOVE, Action.MOVE_FOR_SAFETY)
+    moves = action in MOVES
     cell = choice.cell if moves else default_cell
     point = (float(h[choice.h_index]), float(a[choice.a_index])) if moves else (float(default[0]), float(default[1]))
     certified = None if certificate is None else (
@@ -658,7 +666,7 @@ def analyse(replayed: Replayed, h_axis: Axis, a_axis: Axis, settings: Settings |
     folds = min(FOLDS, model.n_questions) if settings.folds is None else settings.folds
     cross_validation = None
     if folds >= 2:
-        at_default = weights * np.mean(outcome_scores(settings.wrong_cost)[default_point.codes()], axis=0)
+        at_default = contributions(default_point, weights, settings.wrong_cost)
         cross_validation = cross_validate(model, tables, [q.expect for q in replayed.questions], folds, h, a,
                                           default, at_default, settings.seed, rule=rule, level=settings.level)
     passed = quoted_cells(tables, a)
