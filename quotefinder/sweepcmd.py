@@ -65,6 +65,13 @@ def echoed(given: Sequence[str], parser: argparse.ArgumentParser) -> tuple[str, 
     return tuple(found)
 
 
+def _gated(args: argparse.Namespace) -> bool:
+    """Whether `--at` has a bound to check: --max-wrong, --min-correct, or --max-wrong-rate (with --drift, that is the
+    drift's own test of the rate now, not a gate)."""
+    return args.max_wrong is not None or args.min_correct is not None or (
+        args.max_wrong_rate is not None and args.drift is None)
+
+
 def _settings(args: argparse.Namespace, echo: tuple[str, ...]) -> Settings:
     return Settings(wrong_cost=args.wrong_cost, folds=args.folds, seed=args.seed, level=args.level,
                     max_wrong_rate=args.max_wrong_rate, delta=args.delta, answerable_share=args.answerable_share,
@@ -349,8 +356,8 @@ def main(argv: list[str] | None = None, ask: Callable[[str], str] | None = None)
                     parser.error(f"{run} is given twice (as {twice} too): compare different runs")
         if args.at is None and (args.max_wrong is not None or args.min_correct is not None):
             parser.error("--max-wrong and --min-correct check a point: give it with --at H,A")
-        gates = (args.max_wrong, args.min_correct, args.max_wrong_rate, args.baseline)
-        if args.at is not None and not args.monitor and args.drift is None and all(v is None for v in gates):
+        if args.at is not None and not (args.monitor or args.drift is not None or _gated(args)
+                                        or args.baseline is not None):
             parser.error(f"--at {args.at_text} names the point to check, but nothing is checked there: add "
                          "--max-wrong N, --min-correct N or --max-wrong-rate ALPHA (or --baseline RUN to compare "
                          "there); a gate that checks nothing never passes")
@@ -485,9 +492,7 @@ def _sweep(args: argparse.Namespace, options: SweepOptions, target: ReportDir,
         else:
             result, comparison = run_sweep(options, args.review, ask)
         cli.leave_for_exit(result, comparison, drift)
-        bounded = args.max_wrong is not None or args.min_correct is not None or (
-            args.max_wrong_rate is not None and drift is None)  # with --drift, the rate is the drift's test
-        gate = result.gate(args.at, args.max_wrong, args.min_correct) if args.at and bounded else None
+        gate = result.gate(args.at, args.max_wrong, args.min_correct) if args.at and _gated(args) else None
         write_report(target, result, comparison, gate, plots=not args.no_plots, painter=painter,
                      page=not args.no_html, drift=drift)
         console.show_sweep(result, target.path, gate, comparison, page=not (args.no_plots or args.no_html))
