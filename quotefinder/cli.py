@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from decimal import Decimal, InvalidOperation
 from typing import Any, NoReturn, ParamSpec, TypeVar
 
-from .errors import InputError, QuoteFinderError
+from .core.errors import InputError, QuoteFinderError
 from .recipe.decision import ANSWER_CUTOFF, ANSWER_WORDS, HAS_ANSWER_CUTOFF, HAS_ANSWER_WORDS
 from .sweep.grid import Axis, parse_axis
 

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import cli
-from .errors import QuoteFinderError
-from .pipelines import system as find_system
-from .pipelines.file import load_pipeline_file
+from .core.errors import QuoteFinderError
+from .core.pipelinefile import load_pipeline_file
+from .core.registry import system as find_system
 from .recipe.config import SYSTEM
 from .recipe.decision import ANSWER_CUTOFF, HAS_ANSWER_CUTOFF
 from .record.client import DEFAULT_BASE_URL

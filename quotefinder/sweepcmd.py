@@ -14,8 +14,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import cli
-from .errors import InputError, QuoteFinderError
-from .pipelines import DEFAULT_SYSTEM, System, axis_spec, system
+from .core.errors import InputError, QuoteFinderError
+from .core.plugin import System
+from .core.registry import DEFAULT_SYSTEM, axis_spec, system
 from .record.rundir import RUN_FILE, RunRecord, recorded_system
 from .report import console
 from .report.directory import (

@@ -79,7 +79,7 @@ def pytest_configure(config: pytest.Config) -> None:
     """Every test's derived files (replay indexes, kept parses) in a cache directory of the test session, never the
     user's: set in the environment before any test module is imported, so that the sweeps the tests run as
     subprocesses (with an environment copied at import) use it too."""
-    from quotefinder.storage import CACHE_ENV
+    from quotefinder.core.storage import CACHE_ENV
 
     folder = tempfile.mkdtemp(prefix="quotefinder-derived-")
     config.stash[_DERIVED] = (folder, os.environ.get(CACHE_ENV))
@@ -87,7 +87,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    from quotefinder.storage import CACHE_ENV
+    from quotefinder.core.storage import CACHE_ENV
 
     folder, before = config.stash.get(_DERIVED, (None, None))
     if folder is None:

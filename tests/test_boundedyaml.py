@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from conftest import TEN_QUESTIONS
-from quotefinder.errors import InputError, QuestionFileError
+from quotefinder.core.errors import InputError, QuestionFileError
+from quotefinder.core.pipelinefile import load_pipeline_file
 from quotefinder.evalcmd import main as eval_main
-from quotefinder.pipelines.file import load_pipeline_file
 from quotefinder.questions import load_questions
 from quotefinder.sweep.verdicts import load_verdicts
 

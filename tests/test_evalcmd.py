@@ -134,7 +134,7 @@ def test_an_interrupted_run_resumes_sending_only_what_is_missing(tmp_path, stand
 
     healthy = standin_for(TEN_SCENARIO)
     assert main([str(TEN_QUESTIONS), "--run", str(run_dir), *FAST], env=env_for(healthy)) == 0
-    from quotefinder.recipe.contract import ApiRequest
+    from quotefinder.core.requests import ApiRequest
     resent = {ApiRequest(path, body).key for path, body in healthy.requests}
     assert not resent & saved  # nothing that had succeeded was sent again
     searches, ranks, compares = expected_requests(TEN_SCENARIO)

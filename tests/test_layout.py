@@ -1,6 +1,7 @@
-"""The package's layout shows its flow: every import points down the layers, and the product never
-imports its test tools. A new module goes in the layer that owns its subject; this test says where
-an import would run upward."""
+"""The package's layout shows its flow: core -> systems -> record -> sweep (replay and analysis) -> report ->
+commands. Every import points down the layers, the systems are peers (none imports another), and the product
+never imports its tools. A new module goes in the layer that owns its subject; this test says where an import
+would run upward or sideways."""
 
 from __future__ import annotations
 
@@ -13,17 +14,17 @@ from conftest import ROOT
 PACKAGE = ROOT / "quotefinder"
 # Lowest first. A module may import its own layer and the ones listed before it.
 LAYERS = [
-    ("shared", {"quotefinder", "quotefinder.errors", "quotefinder.textsafe", "quotefinder.storage",
-                "quotefinder.questions"}),
-    ("recipe", {"quotefinder.recipe", "quotefinder.pipelines", "quotefinder.quoteanswer",  # the systems
-                "quotefinder.oneshot"}),
-    ("record", {"quotefinder.record"}),
+    ("core", {"quotefinder", "quotefinder.core"}),
+    ("systems", set()),  # each system's own package: `SYSTEMS`
+    ("record", {"quotefinder.questions", "quotefinder.record"}),
     ("sweep", {"quotefinder.sweep"}),
     ("report", {"quotefinder.report"}),
     ("command lines", {"quotefinder.cli", "quotefinder.evalcmd", "quotefinder.sweepcmd",
-                       "quotefinder.questions.__main__", "quotefinder.pipelines.__main__"}),
+                       "quotefinder.questions.__main__", "quotefinder.pipelines"}),
     ("testing", {"quotefinder.testing"}),
 ]
+SYSTEMS = {"quotefinder.recipe", "quotefinder.quoteanswer", "quotefinder.oneshot"}  # peers
+LAYERS[1][1].update(SYSTEMS)
 
 
 def module_name(path: Path, root: Path = ROOT) -> str:
@@ -64,16 +65,45 @@ def imports(path: Path, root: Path = ROOT) -> list[tuple[int, str]]:
     return found
 
 
+def system_of(module: str) -> str | None:
+    """The system package a module belongs to, or None."""
+    return next((s for s in SYSTEMS if module == s or module.startswith(s + ".")), None)
+
+
 def upward_imports(root: Path = ROOT) -> list[str]:
-    """Every import in the package under `root` that runs up the layers, as 'file:line (layer) imports ...'."""
+    """Every import in the package under `root` that runs up the layers, or from one system into another, as
+    'file:line (layer) imports ...'."""
     upward = []
     for path in sorted((root / "quotefinder").rglob("*.py")):
-        here = layer_of(module_name(path, root))
+        name = module_name(path, root)
+        here = layer_of(name)
         for line, target in imports(path, root):
             if layer_of(target) > here:
                 upward.append(f"{path.relative_to(root)}:{line} ({LAYERS[here][0]}) imports {target} "
                               f"({LAYERS[layer_of(target)][0]})")
+            elif system_of(name) and system_of(target) and system_of(name) != system_of(target):
+                upward.append(f"{path.relative_to(root)}:{line} ({system_of(name)}) imports {target} "
+                              "(another system)")
     return upward
+
+
+# Modules that still import the quote finder by name (its axes as fields of generic types): each goes when it
+# speaks of a system's first and second axis.
+NOT_YET_GENERIC = {"quotefinder/cli.py", "quotefinder/evalcmd.py", "quotefinder/record/rundir.py",
+                   "quotefinder/record/session.py", "quotefinder/report/decisions.py", "quotefinder/report/plots.py"}
+
+
+def test_no_layer_names_a_system_but_the_system_itself() -> None:
+    """Outside the systems' packages, no module imports a system: every layer asks the registry."""
+    naming = set()
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = module_name(path)
+        if system_of(name) or layer_of(name) == len(LAYERS) - 1:
+            continue
+        if any(system_of(target) for _, target in imports(path)):
+            naming.add(str(path.relative_to(ROOT)))
+    assert naming == NOT_YET_GENERIC, (f"{sorted(naming - NOT_YET_GENERIC)} import a system (ask `core.registry`); "
+                                       f"{sorted(NOT_YET_GENERIC - naming)} no longer do (drop them from the list)")
 
 
 def test_every_import_points_down_the_layers() -> None:
@@ -84,7 +114,8 @@ def test_every_import_points_down_the_layers() -> None:
 def test_the_layers_are_in_order() -> None:
     assert layer_of("quotefinder.sweep.grid") > layer_of("quotefinder.recipe.decision")
     assert layer_of("quotefinder.testing.standin") > layer_of("quotefinder.sweepcmd")
-    assert layer_of("quotefinder.questions") == 0 and layer_of("quotefinder") == 0
+    assert layer_of("quotefinder.core.plugin") == 0 and layer_of("quotefinder") == 0
+    assert layer_of("quotefinder.oneshot.system") == layer_of("quotefinder.recipe.system") == 1
     assert layer_of("quotefinder.questions.__main__") == layer_of("quotefinder.evalcmd")  # longest prefix wins
 
 
@@ -114,16 +145,18 @@ def test_the_checker_catches_a_module_that_imports_upward(tmp_path: Path) -> Non
             if TYPE_CHECKING:
                 from quotefinder.sweep.analysis import Sweep
             """,
-        "quotefinder.sweep.fine": "from ..recipe.decision import decide\nfrom quotefinder import errors\n",
+        "quotefinder.sweep.fine": "from ..recipe.decision import decide\nfrom quotefinder.core import errors\n",
         "quotefinder.record.tools": "from ..testing.standin import StandIn\n",
+        "quotefinder.oneshot.peer": "from ..recipe.contract import MAX_RESULTS\nfrom ..core.flow import replay\n",
     })
     assert imports(tmp_path / "quotefinder" / "recipe" / "bad.py", tmp_path) == [
         (3, "quotefinder.sweep"), (4, "quotefinder.report.plots"), (5, "quotefinder.recipe.decision"),
         (7, "quotefinder.sweep.analysis")]
     assert upward_imports(tmp_path) == [
-        "quotefinder/recipe/bad.py:3 (recipe) imports quotefinder.sweep (sweep)",
-        "quotefinder/recipe/bad.py:4 (recipe) imports quotefinder.report.plots (report)",
-        "quotefinder/recipe/bad.py:7 (recipe) imports quotefinder.sweep.analysis (sweep)",
+        "quotefinder/oneshot/peer.py:1 (quotefinder.oneshot) imports quotefinder.recipe.contract (another system)",
+        "quotefinder/recipe/bad.py:3 (systems) imports quotefinder.sweep (sweep)",
+        "quotefinder/recipe/bad.py:4 (systems) imports quotefinder.report.plots (report)",
+        "quotefinder/recipe/bad.py:7 (systems) imports quotefinder.sweep.analysis (sweep)",
         "quotefinder/record/tools.py:1 (record) imports quotefinder.testing.standin (testing)",
     ]
 
@@ -134,7 +167,7 @@ def test_imports_finds_every_quotefinder_import_of_a_real_module() -> None:
     path = PACKAGE / "sweepcmd.py"
     found = {target for _, target in imports(path)}
     source = path.read_text(encoding="utf-8")
-    assert {"quotefinder.cli", "quotefinder.errors", "quotefinder.report", "quotefinder.report.directory",
+    assert {"quotefinder.cli", "quotefinder.core.errors", "quotefinder.report", "quotefinder.report.directory",
             "quotefinder.sweep.analysis", "quotefinder.sweep.grid", "quotefinder.sweep.session"} <= found
     assert all(target.startswith("quotefinder") for target in found)
     lines = source.splitlines()

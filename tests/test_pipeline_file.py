@@ -11,10 +11,11 @@ import pytest
 import yaml
 
 from conftest import ROOT
-from quotefinder.errors import InputError
+from quotefinder.core.errors import InputError
+from quotefinder.core.pipelinefile import default_file, load_pipeline_file
+from quotefinder.core.schema import Criteria
 from quotefinder.pipelines.__main__ import main
-from quotefinder.pipelines.file import default_file, load_pipeline_file
-from quotefinder.recipe.config import RECIPE, SCHEMA, Criteria
+from quotefinder.recipe.config import RECIPE, SCHEMA
 
 
 def write(tmp_path: Path, text: str, name: str = "x.yaml") -> Path:
@@ -118,7 +119,7 @@ def test_an_unreadable_file_is_refused_without_a_traceback(tmp_path: Path) -> No
 def test_a_variant_without_a_name_is_named_by_its_file_never_recipe(tmp_path) -> None:
     """Two unnamed variants must not both read "pipeline recipe" in a comparison: the file's stem names one; a
     file that only restates the recipe's values is still the recipe."""
-    from quotefinder.pipelines.file import load_pipeline_file
+    from quotefinder.core.pipelinefile import load_pipeline_file
 
     path = tmp_path / "newer model.yaml"
     path.write_text("model: pplx-decider-v2\n")

@@ -23,7 +23,7 @@ from conftest import (
     write_questions,
     write_scenario,
 )
-from quotefinder.pipelines.file import load_pipeline_file
+from quotefinder.core.pipelinefile import load_pipeline_file
 from quotefinder.sweep.grid import parse_axis
 from quotefinder.sweep.replay import replay_run
 from quotefinder.sweepcmd import main

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import HOSTILE, github_html, outside_code_spans
-from quotefinder.textsafe import csv_text, csv_texts, markdown_code, markdown_text, one_line, terminal
+from quotefinder.core.textsafe import csv_text, csv_texts, markdown_code, markdown_text, one_line, terminal
 
 
 def test_markdown_code_is_inert_but_readable() -> None:
@@ -77,7 +77,7 @@ def test_no_letter_or_digit_is_hidden_so_csv_text_may_pass_text_starting_with_on
     """`csv_text` returns text whose first character is a letter or a digit (of any script) unchanged, without
     looking further: such a character is never whitespace, never hidden and never a formula's start. Every code
     point is checked."""
-    from quotefinder.textsafe import hidden
+    from quotefinder.core.textsafe import hidden
 
     alnum = [c for c in map(chr, range(0x110000)) if c.isalnum()]
     assert len(alnum) > 100_000

@@ -19,19 +19,11 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ..recipe import contract as recipe_contract
-from ..recipe.config import (
-    CRITERIA_SCHEMA,
-    MAX_SEARCH_RESULTS,
-    Criteria,
-    Fail,
-    OwnPipeline,
-    check_section,
-    check_value,
-    field_values,
-)
-from ..recipe.contract import ApiRequest, Result
-from ..textsafe import shown
+from ..core import perplexity
+from ..core.perplexity import MAX_SEARCH_RESULTS, MAX_TOKENS_PER_PAGE, MODEL, Result
+from ..core.requests import ApiRequest
+from ..core.schema import CRITERIA_SCHEMA, Criteria, Fail, OwnPipeline, check_section, check_value, field_values
+from ..core.textsafe import shown
 from . import contract
 
 SYSTEM = "one-shot"
@@ -50,9 +42,9 @@ class OneShotPipeline(OwnPipeline):
     system: ClassVar[str] = SYSTEM
 
     name: str = SYSTEM
-    model: str = recipe_contract.MODEL
+    model: str = MODEL
     hits_per_query: int = 8
-    max_tokens_per_page: int = recipe_contract.MAX_TOKENS_PER_PAGE
+    max_tokens_per_page: int = MAX_TOKENS_PER_PAGE
     rank_instructions: str = RANK_INSTRUCTIONS
     rank_criteria: Criteria = RANK_CRITERIA
     summary_model: str = "sonar"
@@ -68,8 +60,8 @@ class OneShotPipeline(OwnPipeline):
                 "min_relevance": self.min_relevance, "max_sources": self.max_sources}
 
     def search_request(self, question: str, repeat: int = 0) -> ApiRequest:
-        return recipe_contract.search_request(question, repeat, max_results=self.hits_per_query,
-                                              max_tokens_per_page=self.max_tokens_per_page)
+        return perplexity.search_request(question, repeat, max_results=self.hits_per_query,
+                                                    max_tokens_per_page=self.max_tokens_per_page)
 
     def rank_request(self, question: str, hits: list[tuple[int, Result]], repeat: int = 0) -> ApiRequest:
         return contract.rank_request(question, hits, repeat, model=self.model, instructions=self.rank_instructions,

@@ -19,9 +19,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..errors import ContractError
-from ..recipe.contract import DECISIONS_PATH, ApiRequest, Result, cited, cited_shown, field_of, shown
-from ..textsafe import is_unicode
+from ..core.errors import ContractError
+from ..core.perplexity import DECISIONS_PATH, Result
+from ..core.requests import ApiRequest, cited, cited_shown, field_of, shown
+from ..core.textsafe import is_unicode
 
 CHAT_PATH = "/chat/completions"
 NO_ANSWER = "NO_ANSWER"

@@ -21,11 +21,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..pipelines import MISSING, ApiSpec, AxisSpec, Curve, Piece, Quote, Reading, Steps
-from ..recipe import contract as recipe_contract
-from ..recipe.contract import ApiRequest, Result
-from ..recipe.pipeline import Coverage
-from ..recipe.system import PERPLEXITY, search_reading
+from ..core.coverage import Coverage
+from ..core.perplexity import PERPLEXITY, SEARCH_PATH, Result, read_search, search_reading, usage_tokens
+from ..core.plugin import MISSING, ApiSpec, AxisSpec, Curve, Piece, Quote, Reading, Steps
+from ..core.requests import ApiRequest
 from . import contract
 from .config import DEFAULT, MAX_SOURCES, SYSTEM, OneShotPipeline
 
@@ -34,6 +33,24 @@ MIN_RELEVANCE = AxisSpec("min_relevance", "min_relevance", DEFAULT.min_relevance
 MAX_SOURCE_AXIS = AxisSpec("max_sources", "max_sources", float(DEFAULT.max_sources),
                            f"how many of the best kept hits are summarized, 1 to {MAX_SOURCES}",
                            whole=(1, MAX_SOURCES))
+
+# What a default pipeline file (`pipelines show`) says above each key; `name` is every system's.
+COMMENTS: dict[tuple[str, ...], str] = {
+    ("model",): "the Decisions API model that ranks the hits",
+    ("search",): "the Search API request: the question is the one query",
+    ("search", "hits_per_query"): "hits per search, 1 to 20",
+    ("search", "max_tokens_per_page"): "tokens of page text per hit (its snippet is what is read)",
+    ("rank",): "one request for every hit with a snippet: one yes/no question per hit, its relevance",
+    ("rank", "instructions"): "{n} becomes the hit's number",
+    ("rank", "criteria"): "what yes (true) and no (false) mean",
+    ("summarize",): "one chat completion per kept set (POST /chat/completions)",
+    ("summarize", "model"): "the chat model",
+    ("summarize", "instructions"): "the system message; how to cite, when to say NO_ANSWER and to treat page text as "
+                                   "data are always added",
+    ("min_relevance",): "the default lowest relevance kept, 0 to 1 (an axis: eval.py --range min_relevance=...)",
+    ("max_sources",): "the default number of kept hits summarized, 1 to 20 (an axis: eval.py --range max_sources=...)",
+}
+
 
 Kept = tuple[int, ...]  # the hits kept, by their place in the search (1-based), best first
 
@@ -118,6 +135,8 @@ class OneShot:
     quote_score = ""
     apis: tuple[ApiSpec, ...] = (PERPLEXITY,)  # the same base URL and key as the quote finder
     settings = "settings"
+    comments: Mapping[tuple[str, ...], str] = COMMENTS
+    default_words = ''
 
     def default_point(self, config: OneShotPipeline) -> tuple[float, float]:
         return config.min_relevance, float(config.max_sources)
@@ -125,7 +144,7 @@ class OneShot:
     def steps(self, question: str, config: Any, coverage: Mapping[str, Sequence[Any]], repeat: int = 0) -> Steps:
         config = config or DEFAULT
         [found] = yield [config.search_request(question, repeat)]
-        trace = Trace(question, repeat, recipe_contract.read_search(found), requests=1)
+        trace = Trace(question, repeat, read_search(found), requests=1)
         trace.result_count = len(trace.results)
         hits = [(n, result) for n, result in enumerate(trace.results, start=1) if result.snippet.strip()]
         if not hits:
@@ -134,7 +153,7 @@ class OneShot:
         [ranked] = yield [request]
         trace.relevance = contract.read_rank(request, ranked)
         trace.requests += 1
-        trace.input_tokens += recipe_contract.input_tokens(request, ranked)
+        trace.input_tokens += usage_tokens(ranked)
         sets = needed_sets(trace, coverage, config)
         if not sets:
             return trace
@@ -149,18 +168,18 @@ class OneShot:
     def check(self, request: ApiRequest, data: Any) -> None:
         if request.path == contract.CHAT_PATH:
             contract.read_summary(data)
-        elif request.path == recipe_contract.SEARCH_PATH:
-            recipe_contract.read_search(data)
+        elif request.path == SEARCH_PATH:
+            read_search(data)
         else:
             contract.read_rank(request, data)
-            recipe_contract.input_tokens(request, data)
+            usage_tokens(data)
 
     def readings(self, request: ApiRequest, data: Any) -> list[Reading]:
         """The search's results (as the quote finder's), the rank's order of the hits with each one's relevance,
         and a summary's text."""
         if request.path == contract.CHAT_PATH:
             return [Reading("summary", contract.read_summary(data))]
-        if request.path == recipe_contract.SEARCH_PATH:
+        if request.path == SEARCH_PATH:
             return [search_reading(data)]
         relevance = contract.read_rank(request, data)
         order = tuple(sorted(relevance, key=lambda n: (-relevance[n], n)))
@@ -169,7 +188,7 @@ class OneShot:
     def input_tokens(self, request: ApiRequest, data: Any) -> int:
         if request.path == contract.CHAT_PATH:
             return contract.summary_tokens(data)
-        return recipe_contract.input_tokens(request, data)
+        return 0 if request.path == SEARCH_PATH else usage_tokens(data)
 
     def bound(self, config: Any, coverage: Mapping[str, Sequence[Any]], batch: Sequence[ApiRequest], missing: int,
               first: bool) -> int:

@@ -6,7 +6,8 @@ import argparse
 import sys
 
 from .. import cli
-from .file import KNOWN_SYSTEMS, default_file, unknown_system
+from ..core.pipelinefile import default_file, unknown_system
+from ..core.registry import known_systems
 
 EPILOG = f"""\
 The printed file holds every key with the system's default value and a comment. Every key is optional:
@@ -17,7 +18,7 @@ then record with it:
   python eval.py questions/ten.yaml --pipeline pipelines/mine.yaml
   python -m quotefinder.pipelines show quote-answer > pipelines/quote-answer.yaml
 
-systems: {KNOWN_SYSTEMS[0]} (the default), {', '.join(KNOWN_SYSTEMS[1:])}
+systems: {known_systems()[0]} (the default), {', '.join(known_systems()[1:])}
 """
 
 
@@ -28,8 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
     shown = commands.add_parser("show", help="print a system's default pipeline file",
                                 description="Print a system's default pipeline file (YAML), ready to copy and edit.",
                                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    shown.add_argument("system", nargs="?", default=KNOWN_SYSTEMS[0], metavar="SYSTEM",
-                       help=f"the system (default {KNOWN_SYSTEMS[0]}; the systems are: {', '.join(KNOWN_SYSTEMS)})")
+    shown.add_argument("system", nargs="?", default=known_systems()[0], metavar="SYSTEM",
+                       help=f"the system (default {known_systems()[0]}; the systems are: {', '.join(known_systems())})")
     return parser
 
 
@@ -39,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as done:  # --help, or a usage error argparse has printed
         return int(done.code or 0)
-    if args.system not in KNOWN_SYSTEMS:
+    if args.system not in known_systems():
         print(f"python -m quotefinder.pipelines show: {unknown_system(args.system)}", file=sys.stderr)
         return cli.EXIT_ERROR
     sys.stdout.write(default_file(args.system))

@@ -29,9 +29,9 @@ from typing import Any
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from .. import boundedyaml
-from ..errors import QuestionFileError
-from ..textsafe import is_unicode, shown
+from ..core import boundedyaml
+from ..core.errors import QuestionFileError
+from ..core.textsafe import is_unicode, shown
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_QUESTION_CHARS = 2000

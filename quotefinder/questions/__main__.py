@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from .. import cli
-from ..errors import QuoteFinderError
+from ..core.errors import QuoteFinderError
 from .importer import import_questions
 
 EPILOG = """\

@@ -37,9 +37,9 @@ from typing import Any
 
 import yaml
 
-from ..errors import InputError, QuestionFileError
-from ..storage import SHARED_FILE, write_atomic
-from ..textsafe import is_unicode
+from ..core.errors import InputError, QuestionFileError
+from ..core.storage import SHARED_FILE, write_atomic
+from ..core.textsafe import is_unicode
 from . import EXPECTS, MAX_QUESTION_CHARS, decode, derive_id, parse_questions
 
 COLUMNS = ("question", "id", "expect", "answers")

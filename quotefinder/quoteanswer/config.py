@@ -19,9 +19,9 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ..recipe.config import Fail, OwnPipeline, check_section, check_value
-from ..recipe.contract import ApiRequest
-from ..textsafe import shown
+from ..core.requests import ApiRequest
+from ..core.schema import Fail, OwnPipeline, check_section, check_value
+from ..core.textsafe import shown
 from . import contract
 
 SYSTEM = "quote-answer"

@@ -18,9 +18,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ContractError
-from ..recipe.contract import ApiRequest, cited, cited_shown, field_of, shown
-from ..textsafe import is_unicode
+from ..core.errors import ContractError
+from ..core.requests import ApiRequest, cited, cited_shown, field_of, shown
+from ..core.textsafe import is_unicode
 
 ANSWER_PATH = "/api/answer"
 MAX_QUERY = 512  # characters: a longer question is an error of that question, never cut

@@ -19,8 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..pipelines import MISSING, ApiSpec, AxisSpec, Curve, Piece, Quote, Reading, Steps
-from ..recipe.contract import ApiRequest
+from ..core.plugin import MISSING, ApiSpec, AxisSpec, Curve, Piece, Quote, Reading, Steps
+from ..core.requests import ApiRequest
 from . import contract
 from .config import DEFAULT, SYSTEM, QuoteAnswerPipeline
 from .contract import Answer
@@ -32,6 +32,16 @@ TIER = AxisSpec("tier", "tier", float(contract.TIERS.index(DEFAULT.tier)),
 API = ApiSpec("the quote-answer API", "QUOTEANSWER_BASE_URL", "QUOTEANSWER_API_KEY", "")
 
 Configuration = tuple[int, int]  # (passages, the tier's position)
+
+# What a default pipeline file (`pipelines show`) says above each key; `name` is every system's.
+COMMENTS: dict[tuple[str, ...], str] = {
+    ("tier",): "the default tier, one of instant, deep, deep_reasoning (an axis: eval.py --range tier=...)",
+    ("passages",): "the default number of quotes, 1 to 12 (an axis: eval.py --range passages=...)",
+    ("limit",): "how many ranked results the answer may quote from, 1 to 50",
+    ("domain",): "only pages from this domain (null: not sent)",
+    ("recency",): "day, week, month or year (null: not sent)",
+    ("category",): "general, news, science, images, videos or it (null: not sent)",
+}
 
 
 @dataclass
@@ -80,6 +90,8 @@ class QuoteAnswer:
     quote_score = ""
     apis: tuple[ApiSpec, ...] = (API,)
     settings = "settings"  # a configuration: passages and tier
+    comments: Mapping[tuple[str, ...], str] = COMMENTS
+    default_words = ''
 
     def default_point(self, config: QuoteAnswerPipeline) -> tuple[float, float]:
         return float(config.passages), float(contract.TIERS.index(config.tier))

@@ -14,59 +14,17 @@ that the `Coverage` asks for. Which candidate is quoted at given cutoffs is
 
 from __future__ import annotations
 
-import bisect
-from collections.abc import Awaitable, Callable, Generator, Iterable, Sequence
+from collections.abc import Generator, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from ..core.coverage import Coverage
+from ..core.perplexity import read_search
+from ..core.requests import ApiRequest
 from . import contract
 from .config import RECIPE, QuoteFinderPipeline
-from .contract import ApiRequest
 from .decision import Candidate, Cutoffs, Scored, best, qualified, set_key
-
-
-@dataclass(frozen=True)
-class Coverage:
-    """The HAS_ANSWER_CUTOFF values whose qualified sets need compare responses.
-
-    `span` is an inclusive range (lo, hi) or None; `points` are single values (the default cutoff,
-    or a sweep's grid). Qualified sets change only at distinct has_answer values, so a question needs
-    at most one compare response per distinct value, and only for the values some covered cutoff
-    selects (`thresholds`).
-    """
-
-    span: tuple[float, float] | None = (0.0, 1.0)
-    points: tuple[float, ...] = ()
-
-    @cached_property
-    def _sorted_points(self) -> list[float]:
-        return sorted(self.points)
-
-    def selects(self, lower: float, upper: float) -> bool:
-        """Whether some HAS_ANSWER_CUTOFF this coverage holds lies in (lower, upper]."""
-        if self.span is not None and self.span[0] <= upper and self.span[1] > lower:
-            return True
-        after = bisect.bisect_right(self._sorted_points, lower)
-        return after < len(self._sorted_points) and self._sorted_points[after] <= upper
-
-    def thresholds(self, has_answers: Iterable[float]) -> list[float]:
-        """The has_answer values whose qualified sets this coverage selects.
-
-        Every cutoff c in (v_prev, v], between two consecutive distinct has_answer values, selects
-        the same set as v itself: the candidates with has_answer >= v. So v is needed when a covered
-        cutoff lies in that interval.
-        """
-        needed, lower = [], float("-inf")
-        for value in sorted(set(has_answers)):
-            if self.selects(lower, value):
-                needed.append(value)
-            lower = value
-        return needed
-
-    def sets(self, candidates: Sequence[Candidate]) -> list[tuple[Candidate, ...]]:
-        """The distinct non-empty qualified sets, largest first."""
-        return [qualified(candidates, value) for value in self.thresholds(c.has_answer for c in candidates)]
 
 
 @dataclass
@@ -107,6 +65,11 @@ class Trace:
         return found
 
 
+def qualified_sets(coverage: Coverage, candidates: Sequence[Candidate]) -> list[tuple[Candidate, ...]]:
+    """The distinct non-empty qualified sets the coverage selects, largest first."""
+    return [qualified(candidates, value) for value in coverage.thresholds(c.has_answer for c in candidates)]
+
+
 def _unique(requests: Iterable[ApiRequest]) -> list[ApiRequest]:
     """Requests with duplicates (same key) dropped, first occurrence kept."""
     seen: dict[str, ApiRequest] = {}
@@ -130,7 +93,7 @@ def steps(question: str, coverage: Coverage, cutoffs: Cutoffs | None = None, rep
     config = config or RECIPE
     search = config.search_request(question, repeat)
     [search_data] = yield [search]
-    results = contract.read_search(search_data)
+    results = read_search(search_data)
     split = [config.split(result.snippet) for result in results]
     trace = Trace(question, repeat, [len(s) for s in split], [], requests=1)
 
@@ -156,7 +119,7 @@ def steps(question: str, coverage: Coverage, cutoffs: Cutoffs | None = None, rep
             confidence=rank.confidence, has_answer=rank.has_answer,
         ))
 
-    sets = coverage.sets(trace.candidates)
+    sets = qualified_sets(coverage, trace.candidates)
     if not sets:
         return trace
     compare_requests = [
@@ -171,33 +134,3 @@ def steps(question: str, coverage: Coverage, cutoffs: Cutoffs | None = None, rep
         trace.compares[set_key(chosen)] = values
         trace.input_tokens += tokens
     return trace
-
-
-def replay(flow: Steps, lookup: Callable[[ApiRequest], Any]) -> Trace:
-    """Drive `flow` synchronously; `lookup` returns a request's response or raises."""
-    batch = next(flow)
-    while True:
-        try:
-            batch = flow.send([lookup(request) for request in batch])
-        except StopIteration as done:
-            return done.value
-
-
-async def record(flow: Steps, fetch: Callable[[ApiRequest], Awaitable[Any]]) -> Trace:
-    """Drive `flow` over the network; a batch's requests go out together.
-
-    Every request of a batch runs to its end even when a sibling fails, so that each response
-    that arrives is cached; then the first failure is raised.
-    """
-    import asyncio  # here: a sweep replays without it (`record.received`)
-
-    batch = next(flow)
-    while True:
-        outcomes = await asyncio.gather(*(fetch(request) for request in batch), return_exceptions=True)
-        for outcome in outcomes:
-            if isinstance(outcome, BaseException):
-                raise outcome
-        try:
-            batch = flow.send(outcomes)
-        except StopIteration as done:
-            return done.value

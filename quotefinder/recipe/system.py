@@ -16,10 +16,12 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..pipelines import MISSING, ApiSpec, AxisSpec, Curve, Piece, Quote, Reading, Steps
+from ..core.coverage import Coverage
+from ..core.perplexity import SEARCH_PATH, read_search
+from ..core.plugin import MISSING, ApiSpec, AxisSpec, Curve, Piece, Quote, Reading, Steps
+from ..core.requests import ApiRequest
 from . import contract, pipeline
 from .config import RECIPE, QuoteFinderPipeline
-from .contract import ApiRequest
 from .decision import (
     ANSWER_CUTOFF,
     ANSWER_WORDS,
@@ -31,7 +33,7 @@ from .decision import (
     closest,
     decide,
 )
-from .pipeline import Coverage, Trace
+from .pipeline import Trace
 
 HAS_ANSWER = AxisSpec("has_answer", "HAS_ANSWER_CUTOFF", HAS_ANSWER_CUTOFF, HAS_ANSWER_WORDS, "--has-answer",
                       column="has_answer_cutoff")
@@ -39,6 +41,27 @@ PERPLEXITY = ApiSpec("the Perplexity API", "PERPLEXITY_BASE_URL", "PERPLEXITY_AP
 TOKENS_PER_DECISION = 678  # the recipe's median input tokens per Decisions request, in its ten-question run
 ANSWER = AxisSpec("answer", "ANSWER_CUTOFF", ANSWER_CUTOFF, ANSWER_WORDS, "--answer", removes_quotes=True,
                   recorded=False, column="answer_cutoff")
+
+
+# What a default pipeline file (`pipelines show`) says above each key; `name` is every system's.
+COMMENTS: dict[tuple[str, ...], str] = {
+    ("model",): "the Decisions API model",
+    ("search",): "the Search API request",
+    ("search", "max_results"): "results per search, 1 to 20",
+    ("search", "max_tokens_per_page"): "tokens of page text per result",
+    ("rank",): "one request per result: which numbered sentence answers, and does any",
+    ("rank", "instructions"): "the choice question over the result's numbered sentences",
+    ("rank", "has_answer"): "the yes/no question in the same request; HAS_ANSWER_CUTOFF applies to it",
+    ("rank", "has_answer", "criteria"): "what yes (true) and no (false) mean",
+    ("compare",): "one request per qualified set: one yes/no question per candidate",
+    ("compare", "instructions"): "{n} becomes the candidate's number",
+    ("compare", "criteria"): "what yes (true) and no (false) mean; ANSWER_CUTOFF applies to it",
+    ("min_sentences",): "a result is ranked when it has at least this many sentences",
+    ("sentences",): "how a snippet is split",
+    ("sentences", "min_chars"): "shorter pieces (headings, labels) are dropped",
+    ("sentences", "max_chars"): "longer pieces are dropped",
+    ("sentences", "max_sentences"): "at most this many per result (the choice option limit is 255)",
+}
 
 
 def quote_of(scored: Scored | Candidate) -> Quote:
@@ -73,12 +96,12 @@ SEARCH_STAGE, RANK_STAGE, COMPARE_STAGE = "search results", "sentence chosen", "
 
 def search_reading(data: Any) -> Reading:
     """A search's results as a refresh compares them: each result's URL and text in order, and the top one."""
-    results = contract.read_search(data)
+    results = read_search(data)
     return Reading(SEARCH_STAGE, tuple((r.url, r.snippet) for r in results), top=results[0].url if results else "")
 
 
 def readings(request: ApiRequest, data: Any) -> list[Reading]:
-    if request.path == contract.SEARCH_PATH:
+    if request.path == SEARCH_PATH:
         return [search_reading(data)]
     if contract.is_rank(request):
         rank = contract.read_rank(request, data)
@@ -98,6 +121,8 @@ class QuoteFinder:
     quote_score = "answers"
     apis: tuple[ApiSpec, ...] = (PERPLEXITY,)
     settings = "cutoffs"
+    comments: Mapping[tuple[str, ...], str] = COMMENTS
+    default_words = "the recipe's"
 
     def default_point(self, config: Any) -> tuple[float, float]:
         return HAS_ANSWER.default, ANSWER.default

@@ -31,9 +31,9 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ..errors import ContractError, CorruptEntry, KeyEchoed, MissingResponse, StorageError
-from ..recipe.contract import ApiRequest
-from ..storage import private_dir, read_whole, write_private
+from ..core.errors import ContractError, CorruptEntry, KeyEchoed, MissingResponse, StorageError
+from ..core.requests import ApiRequest
+from ..core.storage import private_dir, read_whole, write_private
 from .received import EVIDENCE, Received, Sender, describe
 from .secret import Secret
 

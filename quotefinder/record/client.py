@@ -27,10 +27,10 @@ from typing import Any
 import httpx
 import orjson
 
-from ..errors import ApiError, AuthError, BudgetSpent, InputError, InsecureEndpoint, KeyEchoed, TransientError
-from ..pipelines import ApiSpec
-from ..recipe.contract import ApiRequest
-from ..recipe.system import PERPLEXITY
+from ..core.errors import ApiError, AuthError, BudgetSpent, InputError, InsecureEndpoint, KeyEchoed, TransientError
+from ..core.perplexity import PERPLEXITY
+from ..core.plugin import ApiSpec
+from ..core.requests import ApiRequest
 from .received import Received, describe
 from .secret import Secret, key_problem
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ..recipe import contract
-from ..recipe.contract import ApiRequest
+from ..core.perplexity import SEARCH_PATH
+from ..core.requests import ApiRequest
 
 EVIDENCE = ("live", "synthetic")  # what a response is evidence of: the real API, or the stand-in
 
@@ -39,4 +39,4 @@ def describe(request: ApiRequest) -> str:
     """The request in words, for a message: its label, or what kind of request it is."""
     if request.label:
         return request.label
-    return "the search" if request.path == contract.SEARCH_PATH else f"a request to {request.path}"
+    return "the search" if request.path == SEARCH_PATH else f"a request to {request.path}"

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import (
+from ..core.errors import (
     ApiError,
     AuthError,
     BudgetSpent,
@@ -25,13 +25,12 @@ from ..errors import (
     RefusedBefore,
     StorageError,
 )
-from ..pipelines import Piece, Steps, System
+from ..core.flow import record
+from ..core.flow import replay as drive
+from ..core.plugin import Piece, Steps, System
+from ..core.registry import system
+from ..core.requests import ApiRequest
 from ..questions import Question
-from ..recipe.config import RECIPE
-from ..recipe.contract import ApiRequest
-from ..recipe.pipeline import record
-from ..recipe.pipeline import replay as drive
-from ..recipe.system import QUOTE_FINDER
 from .cache import CacheCounts, CachingClient
 from .received import Received, Sender, describe
 from .refused import Refusals
@@ -90,11 +89,14 @@ class Recorder:
     """Records one question set into one run directory's cache, through a system's own request flow."""
 
     def __init__(self, cache: ResponseStore, coverage: Mapping[str, Sequence[Any]], evidence: str | None = None,
-                 pipeline: Any = RECIPE, under_test: System = QUOTE_FINDER,
+                 pipeline: Any = None, under_test: System | None = None,
                  default: tuple[float, float] | None = None, refused: Refusals | None = None) -> None:
         """`coverage` maps each recorded axis to the values (and (lo, hi) spans) to record, `pipeline` is what is
-        sent, `default` the point whose decisions a recording shows (the system's for `pipeline`), and `refused`
-        where responses refused as breaking the contract are remembered, so that a rerun does not send them."""
+        sent (None: the system's default), `under_test` the system (None: the default system), `default` the point
+        whose decisions a recording shows (the system's for `pipeline`), and `refused` where responses refused as
+        breaking the contract are remembered, so that a rerun does not send them."""
+        under_test = under_test or system()
+        pipeline = pipeline if pipeline is not None else under_test.default
         self.cache = cache
         self.refused = refused
         self.coverage = coverage

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError, RunDirError
+from ..core.errors import InputError, RunDirError
 from ..questions import Question, QuestionSet, load_questions
 from .rundir import RUN_FILE, Refresh, RunRecord, run_json_digest
 from .session import RecordOptions

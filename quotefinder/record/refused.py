@@ -13,9 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..errors import CorruptEntry, RefusedBefore
-from ..recipe.contract import ApiRequest
-from ..storage import private_dir, read_whole, write_private
+from ..core.errors import CorruptEntry, RefusedBefore
+from ..core.requests import ApiRequest
+from ..core.storage import private_dir, read_whole, write_private
 from .cache import FORMAT, decode_entry, encode_entry
 from .received import Received, describe
 from .secret import Secret

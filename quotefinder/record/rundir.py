@@ -45,15 +45,14 @@ from typing import Any
 import orjson
 
 from .. import __version__
-from ..errors import InputError, RunDirError, StorageError
-from ..pipelines import axis_spec
-from ..pipelines import system as system_named
-from ..pipelines.file import KNOWN_SYSTEMS
+from ..core.errors import InputError, RunDirError, StorageError
+from ..core.registry import axis_spec, known_systems
+from ..core.registry import system as system_named
+from ..core.storage import private_dir, write_private
+from ..core.textsafe import is_unicode, shown
 from ..questions import EXPECTS, Question, QuestionSet, labels_allowed
 from ..recipe.config import RECIPE, SYSTEM, QuoteFinderPipeline
 from ..recipe.decision import ANSWER_CUTOFF, HAS_ANSWER_CUTOFF, Cutoffs
-from ..storage import private_dir, write_private
-from ..textsafe import is_unicode, shown
 from .cache import FORMAT as CACHE_FORMAT
 from .received import EVIDENCE
 
@@ -543,9 +542,9 @@ def _other_config(config: dict[str, Any]) -> RunConfig:
 def _system(config: dict[str, Any]) -> str:
     """The recorded system: absent (a run recorded before systems existed) is the quote finder."""
     system = _get(config, "system", "text", SYSTEM, "config.")
-    if system not in KNOWN_SYSTEMS:
+    if system not in known_systems():
         raise _Bad(f"`config.system` is {shown(system)}, not a system this version knows (the systems are: "
-                   f"{', '.join(KNOWN_SYSTEMS)})")
+                   f"{', '.join(known_systems())})")
     return system
 
 
@@ -620,7 +619,7 @@ def recorded_system(run_dir: Path | str) -> str | None:
         named = orjson.loads((Path(run_dir) / RUN_FILE).read_bytes())["config"].get("system", SYSTEM)
     except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return None  # said by the full reading, with the file named
-    return named if named in KNOWN_SYSTEMS else None
+    return named if named in known_systems() else None
 
 
 def _question(item: Any, n: int) -> Question:

@@ -26,13 +26,13 @@ from typing import Any
 
 import httpx
 
-from ..errors import QuoteFinderError, RunDirError, StorageError
-from ..pipelines import ApiSpec, System
-from ..pipelines import system as find_system
+from ..core.errors import QuoteFinderError, RunDirError, StorageError
+from ..core.plugin import ApiSpec, System
+from ..core.registry import system as find_system
+from ..core.storage import remove_temporaries
+from ..core.textsafe import terminal
 from ..questions import QuestionSet, load_questions
 from ..recipe.config import RECIPE, SYSTEM
-from ..storage import remove_temporaries
-from ..textsafe import terminal
 from .client import ApiClient, RateLimiter, RequestBudget, RetryPolicy, TransientError, check_base_url
 from .recorder import QuestionRun, Recorder
 from .refused import Refusals

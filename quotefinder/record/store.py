@@ -24,8 +24,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol
 
-from ..errors import RunDirError
-from ..recipe.contract import ApiRequest
+from ..core.errors import RunDirError
+from ..core.requests import ApiRequest
 from .cache import FORMAT as FILE_FORMAT
 from .cache import FileStore
 from .received import Received

@@ -9,14 +9,14 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from ..pipelines import AxisSpec
+from ..core.plugin import AxisSpec
+from ..core.textsafe import terminal
 from ..questions import UNKNOWN, Outcome
 from ..sweep.analysis import Gate, Sweep
 from ..sweep.compare import Comparison
 from ..sweep.drift import Drift
 from ..sweep.monitor import Monitor
 from ..sweep.systems import Systems
-from ..textsafe import terminal
 from . import drift as drifting
 from . import versus
 from .wording import decision_lines, point_words

@@ -15,16 +15,16 @@ from typing import TextIO
 
 from tqdm import tqdm
 
-from ..errors import StorageError
-from ..pipelines import System
+from ..core.errors import StorageError
+from ..core.plugin import System
+from ..core.storage import write_private
+from ..core.textsafe import terminal
 from ..questions import OUTCOMES, UNKNOWN
 from ..recipe.config import SYSTEM
 from ..record.recorder import QuestionRun
 from ..record.refresh import RefreshPlan
 from ..record.rundir import RunRecord
 from ..record.session import Recording
-from ..storage import write_private
-from ..textsafe import terminal
 
 NOT_RUN = "not run"  # a question (repeat) that has no decision: its requests failed or are missing
 NO_ANSWER = {"quote-answer": "the API found nothing to quote",  # what another system's no-answer line says

@@ -36,9 +36,9 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, ReportError
-from ..pipelines import AxisSpec
-from ..storage import SHARED_FILE, TEMPORARY, pid_alive, write_atomic
+from ..core.errors import InputError, ReportError
+from ..core.plugin import AxisSpec
+from ..core.storage import SHARED_FILE, TEMPORARY, pid_alive, write_atomic
 from ..sweep.analysis import Gate, Sweep
 from ..sweep.compare import Comparison
 from ..sweep.drift import Drift

@@ -11,13 +11,13 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..pipelines import AxisSpec
+from ..core.plugin import AxisSpec
+from ..core.textsafe import csv_text, markdown_code, markdown_text
 from ..questions import Outcome
 from ..sweep.analysis import Sweep
 from ..sweep.compare import ChangeKind
 from ..sweep.drift import LABELS, Drift, StageDrift, WrongRate
 from ..sweep.monitor import Monitor
-from ..textsafe import csv_text, markdown_code, markdown_text
 from .numbers import confidence
 from .wording import point_words
 

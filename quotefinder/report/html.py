@@ -28,11 +28,11 @@ from typing import Any
 
 import numpy as np
 
-from ..pipelines import Piece
+from ..core.plugin import Piece
+from ..core.textsafe import visible
 from ..questions import OUTCOMES
 from ..sweep.analysis import Sweep
 from ..sweep.grid import CODE, cell_index
-from ..textsafe import visible
 from . import figures, wording
 from .numbers import at_most, confidence, plain_number
 

@@ -22,7 +22,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from ..errors import ReportError
+from ..core.errors import ReportError
 from ..sweep.apart import die_with_parent, forking
 from .figures import Figure
 

@@ -31,9 +31,9 @@ from matplotlib.legend_handler import HandlerTuple  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
+from ..core.storage import SHARED_FILE, write_atomic  # noqa: E402
 from ..questions import Outcome  # noqa: E402
 from ..recipe.decision import ANSWER_WORDS, HAS_ANSWER_WORDS  # noqa: E402
-from ..storage import SHARED_FILE, write_atomic  # noqa: E402
 from .figures import Figure, PlotAxis  # noqa: E402
 
 STYLE = {  # outcome: (colour, marker, line style, hatch)

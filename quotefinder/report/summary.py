@@ -13,12 +13,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..core.textsafe import markdown_code, markdown_text
 from ..questions import OUTCOMES, UNKNOWN, Outcome
 from ..sweep import guarantee
 from ..sweep.analysis import Point, Sweep
 from ..sweep.compare import ChangeKind, Comparison
 from ..sweep.grid import CODE, Axis, Judged
-from ..textsafe import markdown_code, markdown_text
 from .numbers import at_most, confidence, p_words, plain_number
 from .wording import (
     assumption_words,

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..core.textsafe import csv_text, markdown_code
 from ..questions import OUTCOMES
 from ..sweep.systems import Difference, System, Systems
-from ..textsafe import csv_text, markdown_code
 from .numbers import at_most, plain_number
 
 if TYPE_CHECKING:

@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from ..core.textsafe import csv_texts
 from ..questions import OUTCOMES
 from ..sweep.analysis import Sweep
 from ..sweep.compare import Comparison
 from ..sweep.grid import CODE, JudgedCurve
-from ..textsafe import csv_texts
 from .numbers import plain_number
 
 if TYPE_CHECKING:

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..core.textsafe import markdown_code, markdown_text, visible
 from ..sweep.analysis import Sweep
 from ..sweep.systems import Systems
-from ..textsafe import markdown_code, markdown_text, visible
 from .html import document_head
 from .systems import settings_word, ship_lines, which_to_ship_lines
 from .wording import decision_lines, pipeline_words

@@ -18,8 +18,9 @@ from enum import StrEnum
 
 import numpy as np
 
-from ..errors import InputError
-from ..pipelines import System, system
+from ..core.errors import InputError
+from ..core.plugin import System
+from ..core.registry import system
 from ..questions import OUTCOMES, UNKNOWN, Outcome, Question
 from . import guarantee
 from .grid import CODE, Axis, Judged, JudgedCurve, Table, at_point, cell_index

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..core.errors import InputError
 from ..questions import UNKNOWN, Outcome, Question
 from ..record.rundir import RunRecord
 from .analysis import Sweep

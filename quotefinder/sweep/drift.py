@@ -46,11 +46,11 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import CorruptEntry, InputError
-from ..pipelines import Reading, System
+from ..core import flow
+from ..core.errors import CorruptEntry, InputError
+from ..core.plugin import Reading, System
+from ..core.requests import ApiRequest
 from ..questions import Question
-from ..recipe import pipeline
-from ..recipe.contract import ApiRequest
 from ..record.rundir import RUN_FILE, RunRecord, run_json_digest
 from ..record.store import open_store
 from .analysis import LOSSY, Sweep
@@ -304,7 +304,7 @@ def _walk(store: Any, under_test: System, config: Any, coverage: Coverage, text:
             found.append((reading, olds[n] if n < len(olds) else None))
         return data
 
-    pipeline.replay(under_test.steps(text, config, coverage, repeat), lookup)
+    flow.replay(under_test.steps(text, config, coverage, repeat), lookup)
     return found
 
 

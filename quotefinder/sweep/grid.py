@@ -19,8 +19,8 @@ from decimal import Decimal, InvalidOperation
 
 import numpy as np
 
-from ..errors import InputError
-from ..pipelines import AxisSpec, Curve, Piece, Quote, cells_through, values_below
+from ..core.errors import InputError
+from ..core.plugin import AxisSpec, Curve, Piece, Quote, cells_through, values_below
 from ..questions import OUTCOMES, Outcome, Question
 
 CODE = {outcome: code for code, outcome in enumerate(OUTCOMES)}

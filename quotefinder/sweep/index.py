@@ -42,9 +42,9 @@ from typing import Any
 import numpy as np
 import orjson
 
-from ..pipelines import MISSING, Curve, Piece, Quote, System
+from ..core.plugin import MISSING, Curve, Piece, Quote, System
+from ..core.storage import derived_dir, private_dir, remove_stale_temporaries, write_private
 from ..record.store import Entry, ResponseStore, open_store
-from ..storage import derived_dir, private_dir, remove_stale_temporaries, write_private
 from .apart import Apart, answer
 
 INDEX_FORMAT = "quotefinder-replay-index/3"

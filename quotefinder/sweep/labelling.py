@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..pipelines import Quote
+from ..core.plugin import Quote
+from ..core.textsafe import terminal
 from ..questions import Outcome, Question, QuestionSet
-from ..textsafe import terminal
 from .grid import JudgedCurve, Table
 from .verdicts import Judgements, load_verdicts, merge_save, verdicts_path, with_verdicts
 

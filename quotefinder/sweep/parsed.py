@@ -27,10 +27,10 @@ import orjson
 import yaml
 
 from .. import questions as questions_module
-from .. import textsafe
-from ..errors import QuestionFileError
+from ..core import textsafe
+from ..core.errors import QuestionFileError
+from ..core.storage import private_dir, remove_stale_temporaries, write_private
 from ..questions import Question, QuestionSet, decode, labels_allowed, parse_questions
-from ..storage import private_dir, remove_stale_temporaries, write_private
 
 PARSED_FORMAT = "quotefinder-parsed-questions/1"
 SUFFIX = ".questions"

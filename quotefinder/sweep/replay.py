@@ -24,11 +24,12 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from ..errors import ContractError, CorruptEntry, InputError, MissingResponse, QuoteFinderError, RunDirError
-from ..pipelines import Curve, System, axis_spec, system
+from ..core import flow
+from ..core.errors import ContractError, CorruptEntry, InputError, MissingResponse, QuoteFinderError, RunDirError
+from ..core.plugin import Curve, System
+from ..core.registry import axis_spec, system
+from ..core.requests import ApiRequest
 from ..questions import Question, QuestionSet, load_questions
-from ..recipe import pipeline
-from ..recipe.contract import ApiRequest
 from ..record.rundir import RUN_FILE, RunRecord
 from ..record.store import ResponseStore, open_store
 from . import parsed
@@ -165,7 +166,7 @@ def _replay_one(store: ResponseStore, under_test: System, config: Any, coverage:
         return received.data
 
     try:
-        trace = pipeline.replay(under_test.steps(text, config, coverage, repeat), lookup)
+        trace = flow.replay(under_test.steps(text, config, coverage, repeat), lookup)
         return under_test.curve(trace), tuple(entries), evidence
     except MissingResponse as missing:
         return f"the run does not hold {missing}" + (f" (repeat {repeat})" if repeat else ""), (), evidence

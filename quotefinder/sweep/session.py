@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
-from ..errors import InputError
+from ..core.errors import InputError
 from ..record.rundir import RUN_FILE, RunRecord, run_json_digest
 from . import drift
 from .analysis import FOLDS, Settings, Sweep, analyse

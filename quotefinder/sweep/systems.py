@@ -75,7 +75,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..core.errors import InputError
 from ..questions import OUTCOMES, Outcome, Question
 from ..record.rundir import RunRecord
 from . import stats

@@ -39,10 +39,10 @@ from pathlib import Path
 import yaml
 from yaml.nodes import Node, ScalarNode, SequenceNode
 
-from ..errors import QuestionFileError
+from ..core.errors import QuestionFileError
+from ..core.storage import SHARED_FILE, write_atomic
+from ..core.textsafe import hidden, shown
 from ..questions import EXPECTS, Outcome, Question, QuestionSet, Reader, compose, load_questions, shorter
-from ..storage import SHARED_FILE, write_atomic
-from ..textsafe import hidden, shown
 
 VERDICTS = {"correct": Outcome.CORRECT, "wrong": Outcome.WRONG}
 Verdicts = dict[tuple[str, str], Outcome]  # (question text, quote) -> verdict

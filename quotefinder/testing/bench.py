@@ -38,8 +38,8 @@ from datetime import datetime
 from pathlib import Path
 
 from .. import __version__
+from ..core.requests import ApiRequest
 from ..questions import load_questions
-from ..recipe.contract import ApiRequest
 from ..record.cache import ResponseCache, decode_entry
 from ..record.client import ApiClient, RateLimiter, RetryPolicy
 from ..record.received import Received

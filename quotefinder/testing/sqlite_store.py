@@ -26,12 +26,12 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..errors import CorruptEntry, StorageError
-from ..recipe.contract import ApiRequest
+from ..core.errors import CorruptEntry, StorageError
+from ..core.requests import ApiRequest
+from ..core.storage import PRIVATE_FILE, private_dir
 from ..record.cache import decode_entry, entry_bytes, read_entry, required
 from ..record.received import Received
 from ..record.secret import Secret
-from ..storage import PRIVATE_FILE, private_dir
 
 FORMAT = "quotefinder-sqlite/1"  # what run.json's cache_format would say, were it shipped
 FILE_NAME = "responses.sqlite3"

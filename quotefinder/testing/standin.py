@@ -63,13 +63,14 @@ from typing import Any
 import httpx
 import yaml
 
-from ..errors import InputError
+from ..core.errors import InputError
+from ..core.perplexity import DECISIONS_PATH, MODEL, SEARCH_PATH
+from ..core.pipelinefile import load_pipeline_file
+from ..core.requests import canonical_json
 from ..oneshot import contract as summarizing
-from ..pipelines.file import load_pipeline_file
 from ..quoteanswer import contract as answering
-from ..recipe import contract, sentences
+from ..recipe import sentences
 from ..recipe.config import RECIPE, QuoteFinderPipeline
-from ..recipe.contract import canonical_json
 
 SYNTHETIC_HEADERS = {"x-quotefinder-evidence": "synthetic"}
 SEARCH_FIELDS = {"query", "max_results", "max_tokens_per_page"}
@@ -241,7 +242,7 @@ def _require(condition: bool, message: str) -> None:
         raise BadRequest(message)
 
 
-def _check_decisions(body: dict[str, Any], model: str = contract.MODEL) -> None:
+def _check_decisions(body: dict[str, Any], model: str = MODEL) -> None:
     """Refuse what the real API would: unknown fields, a model other than `model` (the one it serves), ..."""
     _require(set(body) <= DECISIONS_FIELDS, f"unknown fields: {sorted(set(body) - DECISIONS_FIELDS)}")
     _require(body.get("model") == model, f"unknown model {body.get('model')!r}")
@@ -290,9 +291,9 @@ class FakeApi:
         try:
             body = json.loads(raw)
             _require(isinstance(body, dict), "the body must be a JSON object")
-            if path == contract.SEARCH_PATH:
+            if path == SEARCH_PATH:
                 payload = self.search(body)
-            elif path == contract.DECISIONS_PATH:
+            elif path == DECISIONS_PATH:
                 payload = self.decisions(body)
             elif path == answering.ANSWER_PATH:
                 payload = self.answer(body)

@@ -40,9 +40,9 @@ from statistics import median
 from typing import Any
 from unittest import mock
 
-from ..errors import CorruptEntry
+from ..core.errors import CorruptEntry
+from ..core.requests import ApiRequest
 from ..questions import load_questions
-from ..recipe.contract import ApiRequest
 from ..record.cache import FileStore, decode_entry
 from ..record.client import ApiClient, RateLimiter, RetryPolicy
 from ..record.received import Received

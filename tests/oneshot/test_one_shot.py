@@ -27,13 +27,14 @@ from conftest import (
     write_questions,
     write_scenario,
 )
-from quotefinder.errors import ContractError
+from quotefinder.core.errors import ContractError
+from quotefinder.core.perplexity import DECISIONS_PATH, SEARCH_PATH, Result
+from quotefinder.core.requests import ApiRequest
 from quotefinder.evalcmd import main as eval_main
 from quotefinder.oneshot import contract
 from quotefinder.oneshot.config import DEFAULT
 from quotefinder.oneshot.system import ONE_SHOT, Trace
 from quotefinder.questions import load_questions
-from quotefinder.recipe.contract import DECISIONS_PATH, SEARCH_PATH, ApiRequest, Result
 from quotefinder.record.cache import ResponseCache
 from quotefinder.record.rundir import RunRecord
 from quotefinder.sweepcmd import main

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from conftest import random_item
-from quotefinder.pipelines import MISSING, Curve, Piece, Quote, axis_spec, system, values_below
+from quotefinder.core.plugin import MISSING, Curve, Piece, Quote, values_below
+from quotefinder.core.registry import axis_spec, system
 from quotefinder.questions import OUTCOMES, Question
 from quotefinder.recipe.system import QUOTE_FINDER
 from quotefinder.sweep.grid import CODE, Judged, JudgedCurve, MissingPiece, Table, at_point

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from conftest import ROOT, mutations
-from quotefinder.errors import QuestionFileError
+from quotefinder.core.errors import QuestionFileError
 from quotefinder.questions import Outcome, load_questions
 from quotefinder.questions.__main__ import main
 from quotefinder.questions.importer import accept_pattern, read_source, sample

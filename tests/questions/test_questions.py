@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import TEN_QUESTIONS, mutations, write_questions
-from quotefinder.errors import QuestionFileError
+from quotefinder.core.errors import QuestionFileError
 from quotefinder.questions import Outcome, Question, derive_id, load_questions
 
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from conftest import KEY, TEN_QUESTIONS, TEN_SCENARIO, run_files, write_questions
-from quotefinder.errors import ContractError
+from quotefinder.core.errors import ContractError
+from quotefinder.core.pipelinefile import default_file, parse_pipeline_text
 from quotefinder.evalcmd import main
-from quotefinder.pipelines.file import default_file, parse_pipeline_text
 from quotefinder.questions import load_questions
 from quotefinder.quoteanswer import contract
 from quotefinder.quoteanswer.config import DEFAULT, QuoteAnswerPipeline
@@ -302,7 +302,7 @@ def test_a_long_question_is_an_error_of_that_question_alone(tmp_path, standin_fo
 ])
 def test_a_quote_answer_run_json_that_does_not_hold_together_is_refused(tmp_path, standin_for, edit,
                                                                        message: str) -> None:
-    from quotefinder.errors import RunDirError
+    from quotefinder.core.errors import RunDirError
 
     server = standin_for(TEN_SCENARIO)
     run_dir = tmp_path / "run"

@@ -224,7 +224,7 @@ def test_two_runs_of_the_system_are_each_swept_over_what_each_recorded(recorded:
 
 
 def test_an_answer_of_several_passages_is_judged_on_them_a_verdict_on_the_whole_first() -> None:
-    from quotefinder.pipelines import Quote
+    from quotefinder.core.plugin import Quote
     from quotefinder.questions import Question
 
     def ask(accept=(), verdicts=None) -> Question:

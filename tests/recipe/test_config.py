@@ -11,12 +11,16 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, page, write_scenario
-from quotefinder.errors import InputError
+from quotefinder.core.coverage import Coverage
+from quotefinder.core.errors import InputError
+from quotefinder.core.flow import replay
+from quotefinder.core.perplexity import DECISIONS_PATH, MAX_TOKENS_PER_PAGE, MODEL, Result
+from quotefinder.core.requests import ApiRequest, canonical_json
+from quotefinder.core.schema import Criteria
 from quotefinder.recipe import contract, decision, sentences
-from quotefinder.recipe.config import RECIPE, Criteria, QuoteFinderPipeline
-from quotefinder.recipe.contract import Result
+from quotefinder.recipe.config import RECIPE, QuoteFinderPipeline
 from quotefinder.recipe.decision import Cutoffs
-from quotefinder.recipe.pipeline import Coverage, replay, steps
+from quotefinder.recipe.pipeline import steps
 from quotefinder.record.cache import ResponseCache
 from quotefinder.record.rundir import RunRecord
 from quotefinder.testing.standin import FakeApi, load_scenario
@@ -54,7 +58,7 @@ ANSWERS = {"true": "The sentence contains the answer itself and can be quoted as
 
 def test_the_recipe_is_todays_constants() -> None:
     assert (RECIPE.name, RECIPE.model, RECIPE.max_results, RECIPE.max_tokens_per_page) == (
-        "recipe", contract.MODEL, contract.MAX_RESULTS, contract.MAX_TOKENS_PER_PAGE)
+        "recipe", MODEL, contract.MAX_RESULTS, MAX_TOKENS_PER_PAGE)
     assert RECIPE.rank_instructions == contract.RANK_INSTRUCTIONS
     assert RECIPE.has_answer_instructions == contract.HAS_ANSWER_INSTRUCTIONS
     assert RECIPE.has_answer_criteria.as_json() == contract.HAS_ANSWER_CRITERIA
@@ -69,10 +73,10 @@ def test_the_recipe_is_todays_constants() -> None:
 def test_with_the_recipe_every_body_is_byte_for_byte_todays() -> None:
     search = RECIPE.search_request("How many bones?", 2)
     expected = b'{"max_results":5,"max_tokens_per_page":2048,"query":"How many bones?"}'
-    assert contract.canonical_json(search.body) == expected
-    assert search.key == contract.search_request("How many bones?", 2).key
+    assert canonical_json(search.body) == expected
+    assert search.key == RECIPE.search_request("How many bones?", 2).key
     rank = RECIPE.rank_request("How many bones?", RESULT, SENTENCES)
-    assert contract.canonical_json(rank.body) == contract.canonical_json(RECIPE_RANK)
+    assert canonical_json(rank.body) == canonical_json(RECIPE_RANK)
     assert rank.body == contract.rank_request("How many bones?", RESULT, SENTENCES).body == RECIPE_RANK
     compare = RECIPE.compare_request("q?", ["First.", "Second."])
     assert compare.body == {"model": "pplx-decider-v1.1-27b",
@@ -90,7 +94,7 @@ def test_with_the_recipe_the_committed_runs_cache_keys_are_exactly_the_ones_aske
     record, cache = RunRecord.require(run), ResponseCache(run)
     asked: set[str] = set()
 
-    def lookup(request: contract.ApiRequest) -> object:
+    def lookup(request: ApiRequest) -> object:
         asked.add(request.key)
         return cache.require(request).data
 
@@ -123,7 +127,7 @@ def test_the_flow_follows_the_pipeline_splitter_and_min_sentences(tmp_path: Path
     config = dataclasses.replace(RECIPE, model="other-model", min_chars=10, max_chars=31, min_sentences=2)
     api = FakeApi(load_scenario(scenario), pipeline=config)
 
-    def lookup(request: contract.ApiRequest) -> object:
+    def lookup(request: ApiRequest) -> object:
         status, payload = api.respond(request.path, json.dumps(request.body).encode(), "key")
         assert status == 200, payload
         return payload
@@ -131,7 +135,7 @@ def test_the_flow_follows_the_pipeline_splitter_and_min_sentences(tmp_path: Path
     trace = replay(steps("Q?", Coverage(), Cutoffs(min_sentences=1), config=config), lookup)
     assert trace.sentence_counts == [2, 1]  # 10 to 31 characters: the first two sentences of A
     assert [c.result for c in trace.candidates] == [1]  # the config's min_sentences (2), not the cutoffs' (1)
-    assert {body["model"] for path, body in api.requests if path == contract.DECISIONS_PATH} == {"other-model"}
+    assert {body["model"] for path, body in api.requests if path == DECISIONS_PATH} == {"other-model"}
     recipe = replay(steps("Q?", Coverage(), Cutoffs(min_sentences=1)), lookup_for_recipe(scenario))
     assert recipe.sentence_counts == [2, 0]  # the recipe's 25 to 400
     without = replay(steps("Q?", Coverage(), Cutoffs(min_sentences=3)), lookup_for_recipe(scenario))
@@ -170,7 +174,7 @@ def test_as_json_has_every_value_in_the_pipeline_files_shape() -> None:
 
 def test_the_digest_names_what_is_sent_not_what_it_is_called() -> None:
     values = {k: v for k, v in RECIPE.as_json().items() if k != "name"}
-    assert RECIPE.digest == hashlib.sha256(b"quote-finder\n" + contract.canonical_json(values)).hexdigest()
+    assert RECIPE.digest == hashlib.sha256(b"quote-finder\n" + canonical_json(values)).hexdigest()
     assert dataclasses.replace(RECIPE, name="mine").digest == RECIPE.digest
     assert dataclasses.replace(RECIPE, name="mine").is_recipe and not VARIANT.is_recipe
     for field in dataclasses.fields(QuoteFinderPipeline):

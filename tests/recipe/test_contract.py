@@ -9,16 +9,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quotefinder.errors import ContractError
+from quotefinder.core.errors import ContractError
+from quotefinder.core.perplexity import Result, read_search
+from quotefinder.core.requests import ApiRequest, canonical_json
 from quotefinder.recipe import contract
-from quotefinder.recipe.contract import ApiRequest, Result
+from quotefinder.recipe.config import RECIPE
 
 RESULT = Result("Bones of the body", "https://anatomy.example/bones", "ignored", None)
 SENTENCES = ["An adult has 206 bones in all.", "The smallest is the stapes in the ear."]
 
 
 def test_search_body_is_exactly_the_contract() -> None:
-    request = contract.search_request("How many bones?")
+    request = RECIPE.search_request("How many bones?")
     assert (request.path, request.repeat) == ("/search", 0)
     assert request.body == {"query": "How many bones?", "max_results": 5, "max_tokens_per_page": 2048}
 
@@ -136,7 +138,7 @@ def test_read_search_keeps_four_fields_and_allows_missing_or_null_dates() -> Non
         {"title": "B", "url": "https://b.example", "snippet": "More.", "date": None},
         {"title": "C", "url": "https://c.example", "snippet": "Even more."},
     ]}
-    assert contract.read_search(data) == [
+    assert read_search(data) == [
         Result("A", "https://a.example", "Text.", "2024-02-26"),
         Result("B", "https://b.example", "More.", None),
         Result("C", "https://c.example", "Even more.", None),
@@ -151,7 +153,7 @@ def test_read_search_keeps_four_fields_and_allows_missing_or_null_dates() -> Non
 ])
 def test_read_search_rejects_broken_results(item: dict, message: str) -> None:
     with pytest.raises(ContractError, match=message.replace("`", ".")):
-        contract.read_search({"results": [item]})
+        read_search({"results": [item]})
 
 
 BODY_VALUES = st.recursive(
@@ -168,9 +170,9 @@ def test_canonical_json_is_the_standard_librarys_sorted_compact_utf8(value: obje
         expected = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
     except UnicodeEncodeError:  # a lone surrogate: not valid text, refused before it can become a request
         return
-    assert contract.canonical_json(value) == expected
+    assert canonical_json(value) == expected
 
 
 def test_text_that_is_not_valid_unicode_breaks_the_contract() -> None:
     with pytest.raises(ContractError, match="lone surrogate"):
-        contract.read_search({"results": [{"title": "A", "url": "https://a.example", "snippet": "bad \udc00 text"}]})
+        read_search({"results": [{"title": "A", "url": "https://a.example", "snippet": "bad \udc00 text"}]})

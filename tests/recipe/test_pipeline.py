@@ -9,9 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import page, write_scenario
-from quotefinder.recipe import contract
+from quotefinder.core.coverage import Coverage
+from quotefinder.core.flow import replay
+from quotefinder.core.requests import ApiRequest
 from quotefinder.recipe.decision import Candidate, decide, qualified, set_key
-from quotefinder.recipe.pipeline import Coverage, Trace, replay, steps
+from quotefinder.recipe.pipeline import Trace, qualified_sets, steps
 from quotefinder.testing.standin import FakeApi, load_scenario
 
 TEXT = "One sentence about the topic here. Another sentence about the topic. A third sentence about the topic."
@@ -23,7 +25,7 @@ def run(tmp_path: Path, results: list[dict], coverage: Coverage | None = None,
     coverage = coverage or Coverage()
     api = FakeApi(load_scenario(write_scenario(tmp_path / "s.json", {Q: results}, **scenario)))
 
-    def lookup(request: contract.ApiRequest) -> object:
+    def lookup(request: ApiRequest) -> object:
         status, payload = api.respond(request.path, json.dumps(request.body).encode(), "key")
         assert status == 200, payload
         return payload
@@ -105,7 +107,7 @@ def test_coverage_finds_exactly_the_sets_its_cutoffs_select(has_answers: list[fl
                                                              points: list[float]) -> None:
     lo, hi = min(a, b), max(a, b)
     candidates = [Candidate(n, "", "", None, 1, f"s{n}", 0.5, 0.5, h) for n, h in enumerate(has_answers, 1)]
-    found = [set_key(chosen) for chosen in Coverage((lo, hi), tuple(points)).sets(candidates)]
+    found = [set_key(chosen) for chosen in qualified_sets(Coverage((lo, hi), tuple(points)), candidates)]
     # The slow reference: sets change only at has_answer values, so probing the range's ends, the
     # points and every has_answer value inside the range meets every set the coverage can select.
     probes = [lo, hi, *points, *(v for v in has_answers if lo <= v <= hi)]

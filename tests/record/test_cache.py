@@ -17,15 +17,16 @@ from hypothesis import strategies as st
 
 from conftest import KEY, ROOT, TEN_SCENARIO
 from hostile import FUZZ_EXAMPLES, damaged_bytes, damaged_structure
-from quotefinder.errors import ContractError, CorruptEntry
-from quotefinder.recipe import contract
+from quotefinder.core.errors import ContractError, CorruptEntry
+from quotefinder.core.requests import ApiRequest
+from quotefinder.core.storage import read_whole
+from quotefinder.recipe.config import RECIPE
 from quotefinder.record.cache import CachingClient, ResponseCache, admit_all, decode_entry, encode_entry
 from quotefinder.record.client import ApiClient
 from quotefinder.record.received import Received
-from quotefinder.storage import read_whole
 from quotefinder.testing.standin import FakeApi, load_scenario
 
-REQUEST = contract.search_request("How deep is the Mariana Trench?")
+REQUEST = RECIPE.search_request("How deep is the Mariana Trench?")
 RECEIVED = Received({"results": [{"title": "Tranché", "url": "https://x.example", "snippet": "Deep — very."}]},
                     200, "req-1", 0.25, "2026-11-29T10:00:00.000000Z", "synthetic")
 
@@ -38,7 +39,7 @@ def test_an_entry_keeps_the_request_response_and_exchange(tmp_path: Path) -> Non
     assert entry["request"] == REQUEST.body and entry["response"] == RECEIVED.data
     assert (entry["endpoint"], entry["repeat"], entry["status"], entry["request_id"]) == ("/search", 0, 200, "req-1")
     assert (entry["elapsed_s"], entry["received_at"], entry["evidence"]) == (0.25, RECEIVED.received_at, "synthetic")
-    assert cache.get(contract.search_request("another question")) is None
+    assert cache.get(RECIPE.search_request("another question")) is None
 
 
 def test_entries_are_readable_json_with_text_as_written(tmp_path: Path) -> None:
@@ -80,7 +81,7 @@ def test_a_torn_or_edited_entry_is_detected(tmp_path: Path, damage) -> None:
 def test_an_entry_under_the_wrong_name_or_of_another_format_is_refused(tmp_path: Path) -> None:
     cache = ResponseCache(tmp_path)
     cache.put(REQUEST, RECEIVED)
-    other = contract.search_request("something else")
+    other = RECIPE.search_request("something else")
     cache.path(other).parent.mkdir(parents=True, exist_ok=True)
     cache.path(other).write_bytes(cache.path(REQUEST).read_bytes())
     with pytest.raises(CorruptEntry, match="does not belong"):
@@ -125,12 +126,12 @@ def caching_sends(cache: ResponseCache, api: FakeApi, requests, admit=admit_all)
 def test_a_caching_client_looks_like_the_client_and_sends_only_what_is_missing(tmp_path: Path) -> None:
     api = FakeApi(load_scenario(TEN_SCENARIO))
     cache = ResponseCache(tmp_path)
-    requests = [contract.search_request("How many bones are in the adult human body?"),
-                contract.search_request("When was the Rosetta Stone discovered?")]
+    requests = [RECIPE.search_request("How many bones are in the adult human body?"),
+                RECIPE.search_request("When was the Rosetta Stone discovered?")]
     first, caching = caching_sends(cache, api, requests)
     assert [type(r) for r in first] == [Received, Received] and len(api.requests) == 2
     assert (caching.counts.sent, caching.counts.from_cache) == (2, 0)
-    again, caching = caching_sends(cache, api, [*requests, contract.search_request("Another?")])
+    again, caching = caching_sends(cache, api, [*requests, RECIPE.search_request("Another?")])
     assert again[:2] == first and len(api.requests) == 3  # only the new one was sent
     assert (caching.counts.sent, caching.counts.from_cache) == (1, 2)
     cache.path(requests[0]).write_bytes(b"torn")
@@ -144,7 +145,7 @@ def test_a_response_the_admission_check_refuses_is_never_saved(tmp_path: Path) -
         raise ContractError("not what the pipeline reads")
 
     cache = ResponseCache(tmp_path)
-    request = contract.search_request("How many bones are in the adult human body?")
+    request = RECIPE.search_request("How many bones are in the adult human body?")
     with pytest.raises(ContractError):
         caching_sends(cache, FakeApi(load_scenario(TEN_SCENARIO)), [request], refuse)
     assert cache.get(request) is None and not list(tmp_path.rglob("*.json"))
@@ -166,7 +167,7 @@ def test_fuzz_a_damaged_entry_with_a_matching_checksum_is_read_or_refused_naming
     """A committed entry with values of the wrong type, deleted fields, deep nesting, huge numbers and lone
     surrogates, its checksum line recomputed (as a careful editor would), then perhaps torn or flipped too."""
     entry = decode_entry(DEMO_ENTRY.read_bytes(), DEMO_ENTRY)
-    request = contract.ApiRequest(entry["endpoint"], entry["request"], entry["repeat"])
+    request = ApiRequest(entry["endpoint"], entry["request"], entry["repeat"])
     cache = ResponseCache(tmp_path_factory.mktemp("run"))
     path = cache.path(request)
     path.parent.mkdir(parents=True)

@@ -11,13 +11,13 @@ import pytest
 
 from conftest import KEY, TEN_QUESTIONS
 from hostile import ODD_KEY, key_forms
-from quotefinder.errors import ApiError, AuthError, InputError, InsecureEndpoint, KeyEchoed, TransientError
+from quotefinder.core.errors import ApiError, AuthError, InputError, InsecureEndpoint, KeyEchoed, TransientError
 from quotefinder.evalcmd import main as eval_main
-from quotefinder.recipe import contract
+from quotefinder.recipe.config import RECIPE
 from quotefinder.record.client import ApiClient, RateLimiter, RetryPolicy, check_base_url
 
 NO_WAIT = RetryPolicy(retries=2, base_s=0.0, cap_s=0.0)
-REQUEST = contract.search_request("How many bones?")
+REQUEST = RECIPE.search_request("How many bones?")
 
 
 def send(handler, base_url: str = "https://api.example", retry: RetryPolicy = NO_WAIT, request=REQUEST):

@@ -31,9 +31,9 @@ from conftest import (
     write_questions,
 )
 from hostile import ODD_KEY, key_forms
+from quotefinder.core.requests import ApiRequest
 from quotefinder.evalcmd import main
 from quotefinder.recipe import contract
-from quotefinder.recipe.contract import ApiRequest
 from quotefinder.record import cache
 from quotefinder.record.cache import decode_entry
 from quotefinder.sweepcmd import main as sweep_main

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, copy_run
-from quotefinder.errors import RunDirError
+from quotefinder.core.errors import RunDirError
 from quotefinder.questions import Question
 from quotefinder.record.refresh import allocation, draw
 from quotefinder.record.rundir import Refresh, RunRecord

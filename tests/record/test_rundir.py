@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from conftest import ROOT
 from hostile import FUZZ_EXAMPLES, ODDITIES, damaged_bytes, damaged_structure
-from quotefinder.errors import RunDirError
+from quotefinder.core.errors import RunDirError
 from quotefinder.questions import Question
 from quotefinder.record import rundir
 from quotefinder.record.rundir import RUN_FILE, QuestionError, RequestCounts, RunConfig, RunRecord

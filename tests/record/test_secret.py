@@ -10,8 +10,9 @@ import pytest
 
 from conftest import TEN_SCENARIO
 from hostile import ODD_KEY, key_forms
-from quotefinder.errors import ApiError
+from quotefinder.core.errors import ApiError
 from quotefinder.questions import Question
+from quotefinder.recipe.config import RECIPE
 from quotefinder.record.cache import ResponseCache
 from quotefinder.record.received import Received
 from quotefinder.record.recorder import QuestionRun, Recorder
@@ -98,7 +99,6 @@ def test_the_key_base64_encoded_inside_a_longer_text_is_found_whatever_its_offse
 def test_a_4xx_body_with_the_key_escaped_character_by_character_is_blanked() -> None:
     import httpx
 
-    from quotefinder.recipe import contract
     from quotefinder.record.client import ApiClient
 
     escaped = "".join(f"\\u{ord(c):04x}" for c in ODD_KEY)
@@ -110,7 +110,7 @@ def test_a_4xx_body_with_the_key_escaped_character_by_character_is_blanked() -> 
     async def send() -> str:
         async with ApiClient("https://api.example", ODD_KEY, transport=httpx.MockTransport(handler)) as client:
             try:
-                await client.send(contract.search_request("How deep is the Mariana Trench?"))
+                await client.send(RECIPE.search_request("How deep is the Mariana Trench?"))
             except ApiError as error:
                 return str(error)
         return ""

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from quotefinder.errors import CorruptEntry, MissingResponse, RunDirError
-from quotefinder.recipe import contract
+from quotefinder.core.errors import CorruptEntry, MissingResponse, RunDirError
+from quotefinder.recipe.config import RECIPE
 from quotefinder.record import cache
 from quotefinder.record.cache import FORMAT, FileStore
 from quotefinder.record.received import Received
@@ -32,7 +32,7 @@ def test_the_run_format_picks_the_store_and_another_is_refused(tmp_path: Path) -
 
 def test_an_entry_is_known_by_its_key_size_and_time_and_changes_with_it(tmp_path: Path) -> None:
     store = open_store(tmp_path)
-    request = contract.search_request("How deep is the lake?")
+    request = RECIPE.search_request("How deep is the lake?")
     assert store.entry(request.key) is None and list(store.keys()) == []
     store.put(request, received({"results": []}))
     key, size, mtime = store.entry(request.key) or ("", 0, 0)
@@ -49,7 +49,7 @@ def test_read_takes_the_entry_of_the_file_it_reads_before_its_bytes(tmp_path: Pa
     process saving the response again) gives the old bytes with the old entry, so the replay index sees the new
     one as a change next time."""
     store = open_store(tmp_path)
-    request = contract.search_request("How deep is the lake?")
+    request = RECIPE.search_request("How deep is the lake?")
     store.put(request, received({"results": []}))
     before = store.entry(request.key)
     path = Path(store.where(request))
@@ -74,7 +74,7 @@ def test_read_refuses_as_entry_then_require_would(tmp_path: Path) -> None:
     directory, exit 2 in a sweep); one that can be looked at but not read (a folder in its place): corrupt, named
     by path."""
     store = open_store(tmp_path)
-    request, other = contract.search_request("How deep is the lake?"), contract.search_request("How wide?")
+    request, other = RECIPE.search_request("How deep is the lake?"), RECIPE.search_request("How wide?")
     with pytest.raises(MissingResponse, match="the search"):
         store.read(request)
     for wanted in (request, other):

@@ -11,12 +11,14 @@ from pathlib import Path
 import pytest
 
 from conftest import KEY, ROOT, TEN_QUESTIONS, TEN_SCENARIO, env_for, record, run_files
-from quotefinder.errors import RunDirError
+from quotefinder.core.coverage import Coverage
+from quotefinder.core.errors import RunDirError
+from quotefinder.core.flow import replay
+from quotefinder.core.perplexity import DECISIONS_PATH, SEARCH_PATH, Result
+from quotefinder.core.pipelinefile import load_pipeline_file
 from quotefinder.evalcmd import main
-from quotefinder.pipelines.file import load_pipeline_file
-from quotefinder.recipe import contract
 from quotefinder.recipe.config import RECIPE
-from quotefinder.recipe.pipeline import Coverage, replay, steps
+from quotefinder.recipe.pipeline import steps
 from quotefinder.record.cache import ResponseCache
 from quotefinder.record.rundir import RUN_FILE, RunRecord
 from quotefinder.testing.standin import FakeApi, load_scenario
@@ -51,8 +53,8 @@ def test_a_variant_records_into_its_own_run_and_run_json_says_which(workspace, s
     loaded = RunRecord.require(run_dir)
     assert loaded.config.pipeline == VARIANT and loaded.config.cutoffs == VARIANT.cutoffs()
 
-    searches = [body for path, body in server.requests if path == contract.SEARCH_PATH]
-    decisions = [body for path, body in server.requests if path == contract.DECISIONS_PATH]
+    searches = [body for path, body in server.requests if path == SEARCH_PATH]
+    decisions = [body for path, body in server.requests if path == DECISIONS_PATH]
     assert searches and all(body["max_results"] == 3 for body in searches)
     assert decisions and {body["model"] for body in decisions} == {"pplx-decider-v1.2-27b"}
     ranks = [body for body in decisions if "best" in body["questions"]]
@@ -128,14 +130,14 @@ def test_the_stand_in_follows_the_pipeline_it_is_given(tmp_path) -> None:
     scenario = load_scenario(TEN_SCENARIO)
     question = next(iter(scenario.questions))
     variant, recipe = FakeApi(scenario, pipeline=VARIANT), FakeApi(scenario)
-    result = contract.Result("t", "https://x.example", "", None)
+    result = Result("t", "https://x.example", "", None)
     body = json.dumps(VARIANT.rank_request(question, result, ["A sentence long enough to keep."]).body).encode()
-    status, payload = variant.respond(contract.DECISIONS_PATH, body, "key")
+    status, payload = variant.respond(DECISIONS_PATH, body, "key")
     assert status == 200 and payload["model"] == "pplx-decider-v1.2-27b"
-    status, payload = recipe.respond(contract.DECISIONS_PATH, body, "key")
+    status, payload = recipe.respond(DECISIONS_PATH, body, "key")
     assert status == 400 and "unknown model 'pplx-decider-v1.2-27b'" in payload["error"]["message"]
     search = json.dumps(VARIANT.search_request(question).body).encode()
-    assert len(variant.respond(contract.SEARCH_PATH, search, "key")[1]["results"]) == 3
+    assert len(variant.respond(SEARCH_PATH, search, "key")[1]["results"]) == 3
 
 
 def test_the_stand_ins_command_line_refuses_a_bad_pipeline_file(tmp_path, capsys) -> None:

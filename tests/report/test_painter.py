@@ -7,7 +7,7 @@ import sys
 import pytest
 
 import quotefinder.report
-from quotefinder.errors import ReportError
+from quotefinder.core.errors import ReportError
 from quotefinder.report.figures import Figure
 from quotefinder.report.painter import Painter
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_files
-from quotefinder.errors import ReportError
+from quotefinder.core.errors import ReportError
 from quotefinder.report.directory import MANIFEST, whole_report
 from quotefinder.sweepcmd import main
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from conftest import GRID, judged_curve, random_item, slow_fill
-from quotefinder.errors import InputError
+from quotefinder.core.errors import InputError
 from quotefinder.questions import OUTCOMES, Outcome, Question
 from quotefinder.recipe.decision import Candidate
 from quotefinder.recipe.pipeline import Trace

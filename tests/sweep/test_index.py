@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 from conftest import ROOT, record
-from quotefinder.pipelines import MISSING, Curve, Piece, Quote
+from quotefinder.core.plugin import MISSING, Curve, Piece, Quote
 from quotefinder.sweep import index as index_module
 from quotefinder.sweep import replay
 from quotefinder.sweep.index import SECTIONS, SUFFIX, Record, ReplayIndex, index_dir

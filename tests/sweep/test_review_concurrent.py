@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from conftest import write_questions
-from quotefinder.errors import QuestionFileError
-from quotefinder.pipelines import Quote
+from quotefinder.core.errors import QuestionFileError
+from quotefinder.core.plugin import Quote
 from quotefinder.questions import Outcome, load_questions
 from quotefinder.sweep.labelling import NeedsLabel, review
 from quotefinder.sweep.verdicts import load_verdicts, verdicts_path

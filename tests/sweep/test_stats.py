@@ -10,7 +10,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 from conftest import decided, judged_curve, random_repeats, staircase
-from quotefinder.errors import InputError
+from quotefinder.core.errors import InputError
 from quotefinder.questions import OUTCOMES, Outcome, Question
 from quotefinder.recipe.decision import Candidate
 from quotefinder.recipe.pipeline import Trace

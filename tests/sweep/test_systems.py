@@ -21,7 +21,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 from conftest import Item, random_repeats, replayed_of
-from quotefinder.errors import InputError
+from quotefinder.core.errors import InputError
 from quotefinder.questions import Outcome, Question
 from quotefinder.sweep import stats
 from quotefinder.sweep.analysis import Settings, Sweep, analyse

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import mutations, page, record, write_questions, write_scenario
-from quotefinder.errors import QuestionFileError
+from quotefinder.core.errors import QuestionFileError
 from quotefinder.questions import Outcome, Question, load_questions
 from quotefinder.sweep.verdicts import Judgements, load_verdicts, save_verdicts, verdicts_path, with_verdicts
 from quotefinder.sweepcmd import main

@@ -12,16 +12,16 @@ from pathlib import Path
 import pytest
 
 from conftest import KEY
-from quotefinder.errors import CorruptEntry, KeyEchoed, MissingResponse
-from quotefinder.recipe import contract
+from quotefinder.core.errors import CorruptEntry, KeyEchoed, MissingResponse
+from quotefinder.recipe.config import RECIPE
 from quotefinder.record.cache import FileStore, decode_entry
 from quotefinder.record.received import Received
 from quotefinder.record.secret import Secret
 from quotefinder.record.store import ResponseStore
 from quotefinder.testing.sqlite_store import FILE_NAME, SQLiteStore
 
-REQUEST = contract.search_request("How deep is the Mariana Trench?")
-OTHER = contract.search_request("How high is Everest?")
+REQUEST = RECIPE.search_request("How deep is the Mariana Trench?")
+OTHER = RECIPE.search_request("How high is Everest?")
 RECEIVED = Received({"results": [{"title": "Tranché", "url": "https://x.example", "snippet": "Deep — very."}]},
                     200, "req-1", 0.25, "2026-11-29T10:00:00.000000Z", "synthetic")
 AGAIN = Received(RECEIVED.data, 200, "req-2", 0.5, "2026-11-29T10:00:01.000000Z", "synthetic")

@@ -1,6 +1,6 @@
 """Pipeline files: the YAML that says which system is under test and how it asks (`eval.py --pipeline FILE`).
 
-    system: quote-finder      # optional; the only system so far
+    system: quote-finder      # optional; the default system
     name: terse-criteria      # optional, like every key: the rest is the recipe's
     model: pplx-decider-v1.2-27b
     search: {max_results: 3}
@@ -21,22 +21,17 @@ from typing import Any
 
 from yaml.nodes import MappingNode, Node, ScalarNode
 
-from ..boundedyaml import construct
-from ..errors import InputError, QuoteFinderError
-from ..questions import compose_text
-from ..recipe.config import RECIPE, SCHEMA, SYSTEM
-from . import known_systems
-from . import system as system_named
+from .boundedyaml import compose, construct
+from .errors import InputError
+from .registry import DEFAULT_SYSTEM, known_systems
+from .registry import system as system_named
 
-# Each system's default pipeline (`system:` in a pipeline file, `config.system` in run.json), from the registry.
-DEFAULTS: dict[str, Any] = {name: system_named(name).default for name in known_systems()}
-KNOWN_SYSTEMS = tuple(DEFAULTS)
 MAX_FILE_BYTES = 1024 * 1024  # a pipeline file is a few dozen lines
 
 
 def unknown_system(system: str) -> str:
     """Why `system` is refused, naming the known ones."""
-    return f"unknown system `{system}`; the systems are: {', '.join(KNOWN_SYSTEMS)}"
+    return f"unknown system `{system}`; the systems are: {', '.join(known_systems())}"
 
 
 def _read(path: Path) -> str:
@@ -76,27 +71,24 @@ def _lines(node: Node, path: Path, keys: tuple[str, ...], found: dict[tuple[str,
 def parse_pipeline_text(text: str, path: Path) -> tuple[str, Any]:
     """A pipeline file's text as (system, pipeline); `InputError` naming `path` and the line. An empty file is
     the recipe's pipeline."""
-    try:
-        root = compose_text(text, path)
-    except QuoteFinderError as error:  # compose_text speaks of question files' nesting; the line is what counts
-        raise InputError(str(error).replace("; a question or verdicts file needs 4", "")) from None
+    root = compose(text, path)
     if root is None:
-        return SYSTEM, RECIPE
+        return DEFAULT_SYSTEM, system_named().default
     lines: dict[tuple[str, ...], int] = {}
     _lines(root, path, (), lines)
     data = construct(root, path)
     if not isinstance(data, Mapping):
         raise InputError(f"{path}, line {root.start_mark.line + 1}: a pipeline file is a mapping of keys such as "
-                         f"{', '.join(('system', *SCHEMA))}")
+                         f"{', '.join(('system', *system_named().default.as_json()))}")
     data = dict(data)
-    system = data.pop("system", SYSTEM)
-    if not isinstance(system, str) or system not in DEFAULTS:
+    system = data.pop("system", DEFAULT_SYSTEM)
+    if not isinstance(system, str) or system not in known_systems():
         line = lines.get(("system",))
         shown = system if isinstance(system, str) else repr(system)
         raise InputError(f"{path}{f', line {line}' if line else ''}: {unknown_system(shown)}")
     pipeline = system_named(system).pipeline_type.parse(data, path, lines, also=("system",))
-    if "name" not in data and pipeline.digest != DEFAULTS[system].digest:  # a variant is never called by its
-        # system's default name ("recipe"): the file names it
+    if "name" not in data and pipeline.digest != system_named(system).default.digest:  # a variant is never
+        # called by its system's default name ("recipe"): the file names it
         stem = re.sub(r"[^A-Za-z0-9._-]+", "-", path.stem).strip("-._")[:64] or "variant"
         pipeline = dataclasses.replace(pipeline, name=stem)
     return system, pipeline
@@ -111,51 +103,7 @@ def load_pipeline_file(path: Path | str) -> tuple[str, Any]:
 
 # ---- writing a system's default file -----------------------------------------------------------------------
 
-_COMMENTS: dict[tuple[str, ...], str] = {
-    ("name",): "change it: shown in every report, and names the default run directory (runs/<questions>-<name>)",
-    ("model",): "the Decisions API model",
-    ("search",): "the Search API request",
-    ("search", "max_results"): "results per search, 1 to 20",
-    ("search", "max_tokens_per_page"): "tokens of page text per result",
-    ("rank",): "one request per result: which numbered sentence answers, and does any",
-    ("rank", "instructions"): "the choice question over the result's numbered sentences",
-    ("rank", "has_answer"): "the yes/no question in the same request; HAS_ANSWER_CUTOFF applies to it",
-    ("rank", "has_answer", "criteria"): "what yes (true) and no (false) mean",
-    ("compare",): "one request per qualified set: one yes/no question per candidate",
-    ("compare", "instructions"): "{n} becomes the candidate's number",
-    ("compare", "criteria"): "what yes (true) and no (false) mean; ANSWER_CUTOFF applies to it",
-    ("min_sentences",): "a result is ranked when it has at least this many sentences",
-    ("sentences",): "how a snippet is split",
-    ("sentences", "min_chars"): "shorter pieces (headings, labels) are dropped",
-    ("sentences", "max_chars"): "longer pieces are dropped",
-    ("sentences", "max_sentences"): "at most this many per result (the choice option limit is 255)",
-}
-_QUOTE_ANSWER_COMMENTS: dict[tuple[str, ...], str] = {
-    ("name",): _COMMENTS[("name",)],
-    ("tier",): "the default tier, one of instant, deep, deep_reasoning (an axis: eval.py --range tier=...)",
-    ("passages",): "the default number of quotes, 1 to 12 (an axis: eval.py --range passages=...)",
-    ("limit",): "how many ranked results the answer may quote from, 1 to 50",
-    ("domain",): "only pages from this domain (null: not sent)",
-    ("recency",): "day, week, month or year (null: not sent)",
-    ("category",): "general, news, science, images, videos or it (null: not sent)",
-}
-_ONE_SHOT_COMMENTS: dict[tuple[str, ...], str] = {
-    ("name",): _COMMENTS[("name",)],
-    ("model",): "the Decisions API model that ranks the hits",
-    ("search",): "the Search API request: the question is the one query",
-    ("search", "hits_per_query"): "hits per search, 1 to 20",
-    ("search", "max_tokens_per_page"): "tokens of page text per hit (its snippet is what is read)",
-    ("rank",): "one request for every hit with a snippet: one yes/no question per hit, its relevance",
-    ("rank", "instructions"): "{n} becomes the hit's number",
-    ("rank", "criteria"): "what yes (true) and no (false) mean",
-    ("summarize",): "one chat completion per kept set (POST /chat/completions)",
-    ("summarize", "model"): "the chat model",
-    ("summarize", "instructions"): "the system message; how to cite, when to say NO_ANSWER and to treat page text as "
-                                   "data are always added",
-    ("min_relevance",): "the default lowest relevance kept, 0 to 1 (an axis: eval.py --range min_relevance=...)",
-    ("max_sources",): "the default number of kept hits summarized, 1 to 20 (an axis: eval.py --range max_sources=...)",
-}
-COMMENTS = {SYSTEM: _COMMENTS, "quote-answer": _QUOTE_ANSWER_COMMENTS, "one-shot": _ONE_SHOT_COMMENTS}
+NAME_COMMENT = "change it: shown in every report, and names the default run directory (runs/<questions>-<name>)"
 
 
 def _scalar(value: Any) -> str:
@@ -181,14 +129,15 @@ def _write(data: Mapping[str, Any], keys: tuple[str, ...], out: list[str],
             out.append(f"{indent}{shown}: {_scalar(value)}")
 
 
-def default_file(system: str = SYSTEM) -> str:
+def default_file(system: str = DEFAULT_SYSTEM) -> str:
     """The system's default pipeline file: every key present with a short comment, ready to copy and edit.
     `KeyError` for an unknown system (see `unknown_system`)."""
-    pipeline = DEFAULTS[system]
-    whose = " (the recipe's)" if system == SYSTEM else ""
+    plugin = system_named(system)
+    pipeline = plugin.default
+    whose = f" ({plugin.default_words})" if plugin.default_words else ""
     out = [f"# The {system} system's default pipeline{whose}. Every key is optional: what you leave",
            "# out keeps the value below. Record with it: python eval.py QUESTIONS --pipeline THIS_FILE",
-           f"# the system under test; the systems are: {', '.join(KNOWN_SYSTEMS)}",
+           f"# the system under test; the systems are: {', '.join(known_systems())}",
            f"system: {system}"]
-    _write(pipeline.as_json(), (), out, COMMENTS[system])
+    _write(pipeline.as_json(), (), out, {("name",): NAME_COMMENT, **plugin.comments})
     return "\n".join(out) + "\n"
