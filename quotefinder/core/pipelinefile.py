@@ -23,7 +23,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode
 
 from .boundedyaml import compose, construct
 from .errors import InputError
-from .registry import DEFAULT_SYSTEM, known_systems
+from .registry import DEFAULT_SYSTEM, is_known, known_systems
 from .registry import system as system_named
 
 MAX_FILE_BYTES = 1024 * 1024  # a pipeline file is a few dozen lines
@@ -82,7 +82,7 @@ def parse_pipeline_text(text: str, path: Path) -> tuple[str, Any]:
                          f"{', '.join(('system', *system_named().default.as_json()))}")
     data = dict(data)
     system = data.pop("system", DEFAULT_SYSTEM)
-    if not isinstance(system, str) or system not in known_systems():
+    if not isinstance(system, str) or not is_known(system):
         line = lines.get(("system",))
         shown = system if isinstance(system, str) else repr(system)
         raise InputError(f"{path}{f', line {line}' if line else ''}: {unknown_system(shown)}")

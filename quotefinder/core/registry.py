@@ -26,7 +26,7 @@ BUILT_IN = ("quotefinder.recipe.system:QUOTE_FINDER", "quotefinder.quoteanswer.s
             "quotefinder.oneshot.system:ONE_SHOT")
 
 _systems: dict[str, System] = {}
-_loaded = False
+_loaded: set[str] = set()  # what has been loaded: "built-in", "plugins"
 
 
 def register(plugin: System) -> System:
@@ -44,15 +44,17 @@ def unregister(name: str) -> None:
     _systems.pop(name, None)
 
 
-def _load() -> None:
-    """The built-in systems, then the installed plugins', once."""
-    global _loaded
-    if _loaded:
+def _load(plugins: bool) -> None:
+    """The built-in systems, once; with `plugins`, then the installed plugins', once. Scanning the installed
+    packages' entry points costs tens of milliseconds, so a run of a built-in system never does it."""
+    if "built-in" not in _loaded:
+        _loaded.add("built-in")
+        for spec in BUILT_IN:
+            module, attribute = spec.split(":")
+            register(getattr(importlib.import_module(module), attribute))
+    if not plugins or "plugins" in _loaded:
         return
-    _loaded = True
-    for spec in BUILT_IN:
-        module, attribute = spec.split(":")
-        register(getattr(importlib.import_module(module), attribute))
+    _loaded.add("plugins")
     for point in sorted(entry_points(group=GROUP), key=lambda point: point.name):
         try:
             plugin = point.load()
@@ -67,16 +69,29 @@ def _load() -> None:
 
 def known_systems() -> tuple[str, ...]:
     """The names of the systems, the default first."""
-    _load()
+    _load(plugins=True)
     return tuple(_systems)
 
 
 def system(name: str = DEFAULT_SYSTEM) -> System:
     """The system of that name; `KeyError` naming the known ones otherwise."""
-    _load()
+    _load(plugins=False)
+    if name not in _systems:
+        _load(plugins=True)
     if name not in _systems:
         raise KeyError(f"unknown system {name!r}; the systems are: {', '.join(_systems)}")
     return _systems[name]
+
+
+def is_known(name: object) -> bool:
+    """Whether `name` names a system (installed plugins are looked for only when no other has it)."""
+    if not isinstance(name, str):
+        return False
+    try:
+        system(name)
+    except KeyError:
+        return False
+    return True
 
 
 def axis_spec(chosen: System, name: str) -> AxisSpec:

@@ -46,7 +46,7 @@ import orjson
 
 from .. import __version__
 from ..core.errors import InputError, RunDirError, StorageError
-from ..core.registry import axis_spec, known_systems
+from ..core.registry import axis_spec, is_known, known_systems
 from ..core.registry import system as system_named
 from ..core.storage import private_dir, write_private
 from ..core.textsafe import is_unicode, shown
@@ -542,7 +542,7 @@ def _other_config(config: dict[str, Any]) -> RunConfig:
 def _system(config: dict[str, Any]) -> str:
     """The recorded system: absent (a run recorded before systems existed) is the quote finder."""
     system = _get(config, "system", "text", SYSTEM, "config.")
-    if system not in known_systems():
+    if not is_known(system):
         raise _Bad(f"`config.system` is {shown(system)}, not a system this version knows (the systems are: "
                    f"{', '.join(known_systems())})")
     return system
@@ -619,7 +619,7 @@ def recorded_system(run_dir: Path | str) -> str | None:
         named = orjson.loads((Path(run_dir) / RUN_FILE).read_bytes())["config"].get("system", SYSTEM)
     except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return None  # said by the full reading, with the file named
-    return named if named in known_systems() else None
+    return named if is_known(named) else None
 
 
 def _question(item: Any, n: int) -> Question:
