@@ -27,9 +27,9 @@ from quotefinder.recipe.pipeline import Trace
 from quotefinder.recipe.system import QUOTE_FINDER
 from quotefinder.record.cache import ResponseCache
 from quotefinder.record.rundir import RunConfig, RunRecord
+from quotefinder.standin import Scenario, StandIn, load_scenario
 from quotefinder.sweep.grid import JudgedCurve, Table
 from quotefinder.sweep.replay import Replayed
-from quotefinder.testing.standin import Scenario, StandIn, load_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 TEN_QUESTIONS = ROOT / "questions" / "ten.yaml"
@@ -174,7 +174,7 @@ def squad_sample(root: Path, count: int, seed: int) -> tuple[Path, Path]:
     """`count` SQuAD questions imported into root/questions/squad.yaml, and the stand-in scenario of their
     paragraphs in root/squad.json: real page text for a system to be recorded on."""
     from quotefinder.questions.__main__ import main as import_main
-    from quotefinder.testing.squad import main as squad_main
+    from quotefinder.standin.squad import main as squad_main
 
     squad = ROOT / "data" / "squad2-dev-sample.json"
     questions = root / "questions" / "squad.yaml"
@@ -287,7 +287,7 @@ def items_of(replayed: Replayed, repeat: int = 0, points: Sequence[float] = ()) 
     config = replayed.record.config
     coverage = {"has_answer": tuple({*points, config.has_answer_cutoff})}
     traces = [flow.replay(QUOTE_FINDER.steps(q.question, config.pipeline, coverage, repeat),
-                              lambda request: cache.require(request).data) for q in replayed.questions]
+                          lambda request: cache.require(request).data) for q in replayed.questions]
     return list(zip(replayed.questions, traces, strict=True))
 
 

@@ -29,7 +29,7 @@ from conftest import (
     write_scenario,
 )
 from quotefinder.evalcmd import main
-from quotefinder.testing.standin import Reply, load_scenario
+from quotefinder.standin import Reply, load_scenario
 
 FAST = ["--rate", "0", "--retries", "0"]
 
@@ -323,7 +323,7 @@ def test_max_requests_stops_like_an_interrupt_and_the_next_run_goes_on(tmp_path,
 
 
 def test_past_a_screenful_the_decisions_go_to_a_file_in_the_run(tmp_path, standin_for, capsys) -> None:
-    from quotefinder.testing import synthetic
+    from quotefinder.standin import synthetic
 
     questions, scenario = synthetic.write(tmp_path / "data", 30, seed=2)
     server = standin_for(scenario)
@@ -397,7 +397,7 @@ def test_the_demo_piped_into_a_reader_that_stops_early_ends_quietly(tmp_path, bu
 def test_a_recording_piped_into_a_closed_reader_keeps_everything(tmp_path, standin_for, size) -> None:
     """The run is saved before the decisions are printed, and decisions.txt (past a screenful) before the
     table: a closed stdout loses nothing, and the next invocation has nothing left to send."""
-    from quotefinder.testing import synthetic
+    from quotefinder.standin import synthetic
 
     questions, scenario = (TEN_QUESTIONS, TEN_SCENARIO) if size == 10 else synthetic.write(tmp_path / "data", 30,
                                                                                          seed=2)

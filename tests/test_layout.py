@@ -21,7 +21,9 @@ LAYERS = [
     ("report", {"quotefinder.report"}),
     ("command lines", {"quotefinder.cli", "quotefinder.evalcmd", "quotefinder.sweepcmd",
                        "quotefinder.questions.__main__", "quotefinder.pipelines"}),
-    ("testing", {"quotefinder.testing"}),
+    # The tools beside the product: the stand-in API and its scenario tools (and, until they move to
+    # benchmarks/, the benchmarks in quotefinder.testing). Users run them; the product never imports them.
+    ("tools", {"quotefinder.standin", "quotefinder.testing"}),
 ]
 SYSTEMS = {"quotefinder.recipe", "quotefinder.quoteanswer", "quotefinder.oneshot"}  # peers
 LAYERS[1][1].update(SYSTEMS)
@@ -113,7 +115,8 @@ def test_every_import_points_down_the_layers() -> None:
 
 def test_the_layers_are_in_order() -> None:
     assert layer_of("quotefinder.sweep.grid") > layer_of("quotefinder.recipe.decision")
-    assert layer_of("quotefinder.testing.standin") > layer_of("quotefinder.sweepcmd")
+    assert layer_of("quotefinder.standin.server") > layer_of("quotefinder.sweepcmd")
+    assert layer_of("quotefinder.standin") == layer_of("quotefinder.standin.squad") == len(LAYERS) - 1
     assert layer_of("quotefinder.core.plugin") == 0 and layer_of("quotefinder") == 0
     assert layer_of("quotefinder.oneshot.system") == layer_of("quotefinder.recipe.system") == 1
     assert layer_of("quotefinder.questions.__main__") == layer_of("quotefinder.evalcmd")  # longest prefix wins
@@ -146,7 +149,7 @@ def test_the_checker_catches_a_module_that_imports_upward(tmp_path: Path) -> Non
                 from quotefinder.sweep.analysis import Sweep
             """,
         "quotefinder.sweep.fine": "from ..recipe.decision import decide\nfrom quotefinder.core import errors\n",
-        "quotefinder.record.tools": "from ..testing.standin import StandIn\n",
+        "quotefinder.record.tools": "from ..standin import StandIn\n",
         "quotefinder.oneshot.peer": "from ..recipe.contract import MAX_RESULTS\nfrom ..core.flow import replay\n",
     })
     assert imports(tmp_path / "quotefinder" / "recipe" / "bad.py", tmp_path) == [
@@ -157,7 +160,7 @@ def test_the_checker_catches_a_module_that_imports_upward(tmp_path: Path) -> Non
         "quotefinder/recipe/bad.py:3 (systems) imports quotefinder.sweep (sweep)",
         "quotefinder/recipe/bad.py:4 (systems) imports quotefinder.report.plots (report)",
         "quotefinder/recipe/bad.py:7 (systems) imports quotefinder.sweep.analysis (sweep)",
-        "quotefinder/record/tools.py:1 (record) imports quotefinder.testing.standin (testing)",
+        "quotefinder/record/tools.py:1 (record) imports quotefinder.standin (tools)",
     ]
 
 
@@ -178,6 +181,6 @@ def test_imports_finds_every_quotefinder_import_of_a_real_module() -> None:
 
 def test_tests_mirror_the_package() -> None:
     """Each subpackage has its tests in the folder of the same name."""
-    for package in ("recipe", "record", "sweep", "report", "testing"):
+    for package in ("recipe", "record", "sweep", "report", "standin"):
         assert (PACKAGE / package / "__init__.py").exists()
         assert list((ROOT / "tests" / package).glob("test_*.py")), f"tests/{package}/ has no tests"

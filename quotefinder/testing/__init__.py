@@ -1,3 +1,2 @@
-"""Test tools, never imported by the product: the stand-in API server (`python -m
-quotefinder.testing.standin`), synthetic question sets of any size, and the benchmark (`python -m
-quotefinder.testing.bench`)."""
+"""Benchmarks, never imported by the product: `python -m quotefinder.testing.bench` and the tools the parts of
+BENCHMARKS.md name. The stand-in API and its scenario tools are `quotefinder.standin`."""

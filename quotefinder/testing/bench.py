@@ -66,10 +66,10 @@ def machine() -> str:
 
 
 class StandInProcess:
-    """`python -m quotefinder.testing.standin` in its own process, so it does not share the recorder's core."""
+    """`python -m quotefinder.standin` in its own process, so it does not share the recorder's core."""
 
     def __init__(self, scenario: Path, *flags: str) -> None:
-        command = [sys.executable, "-m", "quotefinder.testing.standin", str(scenario), "--port", "0", *flags]
+        command = [sys.executable, "-m", "quotefinder.standin", str(scenario), "--port", "0", *flags]
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         assert self.process.stdout is not None and self.process.stderr is not None  # both are pipes
         line = self.process.stdout.readline()
@@ -144,7 +144,7 @@ def prepare(work: Path, count: int, seed: int) -> tuple[Path, Path, Path, tuple[
     print(f"generating {count} synthetic questions ...", flush=True)
     # In a child process: this one must stay small, or every later child would report its peak memory
     # (Linux carries a process's high-water mark into the children it forks).
-    subprocess.run([sys.executable, "-m", "quotefinder.testing.synthetic", str(work), str(count), "--seed", str(seed)],
+    subprocess.run([sys.executable, "-m", "quotefinder.standin.synthetic", str(work), str(count), "--seed", str(seed)],
                    check=True, stdout=subprocess.DEVNULL)
     print("recording them through the stand-in (no latency, no limit) ...", flush=True)
     with StandInProcess(scenario) as standin:

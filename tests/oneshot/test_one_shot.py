@@ -37,8 +37,8 @@ from quotefinder.oneshot.system import ONE_SHOT, Trace
 from quotefinder.questions import load_questions
 from quotefinder.record.cache import ResponseCache
 from quotefinder.record.rundir import RunRecord
+from quotefinder.standin import Faults, Reply
 from quotefinder.sweepcmd import main
-from quotefinder.testing.standin import Faults, Reply
 
 FAST = ["--rate", "0", "--retries", "20", "--backoff", "0.01"]
 QUESTIONS = len(load_questions(TEN_QUESTIONS).questions)
@@ -193,7 +193,7 @@ def test_the_kept_set_is_the_best_hits_at_or_above_the_cutoff_ties_in_search_ord
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory) -> Path:
-    from quotefinder.testing.standin import StandIn, load_scenario
+    from quotefinder.standin import StandIn, load_scenario
 
     root = tmp_path_factory.mktemp("os")
     shutil.copytree(ROOT / "questions", root / "questions")

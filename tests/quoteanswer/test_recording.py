@@ -20,7 +20,7 @@ from quotefinder.quoteanswer import contract
 from quotefinder.quoteanswer.config import DEFAULT, QuoteAnswerPipeline
 from quotefinder.record.cache import decode_entry
 from quotefinder.record.rundir import RunRecord
-from quotefinder.testing.standin import FakeApi, Faults, Reply, load_scenario
+from quotefinder.standin import FakeApi, Faults, Reply, load_scenario
 
 FAST = ["--rate", "0", "--retries", "20", "--backoff", "0.01"]
 QUESTIONS = len(load_questions(TEN_QUESTIONS).questions)

@@ -22,9 +22,9 @@ from quotefinder.quoteanswer.config import DEFAULT
 from quotefinder.quoteanswer.contract import Answer, Source
 from quotefinder.quoteanswer.system import QUOTE_ANSWER, Trace, quote_of
 from quotefinder.record.cache import ResponseCache
+from quotefinder.standin import StandIn, load_scenario
 from quotefinder.sweep.guarantee import certify
 from quotefinder.sweepcmd import main
-from quotefinder.testing.standin import StandIn, load_scenario
 
 RANGES = ["--range", "passages=1:4", "--range", "tier=instant,deep"]
 

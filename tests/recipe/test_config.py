@@ -23,7 +23,7 @@ from quotefinder.recipe.decision import Cutoffs
 from quotefinder.recipe.pipeline import steps
 from quotefinder.record.cache import ResponseCache
 from quotefinder.record.rundir import RunRecord
-from quotefinder.testing.standin import FakeApi, load_scenario
+from quotefinder.standin import FakeApi, load_scenario
 
 RESULT = Result("Bones of the body", "https://anatomy.example/bones", "ignored", None)
 SENTENCES = ["An adult has 206 bones in all.", "The smallest is the stapes in the ear."]

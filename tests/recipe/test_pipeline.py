@@ -14,7 +14,7 @@ from quotefinder.core.flow import replay
 from quotefinder.core.requests import ApiRequest
 from quotefinder.recipe.decision import Candidate, decide, qualified, set_key
 from quotefinder.recipe.pipeline import Trace, qualified_sets, steps
-from quotefinder.testing.standin import FakeApi, load_scenario
+from quotefinder.standin import FakeApi, load_scenario
 
 TEXT = "One sentence about the topic here. Another sentence about the topic. A third sentence about the topic."
 Q = "What is the answer?"

@@ -24,7 +24,7 @@ from quotefinder.recipe.config import RECIPE
 from quotefinder.record.cache import CachingClient, ResponseCache, admit_all, decode_entry, encode_entry
 from quotefinder.record.client import ApiClient
 from quotefinder.record.received import Received
-from quotefinder.testing.standin import FakeApi, load_scenario
+from quotefinder.standin import FakeApi, load_scenario
 
 REQUEST = RECIPE.search_request("How deep is the Mariana Trench?")
 RECEIVED = Received({"results": [{"title": "Tranché", "url": "https://x.example", "snippet": "Deep — very."}]},

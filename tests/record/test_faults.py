@@ -36,8 +36,9 @@ from quotefinder.evalcmd import main
 from quotefinder.recipe import contract
 from quotefinder.record import cache
 from quotefinder.record.cache import decode_entry
+from quotefinder.standin import SYNTHETIC_HEADERS, FakeApi, Faults, Reply, load_scenario
+from quotefinder.standin.server import bearer
 from quotefinder.sweepcmd import main as sweep_main
-from quotefinder.testing.standin import SYNTHETIC_HEADERS, FakeApi, Faults, Reply, bearer, load_scenario
 
 TOTAL = sum(expected_requests(TEN_SCENARIO))
 FAST_RETRIES = ["--rate", "0", "--retries", "20", "--backoff", "0.01"]

@@ -17,7 +17,7 @@ from quotefinder.record.cache import ResponseCache
 from quotefinder.record.received import Received
 from quotefinder.record.recorder import QuestionRun, Recorder
 from quotefinder.record.secret import MASK, Secret, key_problem, redact, secret_forms
-from quotefinder.testing.standin import FakeApi, load_scenario
+from quotefinder.standin import FakeApi, load_scenario
 
 
 def test_every_form_a_server_could_echo_is_listed_and_blanked() -> None:

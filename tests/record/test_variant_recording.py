@@ -21,8 +21,8 @@ from quotefinder.recipe.config import RECIPE
 from quotefinder.recipe.pipeline import steps
 from quotefinder.record.cache import ResponseCache
 from quotefinder.record.rundir import RUN_FILE, RunRecord
-from quotefinder.testing.standin import FakeApi, load_scenario
-from quotefinder.testing.standin import main as standin_main
+from quotefinder.standin import FakeApi, load_scenario
+from quotefinder.standin import main as standin_main
 
 VARIANT_FILE = ROOT / "pipelines" / "terse-criteria.yaml"
 _, VARIANT = load_pipeline_file(VARIANT_FILE)

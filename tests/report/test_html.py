@@ -39,13 +39,12 @@ from conftest import (
 )
 from quotefinder.evalcmd import main as eval_main
 from quotefinder.report import wording
+from quotefinder.standin import Later, later, load_scenario, synthetic
 from quotefinder.sweep import guarantee
 from quotefinder.sweep.analysis import LOSSY, Settings, Sweep
 from quotefinder.sweep.grid import parse_axis
 from quotefinder.sweep.session import SweepOptions, run_sweep
 from quotefinder.sweepcmd import main
-from quotefinder.testing import synthetic
-from quotefinder.testing.standin import Later, later, load_scenario
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SCREENSHOTS = Path(os.environ.get("QF_SCREENSHOTS", ROOT / "out" / "screenshots"))

@@ -15,8 +15,8 @@ import pytest
 from conftest import ROOT, env_for
 from quotefinder.evalcmd import main as eval_main
 from quotefinder.questions.__main__ import main as import_main
+from quotefinder.standin.squad import main as squad_main
 from quotefinder.sweepcmd import main as sweep_main
-from quotefinder.testing.squad import main as squad_main
 
 SQUAD = ROOT / "data" / "squad2-dev-sample.json"
 CELL = re.compile(r"\((\d(?:\.\d+)?), (\d(?:\.\d+)?)\)")

@@ -15,13 +15,12 @@ from conftest import ROOT, decided, page, random_repeats, record, replayed_of, w
 from quotefinder.questions import Outcome
 from quotefinder.recipe.config import RECIPE
 from quotefinder.record.rundir import RunRecord
+from quotefinder.standin import load_scenario, synthetic
 from quotefinder.sweep.analysis import Settings, analyse
 from quotefinder.sweep.compare import SIGNIFICANCE, change, comparability, compare, sign_test_of
 from quotefinder.sweep.grid import parse_axis
 from quotefinder.sweep.probability import sign_test
 from quotefinder.sweepcmd import main
-from quotefinder.testing import synthetic
-from quotefinder.testing.standin import load_scenario
 
 QUESTIONS = """\
 questions:

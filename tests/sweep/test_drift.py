@@ -28,8 +28,8 @@ from conftest import (
     squad_sample,
 )
 from quotefinder.evalcmd import main as eval_main
+from quotefinder.standin import Later, later, load_scenario
 from quotefinder.sweepcmd import main as sweep_main
-from quotefinder.testing.standin import Later, later, load_scenario
 
 
 def refresh(original: Path, new: Path, server, *options: str, env: dict[str, str] | None = None) -> int:

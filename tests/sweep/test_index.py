@@ -19,11 +19,11 @@ import pytest
 
 from conftest import ROOT, record
 from quotefinder.core.plugin import MISSING, Curve, Piece, Quote
+from quotefinder.standin import synthetic
 from quotefinder.sweep import index as index_module
 from quotefinder.sweep import replay
 from quotefinder.sweep.index import SECTIONS, SUFFIX, Record, ReplayIndex, index_dir
 from quotefinder.sweepcmd import main
-from quotefinder.testing import synthetic
 
 REPORT_FILES = ("decision.json", "grid.csv", "questions.csv", "summary.md", "index.html")
 

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, copy_run, record, write_questions
+from quotefinder.standin import synthetic
 from quotefinder.sweep import replay
 from quotefinder.sweep.grid import JudgedCurve, Table, parse_axis
 from quotefinder.sweepcmd import main
-from quotefinder.testing import synthetic
 
 
 def test_parallel_replay_equals_serial_replay(tmp_path: Path, standin_for, monkeypatch) -> None:

@@ -11,10 +11,10 @@ from quotefinder.evalcmd import main as eval_main
 from quotefinder.questions import load_questions
 from quotefinder.questions.__main__ import main as import_main
 from quotefinder.recipe import sentences
+from quotefinder.standin import load_scenario
+from quotefinder.standin.squad import build
+from quotefinder.standin.squad import main as squad_main
 from quotefinder.sweepcmd import main as sweep_main
-from quotefinder.testing.squad import build
-from quotefinder.testing.squad import main as squad_main
-from quotefinder.testing.standin import load_scenario
 
 SQUAD = ROOT / "data" / "squad2-dev-sample.json"
 

@@ -1,4 +1,4 @@
-"""The stand-in served "later" (`testing.standin.later`): noise that is pure noise, a shift, reordered results and
+"""The stand-in served "later" (`standin.later`): noise that is pure noise, a shift, reordered results and
 answers that lost their support, each seeded; the scenario it starts from is left as it was."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import re
 import numpy as np
 
 from conftest import TEN_SCENARIO, page, write_scenario
-from quotefinder.testing.standin import REWRITTEN, Later, later, load_scenario
+from quotefinder.standin import REWRITTEN, Later, later, load_scenario
 
 
 def values(scenario, name: str) -> np.ndarray:

@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from quotefinder.questions import load_questions
-from quotefinder.testing import synthetic
-from quotefinder.testing.standin import load_scenario
+from quotefinder.standin import load_scenario, synthetic
 
 
 def test_generation_is_deterministic_and_loads(tmp_path: Path) -> None:

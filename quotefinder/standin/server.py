@@ -1,6 +1,6 @@
 """A stand-in for the Search and Decisions APIs: a real HTTP server on loopback, for tests and demos.
 
-    python -m quotefinder.testing.standin scenarios/ten.yaml --port 8765
+    python -m quotefinder.standin scenarios/ten.yaml --port 8765
     PERPLEXITY_BASE_URL=http://127.0.0.1:8765 PERPLEXITY_API_KEY=any python eval.py questions/ten.yaml
 
 It serves `POST /search` and `POST /v1/decisions` (and, for the other systems, `POST /api/answer`, see
@@ -705,7 +705,7 @@ def _handler_for(standin: StandIn) -> type[BaseHTTPRequestHandler]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m quotefinder.testing.standin", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m quotefinder.standin", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("scenario", type=Path, help="scenario file (YAML or JSON)")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")

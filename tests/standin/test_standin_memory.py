@@ -9,7 +9,7 @@ from conftest import KEY, TEN_SCENARIO
 from quotefinder.core.perplexity import read_search
 from quotefinder.recipe import contract
 from quotefinder.recipe.config import RECIPE
-from quotefinder.testing.standin import FakeApi, load_scenario
+from quotefinder.standin import FakeApi, load_scenario
 
 
 def test_a_server_that_keeps_no_log_holds_only_digests() -> None:

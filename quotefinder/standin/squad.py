@@ -1,6 +1,6 @@
 """A stand-in scenario from SQuAD 2.0: real Wikipedia paragraphs as the pages, invented probabilities.
 
-    python -m quotefinder.testing.squad data/squad2-dev-sample.json --out scenarios/squad.json
+    python -m quotefinder.standin.squad data/squad2-dev-sample.json --out scenarios/squad.json
 
 Each question's search returns its own paragraph and up to four other paragraphs of the same article,
 in a seeded order; every page's title is the article's and its URL points into a reserved `.example`
@@ -25,7 +25,7 @@ from typing import Any
 from ..recipe import sentences
 
 LICENSE = ("Pages from SQuAD 2.0 (Rajpurkar, Jia and Liang, ACL 2018, https://rajpurkar.github.io/SQuAD-explorer/), "
-           "CC BY-SA 4.0; probabilities invented by quotefinder.testing.squad.")
+           "CC BY-SA 4.0; probabilities invented by quotefinder.standin.squad.")
 OTHERS = 4  # paragraphs of the same article served beside a question's own
 
 
@@ -94,7 +94,7 @@ def build(source: Path, seed: int = 0) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m quotefinder.testing.squad", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m quotefinder.standin.squad", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("source", type=Path, help="a SQuAD 2.0 JSON file, e.g. data/squad2-dev-sample.json")
     parser.add_argument("--out", type=Path, required=True, help="the scenario file to write (.json)")
