@@ -269,22 +269,28 @@ def test_a_symlinked_cache_folder_is_refused_and_nothing_is_written_through_it(t
 def test_an_index_written_apart_is_there_when_the_sweep_ends_and_serves_the_next(ten: Path, tmp_path: Path,
                                                                                monkeypatch, counted) -> None:
     """With two jobs on a run large enough (here every run: the threshold lowered), the index is written by a child
-    while the analysis and the report go on; sweep.py waits for it (a slow write here), so it is whole when the
-    command returns, and the next sweep reads every pair from it, with the same report."""
+    while the analysis and the report go on; sweep.py waits for it (here the child writes only once the report is
+    there, so after the rest of the sweep), so it is whole when the command returns, and the next sweep reads every
+    pair from it, with the same report."""
     monkeypatch.setattr(replay, "PARALLEL_FROM", 1)
     writers = tmp_path / "writers"
+    report = tmp_path / "first" / "summary.md"
     save = replay.ReplayIndex.save
 
     def saving(self) -> None:
         with writers.open("a") as out:
             out.write(f"{os.getpid()}\n")
-        time.sleep(1.5)  # longer than the rest of this sweep: without the wait, no index yet
+        deadline = time.monotonic() + 60
+        while not report.exists():  # the rest of the sweep done: without the wait, no index when it returns
+            if time.monotonic() > deadline:
+                return  # the report never came: no index, which the test below names
+            time.sleep(0.01)
         save(self)
 
     monkeypatch.setattr(replay.ReplayIndex, "save", saving)
     assert main([str(ten), "--out", str(tmp_path / "first"), "--jobs", "2", "--no-plots"]) == 0
     assert writers.read_text().split() != [str(os.getpid())] and len(writers.read_text().split()) == 1
-    assert len(list(index_dir(ten).glob(f"*{SUFFIX}"))) == 1
+    assert len(list(index_dir(ten).glob(f"*{SUFFIX}"))) == 1, "the index written apart was not there at the end"
     assert not replay._SAVING
     assert sweep(ten, tmp_path / "again", "--no-plots") == 0
     assert counted[-1] == 0  # every pair from the index the child wrote
