@@ -193,11 +193,9 @@ NO_TEST_FILE_YET = {"quotefinder/cli.py", "quotefinder/core/coverage.py", "quote
                     "quotefinder/core/schema.py", "quotefinder/core/storage.py", "quotefinder/oneshot/config.py",
                     "quotefinder/oneshot/contract.py", "quotefinder/recipe/system.py",
                     "quotefinder/record/received.py", "quotefinder/record/recorder.py",
-                    "quotefinder/record/refused.py", "quotefinder/record/session.py",
-                    "quotefinder/report/console.py", "quotefinder/report/decisions.py",
+                    "quotefinder/record/refused.py", "quotefinder/report/console.py", "quotefinder/report/decisions.py",
                     "quotefinder/report/drift.py", "quotefinder/report/figures.py", "quotefinder/report/numbers.py",
-                    "quotefinder/report/summary.py", "quotefinder/report/wording.py", "quotefinder/sweep/apart.py",
-                    "quotefinder/sweep/session.py"}
+                    "quotefinder/report/wording.py", "quotefinder/sweep/apart.py"}
 
 
 def mirror_of(path: Path) -> Path:
