@@ -191,7 +191,7 @@ DOCSTRING_ONLY = {"quotefinder/oneshot/__init__.py", "quotefinder/quoteanswer/__
 NO_TEST_FILE_YET = {"quotefinder/cli.py", "quotefinder/core/schema.py", "quotefinder/recipe/system.py",
                     "quotefinder/record/recorder.py", "quotefinder/report/console.py",
                     "quotefinder/report/decisions.py", "quotefinder/report/drift.py", "quotefinder/report/figures.py",
-                    "quotefinder/report/wording.py", "quotefinder/sweep/apart.py"}
+                    "quotefinder/report/wording.py"}
 
 
 def mirror_of(path: Path) -> Path:
