@@ -187,8 +187,8 @@ def test_tests_mirror_the_package() -> None:
 DOCSTRING_ONLY = {"quotefinder/oneshot/__init__.py", "quotefinder/quoteanswer/__init__.py",
                   "quotefinder/recipe/__init__.py", "quotefinder/record/__init__.py", "quotefinder/report/__init__.py",
                   "quotefinder/sweep/__init__.py"}
-# Modules still without the test file of their name (issue 39): each leaves the list with its file.
-NO_TEST_FILE_YET = {"quotefinder/report/drift.py"}
+# Modules still without the test file of their name: none now; a module added before its tests goes here.
+NO_TEST_FILE_YET: set[str] = set()
 
 
 def mirror_of(path: Path) -> Path:
