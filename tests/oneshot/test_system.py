@@ -285,6 +285,7 @@ def test_all_three_systems_are_compared_on_one_question_set(recorded: Path, tmp_
     assert KEY not in said
 
 
+@pytest.mark.slow
 def test_all_three_systems_are_compared_on_a_squad_sample(tmp_path: Path, standin_for, capsys) -> None:
     """Real paragraphs (SQuAD 2.0) as the pages: the three systems recorded on the same 30 questions and compared;
     the report names the one to ship, and every system's point is written on its own axes."""

@@ -39,6 +39,8 @@ from quotefinder.record.cache import decode_entry
 from quotefinder.sweepcmd import main as sweep_main
 from quotefinder.testing.standin import SYNTHETIC_HEADERS, FakeApi, Faults, Reply, bearer, load_scenario
 
+pytestmark = pytest.mark.faults
+
 TOTAL = sum(expected_requests(TEN_SCENARIO))
 FAST_RETRIES = ["--rate", "0", "--retries", "20", "--backoff", "0.01"]
 

@@ -47,6 +47,8 @@ from quotefinder.sweepcmd import main
 from quotefinder.testing import synthetic
 from quotefinder.testing.standin import Later, later, load_scenario
 
+pytestmark = pytest.mark.browser
+
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SCREENSHOTS = Path(os.environ.get("QF_SCREENSHOTS", ROOT / "out" / "screenshots"))
 FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
