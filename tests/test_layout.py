@@ -184,3 +184,40 @@ def test_tests_mirror_the_package() -> None:
     for package in ("recipe", "record", "sweep", "report", "standin"):
         assert (PACKAGE / package / "__init__.py").exists()
         assert list((ROOT / "tests" / package).glob("test_*.py")), f"tests/{package}/ has no tests"
+
+
+# A package's __init__.py that holds only its docstring: nothing in it to test.
+DOCSTRING_ONLY = {"quotefinder/oneshot/__init__.py", "quotefinder/quoteanswer/__init__.py",
+                  "quotefinder/recipe/__init__.py", "quotefinder/record/__init__.py", "quotefinder/report/__init__.py",
+                  "quotefinder/sweep/__init__.py"}
+# Modules still without the test file of their name: none now; a module added before its tests goes here.
+NO_TEST_FILE_YET: set[str] = set()
+
+
+def mirror_of(path: Path) -> Path:
+    """Where the tests of a module live: quotefinder/<package>/<module>.py in tests/<package>/test_<module>.py, a
+    top-level module in tests/test_<module>.py, a package's __init__.py and __main__.py in the package's own name
+    (tests/questions/test_questions.py)."""
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    folders, name = parts[:-1], parts[-1]
+    if name in ("__init__", "__main__"):
+        name = folders[-1] if folders else "quotefinder"
+    return ROOT.joinpath("tests", *folders, f"test_{name}.py")
+
+
+def test_every_module_has_the_test_file_of_its_name() -> None:
+    """Tests mirror the package one file per module (quotefinder/testing/ apart: its tools are moving out of the
+    package), so that a module's tests are found where its name says."""
+    modules = [path for path in sorted(PACKAGE.rglob("*.py")) if "testing" not in path.relative_to(PACKAGE).parts]
+    missing = {str(path.relative_to(ROOT)) for path in modules if not mirror_of(path).exists()}
+    for name in DOCSTRING_ONLY:
+        body = ast.parse((ROOT / name).read_text(encoding="utf-8")).body
+        assert all(isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) for node in body), (
+            f"{name} holds more than its docstring now: give it {mirror_of(ROOT / name).relative_to(ROOT)}")
+    lacking = missing - DOCSTRING_ONLY - NO_TEST_FILE_YET
+    assert not lacking, "modules without the test file of their name:\n" + "\n".join(
+        f"{name}: {mirror_of(ROOT / name).relative_to(ROOT)}" for name in sorted(lacking))
+    assert not NO_TEST_FILE_YET - missing, f"{sorted(NO_TEST_FILE_YET - missing)} have their test file now: drop them"
+    assert mirror_of(PACKAGE / "sweep" / "session.py") == ROOT / "tests" / "sweep" / "test_session.py"
+    assert mirror_of(PACKAGE / "questions" / "__main__.py") == ROOT / "tests" / "questions" / "test_questions.py"
+    assert mirror_of(PACKAGE / "cli.py") == ROOT / "tests" / "test_cli.py"

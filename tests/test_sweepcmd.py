@@ -523,6 +523,7 @@ def reaches_eof(stream, within: float) -> bool:
     return False
 
 
+@pytest.mark.faults
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
 @pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
 def test_the_sweeps_children_end_with_it_and_release_its_output(ten: Path, tmp_path: Path, signum) -> None:
@@ -548,6 +549,7 @@ def test_the_sweeps_children_end_with_it_and_release_its_output(ten: Path, tmp_p
         sweep.wait(timeout=5)
 
 
+@pytest.mark.faults
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
 @pytest.mark.parametrize("pooled", [False, True], ids=["serial", "pooled"])
 def test_ctrl_c_stops_the_sweep_with_one_line_and_the_report_unchanged(ten: Path, tmp_path: Path,

@@ -1,23 +1,20 @@
-"""The quote-answer system recorded through the same cache as the quote finder: its request body, what is read
-from its responses (and refused, uncached), its pipeline file and run.json, faults, a resume, and the key. All
-against the stand-in over loopback."""
+"""The quote-answer system recorded through the same cache as the quote finder: what is read from its responses
+(and refused, uncached), run.json, faults, a resume, and the key. All against the stand-in over loopback. (Its
+request body and pipeline file are tests/quoteanswer/test_config.py's, its response reader test_contract.py's.)"""
 
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from pathlib import Path
 
 import pytest
 
 from conftest import KEY, TEN_QUESTIONS, TEN_SCENARIO, run_files, write_questions
-from quotefinder.core.errors import ContractError
-from quotefinder.core.pipelinefile import default_file, parse_pipeline_text
 from quotefinder.evalcmd import main
 from quotefinder.questions import load_questions
 from quotefinder.quoteanswer import contract
-from quotefinder.quoteanswer.config import DEFAULT, QuoteAnswerPipeline
+from quotefinder.quoteanswer.config import DEFAULT
 from quotefinder.record.cache import decode_entry
 from quotefinder.record.rundir import RunRecord
 from quotefinder.standin import FakeApi, Faults, Reply, load_scenario
@@ -38,89 +35,6 @@ def env_for(server, key: str = KEY) -> dict[str, str]:
 
 def entries(run_dir: Path) -> list[dict]:
     return [decode_entry(p.read_bytes(), p) for p in sorted((run_dir / "responses").rglob("*.json"))]
-
-
-def test_the_request_body_is_the_api_contract_and_optional_fields_are_sent_only_when_set() -> None:
-    request = DEFAULT.request("How deep is the Mariana Trench?", 3, "deep", repeat=1)
-    assert request.path == "/api/answer" and request.repeat == 1
-    assert request.body == {"query": "How deep is the Mariana Trench?", "tier": "deep", "limit": 10, "passages": 3,
-                            "format": "json"}
-    narrowed = QuoteAnswerPipeline(domain="example.org", recency="week", category="science", limit=20)
-    assert narrowed.request("q", 5, "instant").body == {"query": "q", "tier": "instant", "limit": 20, "passages": 5,
-                                                        "format": "json", "domain": "example.org",
-                                                        "recency": "week", "category": "science"}
-
-
-def test_a_question_longer_than_the_api_takes_is_an_error_never_cut_short() -> None:
-    assert DEFAULT.request("x" * 512, 5, "instant").body["query"] == "x" * 512
-    with pytest.raises(ContractError, match="513 characters long; the quote-answer API takes at most 512"):
-        DEFAULT.request("x" * 513, 5, "instant")
-
-
-def good_response() -> dict:
-    return {"answer": "It is 10,984 m deep [1]\n\nThe Challenger Deep [2] is its floor [1]",
-            "sources": [{"n": 1, "title": "Trench", "url": "https://a.example"},
-                        {"n": 2, "title": "Deep", "url": "https://b.example"}],
-            "passages": [{"source": 1, "text": "It is 10,984 m deep"}, {"source": 2, "text": "The Challenger Deep"},
-                         {"source": 1, "text": "is its floor"}],
-            "considered": 14, "pages_read": ["https://a.example"], "usage": {"answers": 1}, "message": ""}
-
-
-@pytest.mark.parametrize(("edit", "problem"), [
-    (lambda r: r["passages"].append({"source": 3, "text": "x"}), "passage 4 quotes source 3, which `sources` does"),
-    (lambda r: r.update(answer=r["answer"] + " [7]"), r"cites \[7\], which resolves to no source"),
-    (lambda r: r["sources"].append({"n": 1, "title": "t", "url": "u"}), "source 3 has `n` 1"),
-    (lambda r: r.pop("considered"), "has no `considered`"),
-    (lambda r: r["usage"].update(answers=-1), "not a count"),
-    (lambda r: r.update(answer=None), "`answer` that is not text"),
-    (lambda r: r["passages"][0].update(text=3), "passage 1 has a `text` that is not text"),
-    (lambda r: r.update(pages_read="many"), "`pages_read` in the answer response is 'many', not a count"),
-    (lambda r: r["passages"].append({"source": 1, "text": "not quoted"}), "passage 4 is not in the answer"),
-    (lambda r: r["passages"].reverse(), "passage 2 is not in the answer"),  # out of order
-    (lambda r: r["passages"][1].update(text=""), "passage 2 is empty"),
-])
-def test_a_response_that_breaks_what_is_read_is_refused(edit, problem) -> None:
-    response = good_response()
-    contract.read_answer(response)  # as sent, it holds together
-    edit(response)
-    with pytest.raises(ContractError, match=problem):
-        contract.read_answer(response)
-
-
-def test_more_passages_than_asked_are_refused() -> None:
-    assert len(contract.read_answer(good_response(), 3).passages) == 3  # as many as asked
-    with pytest.raises(ContractError, match="the answer carries 3 passages where 2 were asked for"):
-        contract.read_answer(good_response(), 2)
-
-
-def test_a_marker_outside_the_passages_must_resolve_even_when_a_passage_holds_its_digits() -> None:
-    response = {"answer": "It is 9 [9]", "sources": [{"n": 1, "title": "t", "url": "https://a.example"}],
-                "passages": [{"source": 1, "text": "9"}], "considered": 1, "pages_read": 1, "usage": {"answers": 1}}
-    with pytest.raises(ContractError, match=r"cites \[9\], which resolves to no source"):
-        contract.read_answer(response)  # the passage is the first 9, not the one inside the marker
-    response["answer"] = "The answer [9]"
-    with pytest.raises(ContractError, match="passage 1 is not in the answer"):
-        contract.read_answer(response)  # a 9 only inside a marker is no quote of it
-
-
-def test_a_bracketed_number_inside_a_quoted_passage_is_page_text_not_a_marker() -> None:
-    response = good_response()
-    response["passages"][0]["text"] = "It is 10,984 m deep[12]"
-    response["answer"] = response["answer"].replace("It is 10,984 m deep", "It is 10,984 m deep[12]")
-    assert contract.read_answer(response).passages[0] == (1, "It is 10,984 m deep[12]")
-
-
-def test_the_pipeline_file_names_its_system_and_every_error_its_line(tmp_path) -> None:
-    system, pipeline = parse_pipeline_text(default_file("quote-answer"), tmp_path / "qa.yaml")
-    assert (system, pipeline) == ("quote-answer", DEFAULT)
-    system, pipeline = parse_pipeline_text("system: quote-answer\ntier: deep\npassages: 8\n", tmp_path / "deep.yaml")
-    assert pipeline == QuoteAnswerPipeline(name="deep", tier="deep", passages=8)  # a variant is named by its file
-    for text, message in [("tier: fast\n", "line 2: `tier` is 'fast', not one of instant, deep, deep_reasoning"),
-                          ("passages: 13\n", "line 2: `passages` is 13, not a whole number from 1 to 12"),
-                          ("pasages: 3\n", "line 2: unknown key `pasages` (did you mean `passages`?)"),
-                          ("domain: a b\n", "line 2: `domain` is 'a b', not a domain name")]:
-        with pytest.raises(Exception, match=re.escape(message)):
-            parse_pipeline_text("system: quote-answer\n" + text, tmp_path / "bad.yaml")
 
 
 def test_the_stand_in_serves_answers_that_hold_the_contract() -> None:

@@ -40,6 +40,8 @@ from quotefinder.standin import SYNTHETIC_HEADERS, FakeApi, Faults, Reply, load_
 from quotefinder.standin.server import bearer
 from quotefinder.sweepcmd import main as sweep_main
 
+pytestmark = pytest.mark.faults
+
 TOTAL = sum(expected_requests(TEN_SCENARIO))
 FAST_RETRIES = ["--rate", "0", "--retries", "20", "--backoff", "0.01"]
 

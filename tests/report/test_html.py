@@ -46,6 +46,8 @@ from quotefinder.sweep.grid import parse_axis
 from quotefinder.sweep.session import SweepOptions, run_sweep
 from quotefinder.sweepcmd import main
 
+pytestmark = pytest.mark.browser
+
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SCREENSHOTS = Path(os.environ.get("QF_SCREENSHOTS", ROOT / "out" / "screenshots"))
 FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -115,6 +115,7 @@ def test_the_demo_names_one_cell_everywhere(options: list[str], ten: Path, tmp_p
         assert decision["recommended"] == decision["default"]  # nothing certified: the default is kept
 
 
+@pytest.mark.slow
 def test_a_squad_stand_in_run_names_one_certified_cell_everywhere(squad_run: Path, tmp_path: Path, capsys) -> None:
     """The run the issue was found on: 200 SQuAD questions, `--answer 0.5:1:0.05 --max-wrong-rate 0.1`."""
     decision = check_one_decision(squad_run, tmp_path / "r", ["--answer", "0.5:1:0.05", "--max-wrong-rate", "0.1"],

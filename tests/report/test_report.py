@@ -11,6 +11,7 @@ import unicodedata
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from conftest import HOSTILE, github_html, outside_code_spans, page, record, run_files, write_questions, write_scenario
 from quotefinder.report import summary
@@ -79,6 +80,7 @@ def _long_pages(tmp_path: Path, standin_for, n: int = 60, size: int = 25_000) ->
     return tmp_path / "run"
 
 
+@pytest.mark.slow
 def test_the_job_summary_stays_under_githubs_limit_whatever_the_pages_say(tmp_path: Path, standin_for,
                                                                            monkeypatch) -> None:
     run = _long_pages(tmp_path, standin_for)

@@ -87,6 +87,7 @@ def test_labels_of_a_change_over_repeats_compare_shares_not_repeat_by_repeat() -
     assert change((C, C), (C, U)) == "REVIEW"
 
 
+@pytest.mark.slow
 def test_two_recordings_of_the_same_noisy_pipeline_fail_the_sign_test_no_more_than_its_level() -> None:
     """A seeded simulation: each question's outcome in each repeat drawn afresh from the same
     distribution for both runs (so the runs are exchangeable), three repeats, 100 questions."""
@@ -108,6 +109,7 @@ def noise(rng: np.random.Generator, questions: int, repeats: int) -> list[tuple[
     return [tuple((C, W, M)[code] for code in row) for row in drawn]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("base_repeats", "new_repeats"), [(1, 3), (3, 1), (2, 5)])
 def test_runs_with_unequal_repeats_fail_the_sign_test_no_more_than_its_level(base_repeats, new_repeats) -> None:
     """Pure noise: the baseline and the run drawn from the same distribution, with different numbers of
@@ -220,6 +222,7 @@ def test_comparability_of_identical_records_is_clean() -> None:
     assert comparability(record, record) == ([], [])
 
 
+@pytest.mark.slow
 def test_a_second_recording_of_the_same_pages_is_noise_not_a_regression(tmp_path, standin_for, capsys) -> None:
     """Record the same synthetic set twice from one stand-in whose answers move when asked again: questions
     flip both ways at the point, which --strict fails on and the sign test does not."""

@@ -98,6 +98,7 @@ def test_a_refresh_records_only_its_sample_and_an_unchanged_api_still_holds(ten:
     assert "<h2>Drift</h2>" in rendered and "<table>" in rendered and "(SYNTHETIC evidence)" in rendered
 
 
+@pytest.mark.slow
 def test_noise_alone_passes_and_a_drifted_api_is_flagged(ten: Path, standin_for) -> None:
     """Probabilities moved by up to 0.02 either way (pure noise): exit 0, not worse beyond noise. Every
     probability shifted down by 0.25, half the answer pages rewritten and results reordered: exit 1 on the shifts
@@ -204,6 +205,7 @@ def test_refresh_options_that_do_not_go_together_are_usage_errors(ten: Path, cap
         assert said in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_squad_run_refreshed_records_only_its_sample_and_drift_is_flagged(tmp_path: Path, standin_for) -> None:
     """Real paragraphs (SQuAD 2.0): a 30-question run, a refresh of 12 (only those searched), passed under noise; a
     refresh of 24 after every answer page was rewritten (the API still rating it as before) is flagged: its search
@@ -255,6 +257,7 @@ def monitor(runs: list[Path], out: Path, *options: str) -> int:
     return sweep_main(["--monitor", *map(str, runs), "--out", str(out), *options])
 
 
+@pytest.mark.slow
 def test_the_monitor_passes_a_noisy_api_and_alarms_once_answers_lose_their_support(ten: Path, standin_for,
                                                                                     capsys) -> None:
     """Two refreshes of a noisy but undrifted API, then five after every answer page was rewritten (the quotes at

@@ -105,6 +105,7 @@ def decisions_at(then: np.ndarray, now: np.ndarray, cell: tuple[int, int]) -> De
     return Decisions(kinds, cell == DEFAULT_CELL, SIGNIFICANCE)
 
 
+@pytest.mark.slow
 def test_under_pure_noise_a_whole_refresh_fails_on_decisions_at_most_at_the_level() -> None:
     """2,000 seeded worlds of 200 questions (3 repeats), recorded twice by the same API (pure noise), the refresh
     covering the whole original. At the cell the original's responses chose (best score at cost 2 over an 11 x 11

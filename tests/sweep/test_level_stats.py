@@ -46,6 +46,7 @@ def sparse_run(rng: np.random.Generator, questions: int = 30, repeats: int = 3) 
             for _ in range(repeats)]
 
 
+@pytest.mark.slow
 def test_the_recommendation_never_scores_below_the_default() -> None:
     """4,000 random runs of 30 questions. The old region (within one paired standard error, `<=`) let in
     cells that differ from the best on one question by any amount: on these very draws (measured in

@@ -92,6 +92,7 @@ def test_the_chance_of_ever_alarming_at_alpha_stays_below_delta_over_50_refreshe
     assert near(ever, 0.013)  # as the README says
 
 
+@pytest.mark.slow
 def test_a_long_calm_just_under_alpha_delays_the_alarm_by_at_most_one_refresh() -> None:
     """ALPHA 10%, 200 questions a refresh, the rate at 8% for 5 or for 100 refreshes, then 20%: after 5 calm ones at
     least 90% of 2,000 sequences alarm by the second refresh at 20%, after 100 by the third (measured when written:

@@ -192,6 +192,7 @@ def test_fewer_than_two_runs_or_another_objective_is_refused() -> None:
 
 # ---- the level and the power ------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_choosing_the_best_then_testing_one_sided_rejects_twice_the_level() -> None:
     """4,000 draws of two equally good systems' i.i.d. per-question scores (40 questions; the t-test is exact
     here): the two-sided paired t-test after choosing the best rejects 5% (s.e. 0.34%), the one-sided test in
@@ -209,6 +210,7 @@ def test_choosing_the_best_then_testing_one_sided_rejects_twice_the_level() -> N
     assert abs(one / draws - 0.10) < 3 * mc_error(0.10, draws)
 
 
+@pytest.mark.slow
 def test_equally_good_systems_are_called_better_at_most_at_the_level() -> None:
     """200 draws of two independent recordings of equally good systems (40 questions): p < 0.05 in at most
     5% + 3 s.e. (1.5%) of them; the per-question t-test's one-sided version in the chosen direction, which
@@ -227,6 +229,7 @@ def test_equally_good_systems_are_called_better_at_most_at_the_level() -> None:
     assert naive > 2 * rejected
 
 
+@pytest.mark.slow
 def test_a_genuinely_better_system_is_named_best_and_detected() -> None:
     """100 draws at 60 questions: the better system is named best in every draw and p < 0.05 in most."""
     draws, named, detected = 100, 0, 0

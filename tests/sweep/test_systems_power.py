@@ -16,12 +16,15 @@ better by 0.159-0.160 there (`test_the_world_s_true_difference_is_0_16`, on 200,
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from conftest import staircase
 from quotefinder.questions import Outcome
 from quotefinder.sweep.grid import CODE, parse_axis
 from quotefinder.sweep.stats import ScoreModel, choose, outcome_scores
 from quotefinder.sweep.systems import Difference, fold_runs, paired, repeated_scores
+
+pytestmark = pytest.mark.slow
 
 CORRECT, WRONG, MISSED, NO_ANSWER = (CODE[o] for o in (Outcome.CORRECT, Outcome.WRONG, Outcome.MISSED,
                                                        Outcome.NO_ANSWER))

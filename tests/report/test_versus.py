@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from conftest import ROOT, copy_run, github_html
 from quotefinder.report.versus import colour
@@ -38,6 +39,7 @@ class StaticPage(Opened):
         self.page.goto(path.as_uri())
 
 
+@pytest.mark.browser
 def test_the_systems_page_shows_which_to_ship_and_each_grid(browser, tmp_path: Path) -> None:  # noqa: F811
     out = two_systems(tmp_path)
     opened = StaticPage(browser, out / "index.html")

@@ -82,6 +82,7 @@ def _tidy_and_check(ten: Path, out: Path, args: list[str], new: dict[str, bytes]
     assert {k: v for k, v in run_files(out).items() if k != "notes.txt"} == new
 
 
+@pytest.mark.faults
 def test_kill_9_at_random_moments_leaves_the_previous_or_the_new_report(ten: Path, tmp_path: Path,
                                                                        monkeypatch) -> None:
     monkeypatch.chdir(ten.parent.parent)
@@ -106,6 +107,7 @@ def test_kill_9_at_random_moments_leaves_the_previous_or_the_new_report(ten: Pat
     assert seen[0] == "previous" and seen[-1] == "new"
 
 
+@pytest.mark.faults
 def test_death_at_every_step_of_the_swap_is_refused_by_readers_and_repaired_by_the_next_sweep(
         ten: Path, tmp_path: Path, monkeypatch) -> None:
     """The moments a random kill rarely hits: the process ends abruptly (no cleanup, as `kill -9`) right before

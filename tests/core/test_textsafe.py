@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import re
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -73,6 +74,7 @@ def test_markdown_text_renders_as_its_own_text_and_nothing_else(text: str) -> No
     assert html.unescape(re.sub(r"<[^>]*>", "", inner)) == f"Caution: {one_line(text)}".strip()
 
 
+@pytest.mark.fuzz
 def test_no_letter_or_digit_is_hidden_so_csv_text_may_pass_text_starting_with_one() -> None:
     """`csv_text` returns text whose first character is a letter or a digit (of any script) unchanged, without
     looking further: such a character is never whitespace, never hidden and never a formula's start. Every code

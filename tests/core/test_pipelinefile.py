@@ -1,5 +1,5 @@
-"""Pipeline files: read with the file and the line named in every error, the committed variant, and
-`python -m quotefinder.pipelines show`, whose file loads back as exactly the recipe's pipeline."""
+"""Pipeline files: read with the file and the line named in every error, the committed variant, a partial file
+and a variant without a name (`python -m quotefinder.pipelines show` is tests/pipelines/test_pipelines.py's)."""
 
 from __future__ import annotations
 
@@ -8,50 +8,18 @@ import textwrap
 from pathlib import Path
 
 import pytest
-import yaml
 
 from conftest import ROOT
 from quotefinder.core.errors import InputError
-from quotefinder.core.pipelinefile import default_file, load_pipeline_file
+from quotefinder.core.pipelinefile import load_pipeline_file
 from quotefinder.core.schema import Criteria
-from quotefinder.pipelines.__main__ import main
-from quotefinder.recipe.config import RECIPE, SCHEMA
+from quotefinder.recipe.config import RECIPE
 
 
 def write(tmp_path: Path, text: str, name: str = "x.yaml") -> Path:
     path = tmp_path / name
     path.write_text(textwrap.dedent(text), encoding="utf-8")
     return path
-
-
-def test_show_prints_every_key_and_loads_back_as_exactly_the_recipe(tmp_path: Path, capsys) -> None:
-    assert main(["show"]) == 0
-    out = capsys.readouterr().out
-    path = tmp_path / "recipe.yaml"
-    path.write_text(out, encoding="utf-8")
-    assert load_pipeline_file(path) == ("quote-finder", RECIPE)
-    data = yaml.safe_load(out)
-    assert data.pop("system") == "quote-finder"
-    assert data == RECIPE.as_json()  # every key present, with its value
-
-    def keys(schema: dict, found: dict) -> None:
-        assert set(found) == set(schema)
-        for key, kind in schema.items():
-            if isinstance(kind, dict):
-                keys(kind, found[key])
-
-    keys(SCHEMA, data)
-    assert sum(1 for line in out.splitlines() if line.lstrip().startswith("#")) >= 15  # a comment per key
-    assert main(["show", "quote-finder"]) == 0 and capsys.readouterr().out == out == default_file()
-
-
-def test_show_refuses_an_unknown_system_and_explains_itself(capsys) -> None:
-    assert main(["show", "rag-reader"]) == 2
-    err = capsys.readouterr().err
-    assert "unknown system `rag-reader`; the systems are: quote-finder, quote-answer, one-shot" in err
-    assert main(["show", "--help"]) == 0
-    out = capsys.readouterr().out
-    assert "--pipeline" in out and "runs/<questions>-<name>" in out
 
 
 def test_the_committed_variant_is_another_model_wording_and_three_results() -> None:

@@ -1,0 +1,64 @@
+"""A refresh's drift in words and records (`report.drift`), from the demo run refreshed against the API it was
+recorded from: the verdict says the evidence still describes the API, and the console lines, the summary's
+section, decision.json's `drift` and the tables all say the same drift."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import TEN_SCENARIO, env_for
+from quotefinder.evalcmd import main as eval_main
+from quotefinder.report.drift import (
+    drift_console,
+    drift_frame,
+    drift_markdown,
+    drift_record,
+    exit_words,
+    stages_frame,
+    verdict,
+)
+from quotefinder.sweep.grid import parse_axis
+from quotefinder.sweep.session import SweepOptions, run_drift
+from quotefinder.testing.standin import load_scenario
+
+GRID = parse_axis("0:1:0.25")
+
+
+@pytest.fixture
+def drifted(ten: Path, standin_for):
+    server = standin_for(load_scenario(TEN_SCENARIO))  # the API as it was recorded (its repeat jitter kept)
+    new = ten.parent / "refresh"
+    assert eval_main(["--refresh", str(ten), "--run", str(new), "--rate", "0", "--retries", "0", "--concurrency",
+                      "1", "--sample", "6", "--seed", "2"], env=env_for(server)) == 0
+    return run_drift(SweepOptions(new, GRID, GRID))
+
+
+def test_an_unchanged_api_is_said_to_hold_everywhere(drifted, ten: Path) -> None:
+    result, drift = drifted
+    said = verdict(drift)
+    assert said.startswith("The evidence still describes the API: ") and "decisions at the shipped cell" in said
+    record = drift_record(drift, result)
+    assert record["holds"] and not record["failed"] and record["stages_changed"] == []
+    assert Path(record["original"]).resolve() == ten.resolve()
+    assert record["shipped"] == [spec.written(v) for spec, v in zip(result.system.axes, drift.point, strict=True)]
+    assert 0 <= record["wrong_rate"]["lower"] <= record["wrong_rate"]["upper"] <= 1
+
+
+def test_the_console_and_the_summary_say_the_same_drift(drifted) -> None:
+    result, drift = drifted
+    lines = drift_console(drift, result)
+    assert lines[0].startswith(f"Drift against {drift.original} at (") and lines[1] == f"  {verdict(drift)}"
+    assert lines[-1] == f"  {exit_words(drift)}"
+    assert sum(line.startswith(f"  {s.stage}: {s.asked} requests") for s in drift.stages for line in lines) == len(
+        drift.stages)
+    markdown = "\n".join(drift_markdown(drift, result))
+    assert markdown.startswith("## Drift\n")
+    assert all(s.stage in markdown for s in drift.stages)
+
+
+def test_the_tables_have_a_row_per_stage_and_per_question(drifted) -> None:
+    _, drift = drifted
+    assert len(stages_frame(drift)) == len(drift.stages)
+    assert len(drift_frame(drift)) == len(drift.questions)
