@@ -1,14 +1,20 @@
-"""The stand-in served "later" (`standin.later`): noise that is pure noise, a shift, reordered results and
-answers that lost their support, each seeded; the scenario it starts from is left as it was."""
+"""The stand-in server (`standin.server`): what it serves "later" (`later`: noise that is pure noise, a shift,
+reordered results and answers that lost their support, each seeded; the scenario it starts from is left as it
+was), and that for 100,000-question recordings it keeps no request bodies, remembering each distinct body by its
+digest only (how often it was answered, for repeats)."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
 
-from conftest import TEN_SCENARIO, page, write_scenario
-from quotefinder.standin import REWRITTEN, Later, later, load_scenario
+from conftest import KEY, TEN_SCENARIO, page, write_scenario
+from quotefinder.core.perplexity import read_search
+from quotefinder.recipe import contract
+from quotefinder.recipe.config import RECIPE
+from quotefinder.standin import REWRITTEN, FakeApi, Later, later, load_scenario
 
 
 def values(scenario, name: str) -> np.ndarray:
@@ -64,3 +70,18 @@ def test_a_page_without_digits_loses_its_answering_sentence(tmp_path) -> None:
     best = served.questions["Who wrote it?"][0]
     assert "Mary Shelley" not in best.snippet and REWRITTEN in best.snippet and best.choice == REWRITTEN
     assert served.questions["Who wrote it?"][1].snippet == "Nobody knows much."
+
+
+def test_a_server_that_keeps_no_log_holds_only_digests() -> None:
+    api = FakeApi(load_scenario(TEN_SCENARIO), log=False)
+    search = RECIPE.search_request("How many bones are in the adult human body?")
+    for _ in range(3):
+        status, _ = api.respond(search.path, json.dumps(search.body).encode(), KEY)
+        assert status == 200
+    assert api.requests == []
+    results = api.search(search.body)["results"]
+    rank = contract.rank_request(search.body["query"], read_search({"results": results})[0],
+                                 ["The adult human skeleton has 206 bones in all of its parts."])
+    for _ in range(2):
+        assert api.respond(rank.path, json.dumps(rank.body).encode(), KEY)[0] == 200
+    assert list(api._seen.values()) == [2] and all(len(key) == 32 for key in api._seen)
