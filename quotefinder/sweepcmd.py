@@ -168,7 +168,7 @@ def build_parser(argv: Sequence[str] = (), named: tuple[System, str] | None = No
     under_test, where = named or system_of(argv)
     parser = argparse.ArgumentParser(
         prog="sweep.py",
-        description=__doc__ + "\n" + cli.CUTOFFS_HELP + "\n" + axes_help(under_test, where),
+        description=__doc__ + "\n" + under_test.help_text + "\n" + axes_help(under_test, where),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=(
             "Every cell is exactly the pipeline's decision with those cutoffs: the qualified set's own\n"
@@ -294,9 +294,9 @@ def build_parser(argv: Sequence[str] = (), named: tuple[System, str] | None = No
 
 def _resolve_grid(args: argparse.Namespace, under_test: System) -> str:
     """Fill `args.has_answer` and `args.answer` (the grid's rows and columns) from --grid NAME=... and the older
-    flags (the quote finder's), the quote finder's default grid where neither is given (None for another
-    system's: what the run recorded, `session.grid_axes`); why not ('') when an axis is unknown, given twice, or
-    given values it does not take."""
+    flags (`AxisSpec.flag`), the system's default grid where neither is given (`System.default_grid`; None
+    for a system without one: what the run recorded, `session.grid_axes`); why not ('') when an axis is unknown,
+    given twice, or given values it does not take."""
     axes: list[Axis | None] = [args.has_answer, args.answer]
     given = [spec.flag or f"--grid {spec.name}=..." for spec in under_test.axes]
     for flag, axis in (("--has-answer", args.has_answer), ("--answer", args.answer)):
@@ -316,8 +316,8 @@ def _resolve_grid(args: argparse.Namespace, under_test: System) -> str:
         except InputError as error:
             return str(error)
         given[index] = f"--grid {name}=..."
-    own = under_test.name != DEFAULT_SYSTEM  # another system's defaults are what its run recorded
-    args.has_answer, args.answer = (axis if axis is not None or own else cli.axis(DEFAULT_GRID) for axis in axes)
+    grid = under_test.default_grid  # None: each axis's default is what the run recorded
+    args.has_answer, args.answer = (axis if axis is not None or grid is None else cli.axis(grid) for axis in axes)
     return ""
 
 

@@ -52,12 +52,15 @@ DEFAULT_GRID = "0:1:0.05"  # a cutoff's grid when none is given
 
 
 def grid_axes(record: RunRecord, given: tuple[Axis | None, Axis | None]) -> tuple[Axis, Axis]:
-    """Each axis's grid: as given, else its default: `DEFAULT_GRID` for a cutoff, and for an axis of whole numbers
-    or names the values of it the run recorded (its default point's, for a run that lists none)."""
+    """Each axis's grid: as given, else its default: for a cutoff, the system's `default_grid` (or, without one,
+    `recorded_cutoffs`), and for an axis of whole numbers or names the values of it the run recorded (its default
+    point's, for a run that lists none)."""
     found = []
-    for n, (spec, axis) in enumerate(zip(run_system(record)[0].axes, given, strict=True)):
+    under_test = run_system(record)[0]
+    for n, (spec, axis) in enumerate(zip(under_test.axes, given, strict=True)):
         if axis is None and spec.kind == "cutoff":
-            axis = parse_axis(DEFAULT_GRID) if record.config.is_quote_finder else recorded_cutoffs(record, n)
+            grid = under_test.default_grid
+            axis = parse_axis(grid) if grid is not None else recorded_cutoffs(record, n)
         elif axis is None:
             values = record.config.covered.get(spec.name) or (record.config.default_point[n],)
             axis = parse_axis(",".join(spec.shown(v) for v in values), f"the {spec.name} values recorded", spec)

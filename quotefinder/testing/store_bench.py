@@ -133,7 +133,7 @@ def replay_timings(run: Path, sqlite_run: Path) -> dict[str, Any]:
     record = RunRecord.require(run)
     under_test, config = run_system(record)
     axis = parse_axis("0:1:0.01")
-    coverage = {"has_answer": tuple(sorted({*axis.values.tolist(), record.config.has_answer_cutoff}))}
+    coverage = {"has_answer": tuple(sorted({*axis.values.tolist(), record.config.default_point[0]}))}
     chosen = (under_test.name, config, record.cache_format)
     pairs = [(text, r) for text in record.texts for r in range(record.repeats)]
     dirs = {"files": run, "sqlite": sqlite_run}
