@@ -254,6 +254,15 @@ class Legacy:
     span: str
 
 
+class Trace(Protocol):
+    """What recording reads of any system's trace (what `System.steps` returns; the rest is the system's own): the
+    requests the question took, the input tokens they reported, and how many results its decision chose among."""
+
+    requests: int
+    input_tokens: int
+    result_count: int
+
+
 Steps = Generator[list[Any], list[Any], Any]
 
 
@@ -312,7 +321,7 @@ class System(Protocol):
         ...
 
     def steps(self, question: str, config: Any, coverage: Mapping[str, Sequence[Any]], repeat: int = 0) -> Steps:
-        """The question's request flow: yields request batches, receives responses, returns its trace."""
+        """The question's request flow: yields request batches, receives responses, returns its trace (a `Trace`)."""
         ...
 
     def decide(self, trace: Any, x: float, y: float) -> Piece:
