@@ -1,6 +1,6 @@
-"""What the two command lines share: option types that refuse bad values with a clear message, the
-words that explain the cutoffs, how an error, a SIGTERM or a closed stdout (`| head`) reaches the user, and
-how a sweep's process ends without freeing what it built (`run_then_exit`).
+"""What the two command lines share: option types that refuse bad values with a clear message, how an error,
+a SIGTERM or a closed stdout (`| head`) reaches the user, and how a sweep's process ends without freeing what it
+built (`run_then_exit`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, NoReturn, ParamSpec, TypeVar
 
 from .core.errors import InputError, QuoteFinderError
-from .recipe.decision import ANSWER_CUTOFF, ANSWER_WORDS, HAS_ANSWER_CUTOFF, HAS_ANSWER_WORDS
 from .sweep.grid import Axis, parse_axis
 
 EXIT_OK, EXIT_WORSE, EXIT_ERROR = 0, 1, 2
@@ -29,15 +28,6 @@ EXIT_OK, EXIT_WORSE, EXIT_ERROR = 0, 1, 2
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE (13)
 BROKEN_PIPE_HELP = (f"{EXIT_BROKEN_PIPE} stdout was closed early (`| head`): it stopped quietly, and every file it "
                     "wrote is whole")
-
-CUTOFFS_HELP = (
-    "the two cutoffs:\n"
-    f"  HAS_ANSWER_CUTOFF (default {HAS_ANSWER_CUTOFF:g})  {HAS_ANSWER_WORDS}: the results that pass it form the\n"
-    "                        qualified set, whose top sentences are compared in one more request\n"
-    f"  ANSWER_CUTOFF (default {ANSWER_CUTOFF:g})      {ANSWER_WORDS}; otherwise the answer is\n"
-    "                        'no result answers'\n"
-    "  a probability exactly on a cutoff passes it\n"
-)
 
 Number = TypeVar("Number", int, float)
 
@@ -118,17 +108,6 @@ def open_unit(what: str) -> Callable[[str], float]:
         return value
 
     return parse
-
-
-def point(text: str) -> tuple[float, float]:
-    """'H,A': a pair of cutoffs, each in [0, 1]."""
-    try:
-        h, a = (float(part) for part in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: write HAS_ANSWER_CUTOFF,ANSWER_CUTOFF, e.g. 0.3,0.6") from None
-    if not (0 <= h <= 1 and 0 <= a <= 1):
-        raise argparse.ArgumentTypeError(f"{text!r}: both cutoffs must be in [0, 1]")
-    return h, a
 
 
 def report_error(prog: str, error: BaseException, redact: Callable[[str], str] = str) -> None:

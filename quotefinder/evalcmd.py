@@ -14,9 +14,8 @@ from typing import TYPE_CHECKING, Any
 from . import cli
 from .core.errors import QuoteFinderError
 from .core.pipelinefile import load_pipeline_file
+from .core.registry import DEFAULT_SYSTEM
 from .core.registry import system as find_system
-from .recipe.config import SYSTEM
-from .recipe.decision import ANSWER_CUTOFF, HAS_ANSWER_CUTOFF
 from .record.client import DEFAULT_BASE_URL
 from .record.refresh import plan_refresh, refresh_options
 from .record.rundir import recorded_system
@@ -54,14 +53,17 @@ def axes_help(system: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def build_parser(system: str = SYSTEM) -> argparse.ArgumentParser:
+def build_parser(system: str = DEFAULT_SYSTEM) -> argparse.ArgumentParser:
     """eval.py's options; --help lists the axes of `system` (the one a --pipeline file names)."""
+    under_test = find_system(system)
+    point = ", ".join(f"{axis.title} {axis.shown(axis.default)}" for axis in under_test.axes)
+    default = under_test.default_words or "the pipeline's"
     parser = argparse.ArgumentParser(
         prog="eval.py",
         description=__doc__ + (
-            f"\nIt prints each question's decision at the recipe's default cutoffs (HAS_ANSWER_CUTOFF "
-            f"{HAS_ANSWER_CUTOFF:g}, ANSWER_CUTOFF {ANSWER_CUTOFF:g})\nand the Outcome | Count table; "
-            "`sweep.py RUN` replays the run over a grid of both cutoffs.\n\n" + cli.CUTOFFS_HELP + "\n"
+            f"\nIt prints each question's decision at {default} "
+            f"default {under_test.settings} ({point})\nand the Outcome | Count table; "
+            "`sweep.py RUN` replays the run over a grid of both cutoffs.\n\n" + under_test.help_text + "\n"
             + axes_help(system)),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=(
@@ -148,7 +150,7 @@ def build_parser(system: str = SYSTEM) -> argparse.ArgumentParser:
 
 def preparsed_pipeline(argv: list[str]) -> tuple[str, Any]:
     """The system and pipeline of a --pipeline FILE among `argv`; without one, the system the --run DIR was
-    recorded with (and None: the run's own pipeline), else the recipe's. Read before the parser is built, so
+    recorded with (and None: the run's own pipeline), else the default system's. Read before the parser is built, so
     that --help and --range know that system's axes. `InputError` for a bad file."""
     early = argparse.ArgumentParser(add_help=False)
     early.add_argument("--pipeline", type=Path)
@@ -157,7 +159,7 @@ def preparsed_pipeline(argv: list[str]) -> tuple[str, Any]:
     found, _ = early.parse_known_args(argv)
     if found.pipeline is None:
         recorded = next((recorded_system(run) for run in (found.refresh, found.run) if run is not None), None)
-        return recorded or SYSTEM, None
+        return recorded or DEFAULT_SYSTEM, None
     return load_pipeline_file(found.pipeline)
 
 
@@ -183,10 +185,13 @@ def refresh_refusal(args: argparse.Namespace) -> str:
 
 def recording_range(args: argparse.Namespace, parser: argparse.ArgumentParser, system: str
                     ) -> tuple[tuple[float, float], dict[str, tuple[float, ...]]]:
-    """What to record: the HAS_ANSWER_CUTOFF range, from --range has_answer=... or --has-answer-range (default
-    0:1), and the values of any other axis --range names. A usage error (exit 2) for an axis the system does not
-    have, one that needs no range, one given twice, or values it does not take."""
-    axes = {axis.name: axis for axis in find_system(system).axes}
+    """What to record: the first axis's span, for a system whose runs keep one (`System.legacy`: the quote finder's
+    HAS_ANSWER_CUTOFF range, from --range has_answer=... or --has-answer-range; default 0:1), and the values of any
+    other axis --range names. A usage error (exit 2) for an axis the system does not have, one that needs no range,
+    one given twice, or values it does not take."""
+    under_test = find_system(system)
+    axes = {axis.name: axis for axis in under_test.axes}
+    first = under_test.axes[0].name if under_test.legacy is not None else None  # recorded as one span
     spans: dict[str, Any] = {}
     for name, text in args.ranges:
         if name not in axes:
@@ -200,15 +205,20 @@ def recording_range(args: argparse.Namespace, parser: argparse.ArgumentParser, s
             parser.error(f"--range {name}=... is given twice; give each axis once")
         try:
             spans[name] = cli.cutoff_range(text) if axes[name].kind == "cutoff" else axes[name].listed(text)
-            if axes[name].kind == "cutoff" and name != "has_answer":  # another system's cutoff: one span
+            if axes[name].kind == "cutoff" and name != first:  # a span among the values recorded
                 spans[name] = (spans[name],)
         except (argparse.ArgumentTypeError, ValueError) as error:
             parser.error(f"--range {name}={text}: {error}")
-    if args.has_answer_range is not None:
-        if "has_answer" in spans:
-            parser.error("--has-answer-range is --range has_answer=...: give one of them")
-        spans["has_answer"] = args.has_answer_range
-    return spans.pop("has_answer", (0.0, 1.0)), spans
+    if args.has_answer_range is not None:  # the older flag of the axis whose sweep flag is --has-answer
+        named = next((a.name for a in axes.values() if a.flag and a.recorded and a.flag + "-range" ==
+                      "--has-answer-range"), None)
+        if named is None:
+            parser.error(f"--has-answer-range: the {system} system has no such axis; its axes are: "
+                         f"{', '.join(axes)} (--range NAME=...)")
+        if named in spans:
+            parser.error(f"--has-answer-range is --range {named}=...: give one of them")
+        spans[named] = args.has_answer_range if named == first else (args.has_answer_range,)
+    return (spans.pop(first, (0.0, 1.0)) if first else (0.0, 1.0)), spans
 
 
 @cli.quiet_on_a_closed_stdout  # the run is saved before anything is printed: a closed pipe loses nothing
@@ -230,7 +240,7 @@ def main(argv: list[str] | None = None, env: dict[str, str] | None = None,
         return int(done.code or 0)
     env = dict(os.environ) if env is None else env
     secret = Secret()  # the key of the run's API, once known: whatever a server echoes, no form of it is shown
-    options = RecordOptions(has_answer_range=span, repeats=args.repeats,
+    options = RecordOptions(span=span, repeats=args.repeats,
                             concurrency=args.concurrency, rate=args.rate, timeout_s=args.timeout,
                             retries=args.retries, backoff_s=args.backoff, max_requests=args.max_requests,
                             pipeline=pipeline, system=system, ranges=ranges)

@@ -92,10 +92,10 @@ def _refusal(args: argparse.Namespace) -> str:
     # A check is about one cell of the grid; the comparison with --baseline alone may be at any point.
     checks = [name for name, value in (("--max-wrong", args.max_wrong), ("--min-correct", args.min_correct),
                                        ("--max-wrong-rate", args.max_wrong_rate)) if value is not None]
-    grid = args.has_answer is not None and args.answer is not None and not args.monitor  # (else checked once the
+    grid = args.first is not None and args.second is not None and not args.monitor  # (else checked once the
     # run names them; the monitor replays the cell --at alone)
-    if grid and args.at is not None and checks and (cell_index(args.has_answer.values, args.at[0]) is None
-                                                    or cell_index(args.answer.values, args.at[1]) is None):
+    if grid and args.at is not None and checks and (cell_index(args.first.values, args.at[0]) is None
+                                                    or cell_index(args.second.values, args.at[1]) is None):
         return (f"--at {args.at_text} is not a cell of the grid, so {' and '.join(checks)} cannot check it; choose "
                 "a point on the grid's axes (--grid NAME=...; the quote finder's --has-answer and --answer)")
     return ""
@@ -168,7 +168,7 @@ def build_parser(argv: Sequence[str] = (), named: tuple[System, str] | None = No
     under_test, where = named or system_of(argv)
     parser = argparse.ArgumentParser(
         prog="sweep.py",
-        description=__doc__ + "\n" + cli.CUTOFFS_HELP + "\n" + axes_help(under_test, where),
+        description=__doc__ + "\n" + under_test.help_text + "\n" + axes_help(under_test, where),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=(
             "Every cell is exactly the pipeline's decision with those cutoffs: the qualified set's own\n"
@@ -207,9 +207,9 @@ def build_parser(argv: Sequence[str] = (), named: tuple[System, str] | None = No
                         "the report says which to ship")
     parser.add_argument("--questions", type=Path, metavar="FILE",
                         help="judge with this question file (default: the one the run recorded, as it is now)")
-    parser.add_argument("--has-answer", type=cli.axis, metavar="START:STOP:STEP",
+    parser.add_argument("--has-answer", type=cli.axis, metavar="START:STOP:STEP", dest="first",
                         help=f"HAS_ANSWER_CUTOFF values, both ends included (default {DEFAULT_GRID})")
-    parser.add_argument("--answer", type=cli.axis, metavar="START:STOP:STEP",
+    parser.add_argument("--answer", type=cli.axis, metavar="START:STOP:STEP", dest="second",
                         help=f"ANSWER_CUTOFF values, both ends included (default {DEFAULT_GRID})")
     parser.add_argument("--grid", type=named_axis, action="append", default=[], metavar="NAME=START:STOP:STEP",
                         help="the values of one of the system's axes (listed above), both ends included; repeat it "
@@ -293,13 +293,13 @@ def build_parser(argv: Sequence[str] = (), named: tuple[System, str] | None = No
 
 
 def _resolve_grid(args: argparse.Namespace, under_test: System) -> str:
-    """Fill `args.has_answer` and `args.answer` (the grid's rows and columns) from --grid NAME=... and the older
-    flags (the quote finder's), the quote finder's default grid where neither is given (None for another
-    system's: what the run recorded, `session.grid_axes`); why not ('') when an axis is unknown, given twice, or
-    given values it does not take."""
-    axes: list[Axis | None] = [args.has_answer, args.answer]
+    """Fill `args.first` and `args.second` (the grid's rows and columns) from --grid NAME=... and the older
+    flags (`AxisSpec.flag`), the system's default grid where neither is given (`System.default_grid`; None
+    for a system without one: what the run recorded, `session.grid_axes`); why not ('') when an axis is unknown,
+    given twice, or given values it does not take."""
+    axes: list[Axis | None] = [args.first, args.second]
     given = [spec.flag or f"--grid {spec.name}=..." for spec in under_test.axes]
-    for flag, axis in (("--has-answer", args.has_answer), ("--answer", args.answer)):
+    for flag, axis in (("--has-answer", args.first), ("--answer", args.second)):
         if axis is not None and flag not in given:
             return f"{flag}: the {under_test.name} system has no such axis; its axes are: " \
                 f"{', '.join(spec.name for spec in under_test.axes)} (--grid NAME=...)"
@@ -316,8 +316,8 @@ def _resolve_grid(args: argparse.Namespace, under_test: System) -> str:
         except InputError as error:
             return str(error)
         given[index] = f"--grid {name}=..."
-    own = under_test.name != DEFAULT_SYSTEM  # another system's defaults are what its run recorded
-    args.has_answer, args.answer = (axis if axis is not None or own else cli.axis(DEFAULT_GRID) for axis in axes)
+    grid = under_test.default_grid  # None: each axis's default is what the run recorded
+    args.first, args.second = (axis if axis is not None or grid is None else cli.axis(grid) for axis in axes)
     return ""
 
 
@@ -366,10 +366,10 @@ def main(argv: list[str] | None = None, ask: Callable[[str], str] | None = None)
             parser.error(refusal)
     except SystemExit as done:  # --help, or a usage error argparse has printed
         return int(done.code or 0)
-    chosen = (args.has_answer, args.answer)  # None: an axis of whole numbers or names, at the values each run recorded
-    if args.has_answer is None or args.answer is None:  # (the first run's, for the checks of --at)
+    chosen = (args.first, args.second)  # None: an axis of whole numbers or names, at the values each run recorded
+    if args.first is None or args.second is None:  # (the first run's, for the checks of --at)
         try:
-            args.has_answer, args.answer = grid_axes(RunRecord.require(args.run), (args.has_answer, args.answer))
+            args.first, args.second = grid_axes(RunRecord.require(args.run), (args.first, args.second))
         except QuoteFinderError as error:
             cli.report_error("sweep.py", error)
             return EXIT_ERROR
@@ -378,7 +378,7 @@ def main(argv: list[str] | None = None, ask: Callable[[str], str] | None = None)
             print(f"sweep.py: error: {refusal}", file=sys.stderr)
             return EXIT_ERROR
     settings = _settings(args, echoed(given, parser))
-    options = SweepOptions(run=args.run, has_answer=chosen[0], answer=chosen[1], settings=settings,
+    options = SweepOptions(run=args.run, first=chosen[0], second=chosen[1], settings=settings,
                            questions=args.questions, allow_incomplete=args.allow_incomplete, jobs=args.jobs,
                            at=args.at, baseline=args.baseline, significance=args.significance, strict=args.strict,
                            use_index=not args.no_index)

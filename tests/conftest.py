@@ -285,7 +285,7 @@ def items_of(replayed: Replayed, repeat: int = 0, points: Sequence[float] = ()) 
         return list(zip(replayed.questions, kept[repeat], strict=True))
     cache = ResponseCache(replayed.run_dir)
     config = replayed.record.config
-    coverage = {"has_answer": tuple({*points, config.has_answer_cutoff})}
+    coverage = {"has_answer": tuple({*points, config.default_point[0]})}
     traces = [flow.replay(QUOTE_FINDER.steps(q.question, config.pipeline, coverage, repeat),
                           lambda request: cache.require(request).data) for q in replayed.questions]
     return list(zip(replayed.questions, traces, strict=True))

@@ -89,23 +89,37 @@ def upward_imports(root: Path = ROOT) -> list[str]:
     return upward
 
 
-# Modules that still import the quote finder by name (its axes as fields of generic types): each goes when it
-# speaks of a system's first and second axis.
-NOT_YET_GENERIC = {"quotefinder/cli.py", "quotefinder/evalcmd.py", "quotefinder/record/rundir.py",
-                   "quotefinder/record/session.py", "quotefinder/report/decisions.py", "quotefinder/report/plots.py"}
+def naming_a_system(root: Path = ROOT) -> list[str]:
+    """Every module outside the systems' packages and the test tools that imports a system, as 'file:line imports
+    ...': a layer that names a system instead of asking the registry."""
+    naming = []
+    for path in sorted((root / "quotefinder").rglob("*.py")):
+        name = module_name(path, root)
+        if system_of(name) or layer_of(name) == len(LAYERS) - 1:
+            continue
+        naming += [f"{path.relative_to(root)}:{line} imports {target}" for line, target in imports(path, root)
+                   if system_of(target)]
+    return naming
 
 
 def test_no_layer_names_a_system_but_the_system_itself() -> None:
-    """Outside the systems' packages, no module imports a system: every layer asks the registry."""
-    naming = set()
-    for path in sorted(PACKAGE.rglob("*.py")):
-        name = module_name(path)
-        if system_of(name) or layer_of(name) == len(LAYERS) - 1:
-            continue
-        if any(system_of(target) for _, target in imports(path)):
-            naming.add(str(path.relative_to(ROOT)))
-    assert naming == NOT_YET_GENERIC, (f"{sorted(naming - NOT_YET_GENERIC)} import a system (ask `core.registry`); "
-                                       f"{sorted(NOT_YET_GENERIC - naming)} no longer do (drop them from the list)")
+    """Outside the systems' packages (and `quotefinder.testing`), no module imports a system: every layer asks
+    the registry, so a new system is its own package and one registration."""
+    naming = naming_a_system()
+    assert not naming, "modules that import a system (ask `core.registry`):\n" + "\n".join(naming)
+
+
+def test_the_checker_catches_a_layer_that_imports_a_system(tmp_path: Path) -> None:
+    """The test above can fail: a report module and a command line that import a system are caught, on their
+    line; a system importing itself, a test tool importing a system and a layer importing the core are not."""
+    write_package(tmp_path, {
+        "quotefinder.report.named": "from ..core.registry import system\nfrom ..recipe.config import SYSTEM\n",
+        "quotefinder.cli": "import quotefinder.oneshot.system\n",
+        "quotefinder.recipe.own": "from .config import RECIPE\n",
+        "quotefinder.testing.tool": "from ..recipe import sentences\n",
+    })
+    assert naming_a_system(tmp_path) == ["quotefinder/cli.py:1 imports quotefinder.oneshot.system",
+                                         "quotefinder/report/named.py:2 imports quotefinder.recipe.config"]
 
 
 def test_every_import_points_down_the_layers() -> None:

@@ -240,6 +240,29 @@ class Curve:
         return [piece for segment in self.pieces for piece in segment]
 
 
+@dataclass(frozen=True)
+class Legacy:
+    """The config keys a system's run.json has carried since before systems existed (the quote finder's), read
+    and written as they always were so that committed runs stay byte-identical: `keys`, every one in the file's
+    order (each before `system`); of them, the pipeline's values held flat (`flat`: for a run.json without a
+    pipeline, overrides of the system's default pipeline), the default point (`point`: one key per axis) and the
+    first axis's recorded span [lo, hi] (`span`), which such a run keeps instead of `ranges`."""
+
+    keys: tuple[str, ...]
+    flat: tuple[str, ...]
+    point: tuple[str, str]
+    span: str
+
+
+class Trace(Protocol):
+    """What recording reads of any system's trace (what `System.steps` returns; the rest is the system's own): the
+    requests the question took, the input tokens they reported, and how many results its decision chose among."""
+
+    requests: int
+    input_tokens: int
+    result_count: int
+
+
 Steps = Generator[list[Any], list[Any], Any]
 
 
@@ -257,6 +280,21 @@ class System(Protocol):
     settings: str  # what its points are, in a report's words: "cutoffs" (the quote finder), "settings"
     comments: Mapping[tuple[str, ...], str]  # a default pipeline file's comment above each key (by its path)
     default_words: str  # what its default pipeline is, said beside it ("the recipe's"; "" for nothing)
+    legacy: Legacy | None  # the run.json keys its runs have always had (None: `ranges` and nothing else)
+    default_grid: str | None  # each cutoff axis's sweep grid when none is given, START:STOP:STEP; None: the
+    # values its run recorded
+    no_answer_words: str  # what its no-answer line says, printed under eval.py's decisions ('' for nothing)
+    help_text: str  # how its axes work together, for --help, before each axis's own line ('' for nothing more)
+
+    def worst_words(self, config: Any) -> str:
+        """At most how many requests one question not yet started needs, in words, as eval.py --estimate says it
+        ('one not yet searched needs at most 1 search, 5 rank and 5 compare requests')."""
+        ...
+
+    def described(self, config: Any) -> str:
+        """What a pipeline is beside its name and digest in a report ('model sonar, 5 search results'; '' when
+        run.json alone says it)."""
+        ...
 
     def default_point(self, config: Any) -> tuple[float, float]:
         """The pipeline's own point on both axes: where eval.py shows the decisions, and the sweep's default."""
@@ -283,7 +321,7 @@ class System(Protocol):
         ...
 
     def steps(self, question: str, config: Any, coverage: Mapping[str, Sequence[Any]], repeat: int = 0) -> Steps:
-        """The question's request flow: yields request batches, receives responses, returns its trace."""
+        """The question's request flow: yields request batches, receives responses, returns its trace (a `Trace`)."""
         ...
 
     def decide(self, trace: Any, x: float, y: float) -> Piece:

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.plugin import MISSING, ApiSpec, AxisSpec, Curve, Piece, Quote, Reading, Steps
+from ..core.plugin import MISSING, ApiSpec, AxisSpec, Curve, Legacy, Piece, Quote, Reading, Steps
 from ..core.requests import ApiRequest
 from . import contract
 from .config import DEFAULT, SYSTEM, QuoteAnswerPipeline
@@ -92,6 +92,16 @@ class QuoteAnswer:
     settings = "settings"  # a configuration: passages and tier
     comments: Mapping[tuple[str, ...], str] = COMMENTS
     default_words = ''
+    legacy: Legacy | None = None
+    default_grid: str | None = None  # a sweep's grid is what the run recorded
+    help_text = ""
+    no_answer_words = "the API found nothing to quote"
+
+    def worst_words(self, config: Any) -> str:
+        return "one request per configuration each"
+
+    def described(self, config: Any) -> str:
+        return ""
 
     def default_point(self, config: QuoteAnswerPipeline) -> tuple[float, float]:
         return float(config.passages), float(contract.TIERS.index(config.tier))

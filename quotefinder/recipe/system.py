@@ -18,7 +18,7 @@ from typing import Any
 
 from ..core.coverage import Coverage
 from ..core.perplexity import SEARCH_PATH, read_search
-from ..core.plugin import MISSING, ApiSpec, AxisSpec, Curve, Piece, Quote, Reading, Steps
+from ..core.plugin import MISSING, ApiSpec, AxisSpec, Curve, Legacy, Piece, Quote, Reading, Steps
 from ..core.requests import ApiRequest
 from . import contract, pipeline
 from .config import RECIPE, QuoteFinderPipeline
@@ -41,6 +41,21 @@ PERPLEXITY = ApiSpec("the Perplexity API", "PERPLEXITY_BASE_URL", "PERPLEXITY_AP
 TOKENS_PER_DECISION = 678  # the recipe's median input tokens per Decisions request, in its ten-question run
 ANSWER = AxisSpec("answer", "ANSWER_CUTOFF", ANSWER_CUTOFF, ANSWER_WORDS, "--answer", removes_quotes=True,
                   recorded=False, column="answer_cutoff")
+AXES_HELP = (
+    "the two cutoffs:\n"
+    f"  HAS_ANSWER_CUTOFF (default {HAS_ANSWER_CUTOFF:g})  {HAS_ANSWER_WORDS}: the results that pass it form the\n"
+    "                        qualified set, whose top sentences are compared in one more request\n"
+    f"  ANSWER_CUTOFF (default {ANSWER_CUTOFF:g})      {ANSWER_WORDS}; otherwise the answer is\n"
+    "                        'no result answers'\n"
+    "  a probability exactly on a cutoff passes it\n"
+)
+
+# run.json's config as runs have always held it: the pipeline's flat values, the default cutoffs (the axes' columns)
+# and the HAS_ANSWER_CUTOFF range whose compare responses the run holds.
+LEGACY = Legacy(keys=("model", "max_results", "max_tokens_per_page", "has_answer_cutoff", "answer_cutoff",
+                      "min_sentences", "has_answer_range"),
+                flat=("model", "max_results", "max_tokens_per_page", "min_sentences"),
+                point=("has_answer_cutoff", "answer_cutoff"), span="has_answer_range")
 
 
 # What a default pipeline file (`pipelines show`) says above each key; `name` is every system's.
@@ -123,9 +138,20 @@ class QuoteFinder:
     settings = "cutoffs"
     comments: Mapping[tuple[str, ...], str] = COMMENTS
     default_words = "the recipe's"
+    legacy: Legacy | None = LEGACY
+    default_grid: str | None = "0:1:0.05"
+    no_answer_words = ""  # its no-answer line names its results itself
+    help_text = AXES_HELP
 
     def default_point(self, config: Any) -> tuple[float, float]:
         return HAS_ANSWER.default, ANSWER.default
+
+    def worst_words(self, config: Any) -> str:
+        results = config.max_results
+        return f"one not yet searched needs at most 1 search, {results} rank and {results} compare requests"
+
+    def described(self, config: Any) -> str:
+        return f"model {config.model}, {config.max_results} search results"
 
     def check(self, request: ApiRequest, data: Any) -> None:
         contract.check(request, data)

@@ -27,7 +27,7 @@ from ..core.errors import (
 )
 from ..core.flow import record
 from ..core.flow import replay as drive
-from ..core.plugin import Piece, Steps, System
+from ..core.plugin import Piece, Steps, System, Trace
 from ..core.registry import system
 from ..core.requests import ApiRequest
 from ..questions import Question
@@ -110,7 +110,7 @@ class Recorder:
     def _flow(self, item: QuestionRun) -> Steps:
         return self.system.steps(item.question.question, self.pipeline, self.coverage, item.repeat)
 
-    def _summarise(self, trace: Any) -> Summary:
+    def _summarise(self, trace: Trace) -> Summary:
         return Summary(self.system.decide(trace, *self.default), trace.result_count, trace.requests,
                        trace.input_tokens)
 

@@ -159,5 +159,4 @@ def refresh_options(plan: RefreshPlan, options: RecordOptions) -> RecordOptions:
     of the axes the original recorded."""
     config = plan.original.config
     return dataclasses.replace(options, system=config.system, pipeline=config.pipeline, repeats=config.repeats,
-                               has_answer_range=config.has_answer_range or (0.0, 1.0),
-                               ranges={} if config.is_quote_finder else config.covered)
+                               span=config.span or (0.0, 1.0), ranges=config.covered)

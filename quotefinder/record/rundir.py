@@ -19,9 +19,12 @@ committed run byte-identical.
                 "run_json_sha256": <of RUN's run.json then>, "run_recorded": [RUN's started_at, finished_at],
                 "sample": N, "seed": S, "strata": {label: [sampled, of]}, "began": <when it was first invoked>}}
 
-`pipeline` is `QuoteFinderPipeline.as_json()` and `pipeline_digest` its digest (a digest that does not match
-is refused: run.json was edited); a run.json written before pipelines existed has neither and reads as the
-recipe's pipeline with its flat `model`, `max_results`, `max_tokens_per_page` and `min_sentences`.
+That is the quote finder's config (the keys its runs have always had: `System.legacy`); another system's holds
+`base_url_host`, `ranges` (each recorded axis's values: {name: [value or [lo, hi], ...]}), `repeats`, `system`,
+`pipeline` and `pipeline_digest`. `pipeline` is the pipeline's `as_json()` and `pipeline_digest` its digest (a
+digest that does not match is refused: run.json was edited); a quote finder run.json written before pipelines
+existed has neither and reads as the recipe's pipeline with its flat `model`, `max_results`,
+`max_tokens_per_page` and `min_sentences` (`Legacy.flat`).
 
 An error with `"pending": true` is a question (repeat) that did not fail: the recording stopped before it
 was done (`stopped` says why), and a rerun records it.
@@ -46,13 +49,12 @@ import orjson
 
 from .. import __version__
 from ..core.errors import InputError, RunDirError, StorageError
-from ..core.registry import axis_spec, is_known, known_systems
+from ..core.plugin import Legacy, System
+from ..core.registry import DEFAULT_SYSTEM, axis_spec, is_known, known_systems
 from ..core.registry import system as system_named
 from ..core.storage import private_dir, write_private
 from ..core.textsafe import is_unicode, shown
 from ..questions import EXPECTS, Question, QuestionSet, labels_allowed
-from ..recipe.config import RECIPE, SYSTEM, QuoteFinderPipeline
-from ..recipe.decision import ANSWER_CUTOFF, HAS_ANSWER_CUTOFF, Cutoffs
 from .cache import FORMAT as CACHE_FORMAT
 from .received import EVIDENCE
 
@@ -106,78 +108,50 @@ class Refresh:
 
 @dataclass(frozen=True)
 class RunConfig:
-    """How the run asked: the API host, the system and its pipeline (model, search settings, wording), the
-    default cutoffs, the HAS_ANSWER_CUTOFF range whose compare responses it holds, and how many repeats of
-    each request. `model`, `max_results`, `max_tokens_per_page` and `min_sentences` are the pipeline's."""
+    """How the run asked: the API host, the system and its pipeline (model, search settings, wording), how many
+    repeats of each request, and what the recordings cover: each recorded axis's values (`ranges`), or, for a
+    system whose run.json keeps its older keys (`System.legacy`: the quote finder's), the first axis's recorded
+    span (`span`) and the default point (`point`) run.json names."""
 
     base_url_host: str = ""
-    has_answer_cutoff: float = HAS_ANSWER_CUTOFF
-    answer_cutoff: float = ANSWER_CUTOFF
-    has_answer_range: tuple[float, float] | None = None
+    point: tuple[float, float] | None = None  # the default point run.json names (None: the pipeline's own)
+    span: tuple[float, float] | None = None  # the first axis's recorded span, for a system with `legacy` keys
     repeats: int = 1
-    system: str = SYSTEM
-    pipeline: Any = RECIPE  # the system's pipeline (`QuoteFinderPipeline` for the quote finder)
-    ranges: tuple[tuple[str, tuple[Any, ...]], ...] = ()  # another system's: each recorded axis's values asked for
-    # (a cutoff's also as (lo, hi) spans)
+    system: str = DEFAULT_SYSTEM
+    pipeline: Any = None  # the system's pipeline (None: its default)
+    ranges: tuple[tuple[str, tuple[Any, ...]], ...] = ()  # each recorded axis's values asked for (a cutoff's also
+    # as (lo, hi) spans)
 
-    @property
-    def is_quote_finder(self) -> bool:
-        return self.system == SYSTEM
+    def __post_init__(self) -> None:
+        under_test = system_named(self.system)
+        if self.pipeline is None:
+            object.__setattr__(self, "pipeline", under_test.default)
+        if self.point is None and under_test.legacy is not None:  # run.json names it: the same config reads back
+            object.__setattr__(self, "point", under_test.default_point(self.pipeline))
 
     @property
     def covered(self) -> dict[str, tuple[Any, ...]]:
-        """Each recorded axis's values the recordings asked for (not the quote finder's: `has_answer_range`): held
-        for every question when the run is `complete`; a rerun asks for them again, so a run only grows."""
+        """Each recorded axis's values the recordings asked for (not a `legacy` system's: `span`): held for every
+        question when the run is `complete`; a rerun asks for them again, so a run only grows."""
         return dict(self.ranges)
-
-    @property
-    def model(self) -> str:
-        return self.pipeline.model
-
-    @property
-    def max_results(self) -> int:
-        return self.pipeline.max_results
-
-    @property
-    def max_tokens_per_page(self) -> int:
-        return self.pipeline.max_tokens_per_page
-
-    @property
-    def min_sentences(self) -> int:
-        return self.pipeline.min_sentences
 
     @property
     def pipeline_digest(self) -> str:
         return self.pipeline.digest
 
-    @property
-    def cutoffs(self) -> Cutoffs:
-        """The default cutoffs the run's decisions were printed at (and the sweep compares against), with the
-        pipeline's `min_sentences`."""
-        return self.pipeline.cutoffs(self.has_answer_cutoff, self.answer_cutoff)
-
     def as_json(self) -> dict[str, Any]:
-        """The config as run.json holds it: the flat keys runs have always had (from the pipeline), then the
-        system, the resolved pipeline and its digest."""
-        if not self.is_quote_finder:  # a system of its own: none of the quote finder's keys
-            under_test = system_named(self.system)
-            config: dict[str, Any] = {"base_url_host": self.base_url_host,
-                      "ranges": {name: [_written(axis_spec(under_test, name), value) for value in values]
-                                 for name, values in self.ranges}}
-            if self.repeats != 1:
-                config["repeats"] = self.repeats
-            config.update(system=self.system, pipeline=self.pipeline.as_json(), pipeline_digest=self.pipeline_digest)
-            return config
-        config = {  # (typed above)
-            "base_url_host": self.base_url_host,
-            "model": self.model,
-            "max_results": self.max_results,
-            "max_tokens_per_page": self.max_tokens_per_page,
-            "has_answer_cutoff": self.has_answer_cutoff,
-            "answer_cutoff": self.answer_cutoff,
-            "min_sentences": self.min_sentences,
-            "has_answer_range": list(self.has_answer_range) if self.has_answer_range else None,
-        }
+        """The config as run.json holds it: the keys the system's runs have always had (`System.legacy`), else the
+        values of each recorded axis (`ranges`); then the system, the resolved pipeline and its digest."""
+        under_test = system_named(self.system)
+        legacy = under_test.legacy
+        config: dict[str, Any] = {"base_url_host": self.base_url_host}
+        if legacy is None:
+            config["ranges"] = {name: [_written(axis_spec(under_test, name), value) for value in values]
+                                for name, values in self.ranges}
+        else:
+            point = dict(zip(legacy.point, self.default_point, strict=True))
+            config.update({key: getattr(self.pipeline, key) if key in legacy.flat else point[key] if key in point
+                           else list(self.span) if self.span else None for key in legacy.keys})
         if self.repeats != 1:  # absent means 1: runs recorded before repeats existed stay byte-identical
             config["repeats"] = self.repeats
         config.update(system=self.system, pipeline=self.pipeline.as_json(), pipeline_digest=self.pipeline_digest)
@@ -185,16 +159,16 @@ class RunConfig:
 
     @property
     def default_point(self) -> tuple[float, float]:
-        """The run's default point: the quote finder's default cutoffs, another system's pipeline's own."""
-        if self.is_quote_finder:
-            return self.has_answer_cutoff, self.answer_cutoff
+        """The run's default point: the one run.json names, else its pipeline's own."""
+        if self.point is not None:
+            return self.point
         return system_named(self.system).default_point(self.pipeline)
 
     def joined_range(self, span: tuple[float, float], complete: bool) -> tuple[float, float]:
-        """`span` joined with the range this config covers, when the run was complete and the two overlap:
-        the HAS_ANSWER_CUTOFF range whose compare responses a run holds after recording `span`."""
+        """`span` joined with the span this config covers, when the run was complete and the two overlap: the
+        first axis's span a `legacy` system's run holds after recording `span`."""
         lo, hi = span
-        before = self.has_answer_range
+        before = self.span
         if complete and before is not None and before[0] <= hi and lo <= before[1]:
             lo, hi = min(lo, before[0]), max(hi, before[1])
         return lo, hi
@@ -234,7 +208,7 @@ class RunRecord:
 
     questions: tuple[Question, ...]
     questions_file: QuestionsFile | None = None
-    config: RunConfig = RunConfig()
+    config: RunConfig = dataclasses.field(default_factory=RunConfig)
     evidence: str | None = None
     complete: bool = False
     started_at: str = ""
@@ -443,7 +417,9 @@ def _parse(data: dict[str, Any]) -> RunRecord:
     questions_file = None if given is None else QuestionsFile(
         _get(given, "path", "text", "", "questions_file."), _get(given, "sha256", "text", "", "questions_file."))
     config = _get(data, "config", "object", {})
-    run_config = _quote_finder_config(config) if _system(config) == SYSTEM else _other_config(config)
+    under_test = system_named(_system(config))
+    run_config = _other_config(config, under_test) if under_test.legacy is None else \
+        _legacy_config(config, under_test, under_test.legacy)
     requests = _get(data, "requests", "object", {})
     return RunRecord(
         questions=tuple(_question(item, n) for n, item in enumerate(_get(data, "questions", "list", []))),
@@ -489,34 +465,35 @@ def _refresh(given: dict[str, Any] | None) -> Refresh | None:
                    _get(given, "began", "text", "", where))
 
 
-def _quote_finder_config(config: dict[str, Any]) -> RunConfig:
-    span = _get(config, "has_answer_range", "list or null", None, "config.")
+def _legacy_config(config: dict[str, Any], under_test: System, legacy: Legacy) -> RunConfig:
+    """The config of a run of a system whose run.json keeps its older keys (`System.legacy`): the first axis's
+    recorded span, the default point and the pipeline (`_pipeline`)."""
+    span = _get(config, legacy.span, "list or null", None, "config.")
     if span is not None and (len(span) != 2 or any(isinstance(v, bool) or not isinstance(v, int | float)
                                                    for v in span)):
-        raise _Bad(f"`config.has_answer_range` is {shown(span)}, not [LO, HI]")
+        raise _Bad(f"`config.{legacy.span}` is {shown(span)}, not [LO, HI]")
     if span is not None and not 0 <= span[0] <= span[1] <= 1:
-        raise _Bad(f"`config.has_answer_range` is {shown(span)}, not 0 <= LO <= HI <= 1")
-    defaults = RunConfig()
-    run_config = RunConfig(
-        base_url_host=_get(config, "base_url_host", "text", defaults.base_url_host, "config."),
-        has_answer_cutoff=_get(config, "has_answer_cutoff", "number", defaults.has_answer_cutoff, "config."),
-        answer_cutoff=_get(config, "answer_cutoff", "number", defaults.answer_cutoff, "config."),
-        has_answer_range=(span[0], span[1]) if span is not None else None,
+        raise _Bad(f"`config.{legacy.span}` is {shown(span)}, not 0 <= LO <= HI <= 1")
+    pipeline = _pipeline(config, under_test, legacy)
+    default = under_test.default_point(pipeline)
+    point = tuple(_get(config, key, "number", value, "config.") for key, value in zip(legacy.point, default,
+                                                                                      strict=True))
+    for key, value in zip(legacy.point, point, strict=True):
+        if not 0 <= value <= 1:
+            raise _Bad(f"`config.{key}` is {value!r}, not a cutoff in [0, 1]")
+    return RunConfig(
+        base_url_host=_get(config, "base_url_host", "text", "", "config."),
+        point=(point[0], point[1]),
+        span=(span[0], span[1]) if span is not None else None,
         repeats=max(1, _get(config, "repeats", "count", 1, "config.")),
-        system=_system(config),
-        pipeline=_pipeline(config),
+        system=under_test.name,
+        pipeline=pipeline,
     )
-    for name in ("has_answer_cutoff", "answer_cutoff"):
-        if not 0 <= getattr(run_config, name) <= 1:
-            raise _Bad(f"`config.{name}` is {getattr(run_config, name)!r}, not a cutoff in [0, 1]")
-    return run_config
 
 
-def _other_config(config: dict[str, Any]) -> RunConfig:
-    """The config of a run of a system other than the quote finder: its pipeline, read strictly (its digest must
-    be the recorded one), and the values of each recorded axis it covers."""
-    name = _system(config)
-    under_test = system_named(name)
+def _other_config(config: dict[str, Any], under_test: System) -> RunConfig:
+    """The config of a run of a system that records `ranges`: its pipeline, read strictly (its digest must be the
+    recorded one), and the values of each recorded axis it covers."""
     if "pipeline" not in config:
         raise _Bad("`config.pipeline` is missing")
     pipeline = _recorded(config, under_test.pipeline_type)
@@ -535,39 +512,38 @@ def _other_config(config: dict[str, Any]) -> RunConfig:
         except ValueError as error:
             raise _Bad(f"`config.ranges.{axis}`: {error}") from None
     return RunConfig(base_url_host=_get(config, "base_url_host", "text", "", "config."),
-                     repeats=max(1, _get(config, "repeats", "count", 1, "config.")), system=name, pipeline=pipeline,
-                     ranges=tuple(ranges))
+                     repeats=max(1, _get(config, "repeats", "count", 1, "config.")), system=under_test.name,
+                     pipeline=pipeline, ranges=tuple(ranges))
 
 
 def _system(config: dict[str, Any]) -> str:
-    """The recorded system: absent (a run recorded before systems existed) is the quote finder."""
-    system = _get(config, "system", "text", SYSTEM, "config.")
+    """The recorded system: absent (a run recorded before systems existed) is the default one."""
+    system = _get(config, "system", "text", DEFAULT_SYSTEM, "config.")
     if not is_known(system):
         raise _Bad(f"`config.system` is {shown(system)}, not a system this version knows (the systems are: "
                    f"{', '.join(known_systems())})")
     return system
 
 
-_FLAT = ("model", "max_results", "max_tokens_per_page", "min_sentences")  # the pipeline's values runs have always had
-
-
-def _pipeline(config: dict[str, Any]) -> QuoteFinderPipeline:
-    """The recorded pipeline. A run recorded before pipelines existed holds only the flat keys: the recipe's
-    pipeline with those values. Otherwise the pipeline is read strictly, its digest must be the recorded one
-    (else run.json was edited), and the flat keys, when present, must agree with it."""
-    flat = {name: _get(config, name, "text" if name == "model" else "count", getattr(RECIPE, name), "config.")
-            for name in _FLAT if name in config}
+def _pipeline(config: dict[str, Any], under_test: System, legacy: Legacy) -> Any:
+    """The recorded pipeline. A run recorded before pipelines existed holds only the flat keys (`legacy.flat`): the
+    system's default pipeline with those values. Otherwise the pipeline is read strictly, its digest must be the
+    recorded one (else run.json was edited), and the flat keys, when present, must agree with it."""
+    default = under_test.default
+    flat = {name: _get(config, name, "text" if isinstance(getattr(default, name), str) else "count",
+                       getattr(default, name), "config.")
+            for name in legacy.flat if name in config}
     if "pipeline" not in config:
         if "pipeline_digest" in config:
             raise _Bad("`config.pipeline_digest` is recorded without `config.pipeline`")
-        pipeline = dataclasses.replace(RECIPE, **flat)
+        pipeline = dataclasses.replace(default, **flat)
         try:
-            QuoteFinderPipeline.from_json(pipeline.as_json())  # the same checks as a recorded pipeline's
+            under_test.pipeline_type.from_json(pipeline.as_json())  # the same checks as a recorded pipeline's
         except InputError as error:
             raise _Bad(f"`config` holds a value no pipeline can have ({str(error).removeprefix('`config.pipeline`: ')}"
                        ")") from None
         return pipeline
-    pipeline = _recorded(config, QuoteFinderPipeline)
+    pipeline = _recorded(config, under_test.pipeline_type)
     for name, value in flat.items():
         if value != getattr(pipeline, name):
             raise _Bad(f"`config.{name}` is {shown(value)}, but the recorded pipeline's is "
@@ -616,7 +592,7 @@ def recorded_system(run_dir: Path | str) -> str | None:
     the rest (the whole file is read and checked when the run is opened); None without a readable run.json or
     with a system this version does not know."""
     try:
-        named = orjson.loads((Path(run_dir) / RUN_FILE).read_bytes())["config"].get("system", SYSTEM)
+        named = orjson.loads((Path(run_dir) / RUN_FILE).read_bytes())["config"].get("system", DEFAULT_SYSTEM)
     except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return None  # said by the full reading, with the file named
     return named if is_known(named) else None

@@ -28,11 +28,11 @@ import httpx
 
 from ..core.errors import QuoteFinderError, RunDirError, StorageError
 from ..core.plugin import ApiSpec, System
+from ..core.registry import DEFAULT_SYSTEM
 from ..core.registry import system as find_system
 from ..core.storage import remove_temporaries
 from ..core.textsafe import terminal
 from ..questions import QuestionSet, load_questions
-from ..recipe.config import RECIPE, SYSTEM
 from .client import ApiClient, RateLimiter, RequestBudget, RetryPolicy, TransientError, check_base_url
 from .recorder import QuestionRun, Recorder
 from .refused import Refusals
@@ -47,7 +47,7 @@ SHOW_MISSING = 20
 class RecordOptions:
     """How to record: which compare requests, how many repeats, and how hard to push the API."""
 
-    has_answer_range: tuple[float, float] = (0.0, 1.0)
+    span: tuple[float, float] = (0.0, 1.0)  # the first axis's span to record, for a system with `legacy` keys
     repeats: int | None = None  # None: as many as the run holds (1 for a new run)
     concurrency: int = 8
     rate: float = 10.0
@@ -55,10 +55,10 @@ class RecordOptions:
     retries: int = 4
     backoff_s: float = 1.0
     max_requests: int | None = None  # stop, as an interrupt would, after sending this many (retries included)
-    pipeline: Any = None  # None: the run's own recorded pipeline, or the recipe's (new run)
-    system: str = SYSTEM  # the system `pipeline` belongs to
-    ranges: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)  # another system's axes: values (and a
-    # cutoff's (lo, hi) span) to record
+    pipeline: Any = None  # None: the run's own recorded pipeline, or its system's default (new run)
+    system: str = DEFAULT_SYSTEM  # the system `pipeline` belongs to
+    ranges: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)  # a system without `legacy` keys: each
+    # recorded axis's values (and a cutoff's (lo, hi) span) to record
 
 
 @dataclass(frozen=True)
@@ -78,11 +78,12 @@ def _now() -> str:
 
 def recording_coverage(under_test: System, options: RecordOptions, default: tuple[float, float],
                        previous: RunRecord | None) -> dict[str, tuple[Any, ...]]:
-    """What a recording covers on each recorded axis: the quote finder's HAS_ANSWER_CUTOFF range and default, or
-    another system's values given (`options.ranges`), those the run was recording before (so that a rerun
-    resumes them, and a run only ever grows) and its default."""
-    if under_test.name == SYSTEM:
-        return {"has_answer": (options.has_answer_range, default[0])}
+    """What a recording covers on each recorded axis: for a system whose runs keep one span (`System.legacy`: the
+    quote finder's HAS_ANSWER_CUTOFF range), that span and the default; else the values given (`options.ranges`),
+    those the run was recording before (so that a rerun resumes them, and a run only ever grows) and its
+    default."""
+    if under_test.legacy is not None:
+        return {under_test.axes[0].name: (options.span, default[0])}
     held = previous.config.covered if previous is not None else {}
     return {spec.name: covered_items([*options.ranges.get(spec.name, ()), *held.get(spec.name, ()), default[n]])
             for n, spec in enumerate(under_test.axes) if spec.recorded}
@@ -98,11 +99,11 @@ def default_run_dir(questions_path: Path, pipeline: Any = None) -> Path:
 
 
 def run_pipeline(run_dir: Path, previous: RunRecord | None, system: str, given: Any, questions_path: Path) -> Any:
-    """The pipeline to record with: `given` (a --pipeline file's), else the run's own, else the recipe's.
+    """The pipeline to record with: `given` (a --pipeline file's), else the run's own, else the system's default.
     `RunDirError` when the run was recorded with another system or another pipeline (another digest: other
     requests): its cache holds that pipeline's responses, and one run holds one pipeline."""
     if previous is None:
-        return given or RECIPE
+        return given or find_system(system).default
     held = previous.config.pipeline
     if given is None:
         return held
@@ -251,7 +252,7 @@ class Recording:
 
         The bound adds, per question repeat, what the cache lacks at the first stage it cannot answer and
         the worst case after it. The expectation uses this run's own finished questions (mean requests and
-        input tokens per question repeat) when it holds some, else the recipe's published figures.
+        input tokens per question repeat) when it holds some, else the system's own (`System.expected`).
         """
         pending = self.pending
         bounds = [self.recorder.bound(item) for item in pending]
@@ -297,15 +298,14 @@ class Recording:
         return record
 
     def _config(self, before: RunConfig, complete: bool) -> RunConfig:
-        """run.json's config: the quote finder's default cutoffs and HAS_ANSWER_CUTOFF range, or the values of each
-        of another system's recorded axes this recording covers (`recording_coverage`)."""
+        """run.json's config: for a system with `legacy` keys, the default point and the first axis's recorded span;
+        else the values of each recorded axis this recording covers (`recording_coverage`)."""
         repeats = max((item.repeat for item in self.items), default=0) + 1
         host = self.host or before.base_url_host
-        if self.system.name == SYSTEM:
-            has_answer, answer = self.recorder.default
-            return RunConfig(base_url_host=host, has_answer_cutoff=has_answer, answer_cutoff=answer,
-                             has_answer_range=before.joined_range(self.options.has_answer_range, complete),
-                             repeats=repeats, system=SYSTEM, pipeline=self.pipeline)
+        if self.system.legacy is not None:
+            return RunConfig(base_url_host=host, point=self.recorder.default,
+                             span=before.joined_range(self.options.span, complete), repeats=repeats,
+                             system=self.system.name, pipeline=self.pipeline)
         covered = tuple((name, tuple(values)) for name, values in sorted(self.recorder.coverage.items()))
         return RunConfig(base_url_host=host, repeats=repeats, system=self.system.name, pipeline=self.pipeline,
                          ranges=covered)

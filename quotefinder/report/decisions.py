@@ -20,17 +20,12 @@ from ..core.plugin import System
 from ..core.storage import write_private
 from ..core.textsafe import terminal
 from ..questions import OUTCOMES, UNKNOWN
-from ..recipe.config import SYSTEM
 from ..record.recorder import QuestionRun
 from ..record.refresh import RefreshPlan
 from ..record.rundir import RunRecord
 from ..record.session import Recording
 
 NOT_RUN = "not run"  # a question (repeat) that has no decision: its requests failed or are missing
-NO_ANSWER = {"quote-answer": "the API found nothing to quote",  # what another system's no-answer line says
-             "one-shot": "no hit reached min_relevance (nothing was summarized), or the summary said NO_ANSWER"}
-WORST = {"quote-answer": "; one request per configuration each",  # ... and its worst case per question
-         "one-shot": "; one not yet searched needs a search, a rank and a summary per kept set it can need"}
 
 
 def refreshing_words(plan: RefreshPlan) -> str:
@@ -112,7 +107,7 @@ def show_decisions(items: list[QuestionRun], at: str, evidence: str | None,
                    out: TextIO | None = None, sentences: str = "") -> list[Counter[str]]:
     """Print each question's decision at the point `at` says (the first repeat's in full, the others' outcomes on
     one line), then the Outcome | Count table; return each repeat's counts by outcome label. `sentences`: what
-    another system's no-answer line says (`NO_ANSWER`; '' for the quote finder's, which names its results)."""
+    another system's no-answer line says (`System.no_answer_words`; '' for one that says it itself)."""
     out = out or sys.stdout
     if evidence == "synthetic":
         print("SYNTHETIC evidence: recorded against the stand-in API, not the real one.\n", file=out)
@@ -130,7 +125,7 @@ def report_decisions(recording: Recording, verbose: bool = False, out: TextIO | 
     items, evidence = recording.items, recording.recorder.evidence
     questions = len({item.question.question for item in items})
     at = point_words(recording.system, recording.recorder.default)
-    sentences = NO_ANSWER.get(recording.system.name, "")
+    sentences = recording.system.no_answer_words
     if verbose or questions <= SCREENFUL:
         show_decisions(items, at, evidence, out, sentences)
         return None
@@ -202,10 +197,7 @@ def show_estimate(recording: Recording, rate: float, per_1k_requests: float | No
     estimate = recording.estimate()
     print(f"Recording {recording.questions.path} into {recording.run_dir} would send (--estimate: nothing was "
           "sent):", file=out)
-    worst = WORST.get(recording.system.name, "")
-    if recording.system.name == SYSTEM:  # the quote finder's worst case per question
-        results = recording.pipeline.max_results
-        worst = f"; one not yet searched needs at most 1 search, {results} rank and {results} compare requests"
+    worst = f"; {recording.system.worst_words(recording.pipeline)}"
     print(f"  at most {estimate.at_most:,} requests ({estimate.pending} question repeat(s) not fully recorded{worst})",
           file=out)
     if not estimate.pending:

@@ -164,5 +164,5 @@ def plan(result: Sweep, grid: pd.DataFrame, out_dir: Path, comparison: Compariso
     if result.system.axes[1].kind == "cutoff":  # a flip is a cutoff's value: the top's compare probability
         title = f"Where each question's outcome flips, at {rows.title} {rows.text(rec.h)}{synthetic}"
         planned.append(Figure(title, "flips.png", "flips", (flip_frame(result), out_dir / "flips.png", title,
-                                                            rec.a)))
+                                                            rec.a), {"axis": columns}))
     return planned

@@ -33,7 +33,6 @@ from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from ..core.storage import SHARED_FILE, write_atomic  # noqa: E402
 from ..questions import Outcome  # noqa: E402
-from ..recipe.decision import ANSWER_WORDS, HAS_ANSWER_WORDS  # noqa: E402
 from .figures import Figure, PlotAxis  # noqa: E402
 
 STYLE = {  # outcome: (colour, marker, line style, hatch)
@@ -75,10 +74,6 @@ def _label(outcome: str) -> str:
     return Outcome(outcome).label
 
 
-QUOTE_FINDER_ROWS = PlotAxis("has_answer_cutoff", "HAS_ANSWER_CUTOFF", HAS_ANSWER_WORDS)
-QUOTE_FINDER_COLUMNS = PlotAxis("answer_cutoff", "ANSWER_CUTOFF", ANSWER_WORDS)
-
-
 def _ticks(ax: Any, axis: PlotAxis, which: str) -> None:
     """An axis of whole numbers or names gets one tick per value, labelled as written."""
     if axis.ticks:
@@ -86,8 +81,7 @@ def _ticks(ax: Any, axis: PlotAxis, which: str) -> None:
 
 
 def heatmap(grid: pd.DataFrame, column: str, path: Path, marks: Mapping[str, tuple[float, float]], title: str,
-            legend: str, better: str | None = None, rows: PlotAxis = QUOTE_FINDER_ROWS,
-            columns: PlotAxis = QUOTE_FINDER_COLUMNS) -> None:
+            legend: str, better: str | None = None, *, rows: PlotAxis, columns: PlotAxis) -> None:
     """`column` over the first axis (`rows`, e.g. HAS_ANSWER_CUTOFF) x the second (`columns`, ANSWER_CUTOFF),
     with marked points (`MARKS`: their names), and the certified region outlined when `grid` has a `certified`
     column. `better` is "more" when more of `column` is better, "less" when it is worse, None when neither
@@ -209,8 +203,8 @@ def counts_along(frame: pd.DataFrame, cutoff: str, path: Path, title: str, mark:
         _save(fig, path)
 
 
-def flips(frame: pd.DataFrame, path: Path, title: str, mark: float) -> None:
-    """Where each question's outcome flips along ANSWER_CUTOFF.
+def flips(frame: pd.DataFrame, path: Path, title: str, mark: float, *, axis: PlotAxis) -> None:
+    """Where each question's outcome flips along the second axis (`axis`, e.g. ANSWER_CUTOFF).
 
     `frame` has one row per question: `id`, `flip` (the top's compare probability: the outcome is
     `quoted` up to it and `unquoted` above; NaN when nothing qualifies), `quoted`, `unquoted`. Up to 40
@@ -240,7 +234,7 @@ def flips(frame: pd.DataFrame, path: Path, title: str, mark: float) -> None:
             ax.set_ylabel("questions whose quote flips here")
         ax.axvline(mark, color="black", linewidth=1.0, linestyle=(0, (4, 2)), label=f"recommended {mark:g}")
         ax.set_xlim(0, 1)
-        ax.set_xlabel("ANSWER_CUTOFF")
+        ax.set_xlabel(axis.title)
         ax.set_title(title)
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
         _save(fig, path)
@@ -253,7 +247,7 @@ RISK_STYLE = {  # curve: (colour, marker, line style); blue and orange tell apar
 
 
 def risk_coverage(frame: pd.DataFrame, path: Path, title: str, mark: float, alpha: float | None,
-                  bound_label: str, axis: PlotAxis = QUOTE_FINDER_COLUMNS) -> None:
+                  bound_label: str, *, axis: PlotAxis) -> None:
     """The wrong-answer rate against the share of questions answered, one point per value of the second axis
     (`axis`, e.g. ANSWER_CUTOFF) along a row of the grid: `frame` has `value` (of that axis), `coverage` (quoted
     questions / questions), `observed` and `bound` (its upper confidence bound, described by `bound_label`).

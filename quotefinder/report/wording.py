@@ -266,9 +266,7 @@ def pipeline_words(result: Sweep) -> str | None:
     pipeline = config.pipeline
     if pipeline.is_recipe:
         return None
-    if not config.is_quote_finder:
-        return f"system {config.system}, pipeline {pipeline.name} (digest {config.pipeline_digest[:12]}; every value " \
-            "in run.json)"
-    return (f"system {config.system}, pipeline {pipeline.name} (model {pipeline.model}, {pipeline.max_results} "
-            f"search results; digest {config.pipeline_digest[:12]}; every value in run.json)")
+    described = result.system.described(pipeline)
+    return (f"system {config.system}, pipeline {pipeline.name} ({described + '; ' if described else ''}digest "
+            f"{config.pipeline_digest[:12]}; every value in run.json)")
 

@@ -146,7 +146,7 @@ class Table:
     never a loop over cells or rows.
     """
 
-    has_answer: np.ndarray
+    first: np.ndarray  # (H,) the grid's values of the first axis, ascending
     owner: np.ndarray  # (B,) the question of each band, ascending
     lo: np.ndarray  # (B,) its first grid row
     hi: np.ndarray  # (B,) one past its last
@@ -157,10 +157,10 @@ class Table:
     _positions: dict[bytes, np.ndarray] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def of(cls, curves: Sequence[JudgedCurve], has_answer: np.ndarray) -> Table:
+    def of(cls, curves: Sequence[JudgedCurve], first: np.ndarray) -> Table:
         """Segment k of a question covers the grid rows from `cells_through` its edge k - 1 up to its edge k:
         one searchsorted for every edge of every question; segments that cover no grid row are dropped."""
-        n_q, n_h = len(curves), len(has_answer)
+        n_q, n_h = len(curves), len(first)
         segments = [segment for c in curves for segment in c.curve.bounds]
         sizes = np.array([len(c.curve.bounds) for c in curves], dtype=np.int64)
         total = len(segments)
@@ -178,21 +178,21 @@ class Table:
         seg_quoted[row, column] = np.fromiter((piece.quoted is not None for c in curves for segment in c.curve.pieces
                                                for piece in segment), bool, len(row))
         edges = np.array([e for c in curves for e in c.curve.edges], dtype=float)
-        first = np.cumsum(sizes) - sizes  # each question's first segment
+        opening = np.cumsum(sizes) - sizes  # each question's first segment
         last = np.zeros(total, dtype=bool)
-        last[first + sizes - 1] = True
+        last[opening + sizes - 1] = True
         hi = np.full(total, n_h, dtype=np.int64)
-        hi[~last] = cells_through(has_answer, edges)  # a segment ends where its edge's row begins
+        hi[~last] = cells_through(first, edges)  # a segment ends where its edge's row begins
         lo = np.zeros(total, dtype=np.int64)
         lo[1:] = hi[:-1]
-        lo[first] = 0
+        lo[opening] = 0
         keep = hi > lo
         owner = np.repeat(np.arange(n_q), sizes)
-        return cls(has_answer, owner[keep], lo[keep], hi[keep], seg_bounds[keep], seg_codes[keep], seg_quoted[keep],
+        return cls(first, owner[keep], lo[keep], hi[keep], seg_bounds[keep], seg_codes[keep], seg_quoted[keep],
                    n_q)
 
     @classmethod
-    def of_rows(cls, has_answer: np.ndarray, bounds: np.ndarray, codes: np.ndarray, quoted: np.ndarray) -> Table:
+    def of_rows(cls, first: np.ndarray, bounds: np.ndarray, codes: np.ndarray, quoted: np.ndarray) -> Table:
         """From every question's pieces at every grid row ((Q, H, S - 1), (Q, H, S), (Q, H, S)), consecutive
         rows with the same pieces merged into one band."""
         n_q, n_h = codes.shape[:2]
@@ -203,12 +203,12 @@ class Table:
                 new[:, 1:] |= (array[:, 1:] != array[:, :-1]).any(axis=2)
         starts = np.flatnonzero(new)
         owner, lo = np.divmod(starts, n_h)
-        return cls(has_answer, owner, lo, band_ends(owner, lo, n_h), flat[0][starts], flat[1][starts],
+        return cls(first, owner, lo, band_ends(owner, lo, n_h), flat[0][starts], flat[1][starts],
                    flat[2][starts].astype(bool), n_q)
 
     @property
     def shape(self) -> tuple[int, int]:
-        return self.n_questions, len(self.has_answer)
+        return self.n_questions, len(self.first)
 
     def per_row(self, values: np.ndarray) -> np.ndarray:
         """Band values (B, ...) at every question's every row (Q, H, ...)."""
@@ -249,7 +249,7 @@ class Table:
         band, _ = np.nonzero(chosen)
         k = np.zeros(len(band), dtype=np.int64) if code is None else code[chosen]
         return PieceBins(self.owner[bands][band], self.lo[bands][band], self.hi[bands][band], left[chosen],
-                         right[chosen], k, (len(self.has_answer), len(answer), bins))
+                         right[chosen], k, (len(self.first), len(answer), bins))
 
     def piece_sums(self, answer: np.ndarray, select: np.ndarray, weights: np.ndarray | None = None,
                    bins: int = 1, code: np.ndarray | None = None) -> np.ndarray:
@@ -268,10 +268,10 @@ class Table:
         select = self.quoted & np.isin(self.codes, list(codes))
         return np.rint(self.piece_sums(answer, select)).astype(np.int64)
 
-    def outcomes(self, answer_cutoff: float, h_index: int | None = None) -> np.ndarray:
+    def outcomes(self, second: float, h_index: int | None = None) -> np.ndarray:
         """Outcome codes (Q, H) at one second-axis value; (Q,) at one grid row too, given `h_index`. As int8 (they
         run from -1 to 5): a table of every question's rows is an eighth the size of one of int64s."""
-        piece = (self.bounds < answer_cutoff).sum(axis=1)  # bounds ascending: how many are below it
+        piece = (self.bounds < second).sum(axis=1)  # bounds ascending: how many are below it
         code = np.take_along_axis(self.codes, piece[:, None], axis=1)[:, 0].astype(np.int8)  # (B,)
         return self.per_row(code) if h_index is None else code[self.bands_at(h_index)]
 
@@ -433,14 +433,14 @@ def depth(region: np.ndarray) -> np.ndarray:
     return result
 
 
-def deepest_nearest(region: np.ndarray, has_answer: np.ndarray, answer: np.ndarray,
+def deepest_nearest(region: np.ndarray, first: np.ndarray, second: np.ndarray,
                     default: tuple[float, float]) -> tuple[int, int, float]:
     """The cell of a non-empty region deepest inside it (`depth`), then nearest the default point, then
-    with the lowest HAS_ANSWER_CUTOFF, then the lowest ANSWER_CUTOFF; with its depth."""
+    with the lowest value of the first axis, then of the second; with its depth."""
     depths = depth(region)
-    h_grid, a_grid = np.meshgrid(has_answer, answer, indexing="ij")
+    h_grid, a_grid = np.meshgrid(first, second, indexing="ij")
     # squared distance rounded to 12 decimals: (0.1, 0.5) and (0.2, 0.4) are equally far from (0.3, 0.6)
-    # in decimals, and must stay equal in floats so that the lower HAS_ANSWER_CUTOFF wins the tie
+    # in decimals, and must stay equal in floats so that the lower first-axis value wins the tie
     distance = np.round((h_grid - default[0]) ** 2 + (a_grid - default[1]) ** 2, 12)
     deepest = depths == depths[region].max()
     candidates = np.flatnonzero((region & deepest).ravel())  # row-major: lower h first, then lower a
@@ -448,7 +448,7 @@ def deepest_nearest(region: np.ndarray, has_answer: np.ndarray, answer: np.ndarr
     return int(i), int(j), float(depths[i, j])
 
 
-def top_cell(scores: np.ndarray, has_answer: np.ndarray, answer: np.ndarray,
+def top_cell(scores: np.ndarray, first: np.ndarray, second: np.ndarray,
              default: tuple[float, float]) -> tuple[int, int]:
     """The best-scoring cell: among cells sharing the top score, `deepest_nearest`.
 
@@ -456,7 +456,7 @@ def top_cell(scores: np.ndarray, has_answer: np.ndarray, answer: np.ndarray,
     with the same true score must not differ by a rounding error. -inf marks cells that may not be chosen.
     """
     rounded = np.round(scores, 9)
-    i, j, _ = deepest_nearest(rounded == rounded.max(), has_answer, answer, default)
+    i, j, _ = deepest_nearest(rounded == rounded.max(), first, second, default)
     return i, j
 
 

@@ -35,8 +35,8 @@ class SweepOptions:
     the run's default cutoffs)."""
 
     run: Path
-    has_answer: Axis | None  # the first axis's grid; None: its default (`grid_axes`)
-    answer: Axis | None  # the second's
+    first: Axis | None  # the first axis's grid; None: its default (`grid_axes`)
+    second: Axis | None  # the second's
     settings: Settings = Settings()
     questions: Path | None = None
     allow_incomplete: bool = False
@@ -52,12 +52,15 @@ DEFAULT_GRID = "0:1:0.05"  # a cutoff's grid when none is given
 
 
 def grid_axes(record: RunRecord, given: tuple[Axis | None, Axis | None]) -> tuple[Axis, Axis]:
-    """Each axis's grid: as given, else its default: `DEFAULT_GRID` for a cutoff, and for an axis of whole numbers
-    or names the values of it the run recorded (its default point's, for a run that lists none)."""
+    """Each axis's grid: as given, else its default: for a cutoff, the system's `default_grid` (or, without one,
+    `recorded_cutoffs`), and for an axis of whole numbers or names the values of it the run recorded (its default
+    point's, for a run that lists none)."""
     found = []
-    for n, (spec, axis) in enumerate(zip(run_system(record)[0].axes, given, strict=True)):
+    under_test = run_system(record)[0]
+    for n, (spec, axis) in enumerate(zip(under_test.axes, given, strict=True)):
         if axis is None and spec.kind == "cutoff":
-            axis = parse_axis(DEFAULT_GRID) if record.config.is_quote_finder else recorded_cutoffs(record, n)
+            grid = under_test.default_grid
+            axis = parse_axis(grid) if grid is not None else recorded_cutoffs(record, n)
         elif axis is None:
             values = record.config.covered.get(spec.name) or (record.config.default_point[n],)
             axis = parse_axis(",".join(spec.shown(v) for v in values), f"the {spec.name} values recorded", spec)
@@ -88,7 +91,7 @@ def needed(record: RunRecord, options: SweepOptions, default: tuple[float, float
     """The values of each recorded axis the sweep needs responses for: the grid's, the default's and the
     checked point's."""
     under_test, _ = run_system(record)
-    axes = grid_axes(record, (options.has_answer, options.answer))  # (filled by `run_sweep`)
+    axes = grid_axes(record, (options.first, options.second))  # (filled by `run_sweep`)
     return {spec.name: tuple(sorted({*axis.values.tolist(), default[n], point[n]}))
             for n, (spec, axis) in enumerate(zip(under_test.axes, axes, strict=True)) if spec.recorded}
 
@@ -97,8 +100,8 @@ def run_sweep(options: SweepOptions, review_quotes: bool = False, ask: Callable[
               say: Callable[[str], None] = print) -> tuple[Sweep, Comparison | None]:
     """Replay, analyse, review (if asked) and compare; see the module docstring."""
     record = RunRecord.require(options.run)
-    h_axis, a_axis = grid_axes(record, (options.has_answer, options.answer))
-    options = dataclasses.replace(options, has_answer=h_axis, answer=a_axis)
+    h_axis, a_axis = grid_axes(record, (options.first, options.second))
+    options = dataclasses.replace(options, first=h_axis, second=a_axis)
     default = record.config.default_point
     point = options.at or default
     coverage = needed(record, options, (float(default[0]), float(default[1])), point)
@@ -157,7 +160,7 @@ def run_drift(options: SweepOptions, original: Path | None = None, max_wrong_rat
         before = run_sweep(dataclasses.replace(options, run=original, questions=judging, baseline=None))[0]
     else:
         default = base.config.default_point
-        coverage = needed(base, dataclasses.replace(options, has_answer=result.h_axis, answer=result.a_axis),
+        coverage = needed(base, dataclasses.replace(options, first=result.h_axis, second=result.a_axis),
                           (float(default[0]), float(default[1])), options.at)
         quick = dataclasses.replace(options.settings, folds=0, max_wrong_rate=None)
         replayed = replay_run(original, coverage, judging, options.allow_incomplete, options.jobs, base,
@@ -165,7 +168,7 @@ def run_drift(options: SweepOptions, original: Path | None = None, max_wrong_rat
         before = analyse(replayed, result.h_axis, result.a_axis, quick)
     point, point_from = drift.shipped_point(options.at, before)
     default = record.config.default_point
-    coverage = needed(record, dataclasses.replace(options, has_answer=result.h_axis, answer=result.a_axis),
+    coverage = needed(record, dataclasses.replace(options, first=result.h_axis, second=result.a_axis),
                       (float(default[0]), float(default[1])), point)
     rows_then = {q.question for q in before.questions}
     sampled = [q for q in result.questions if q.question in rows_then]
@@ -237,7 +240,7 @@ def run_monitor(options: SweepOptions, runs: Sequence[Path], alpha: float,
     evidence = set()
     for run, record in ordered:
         say(f"Replaying {run} at the shipped cell ...")
-        result = run_sweep(dataclasses.replace(options, run=run, has_answer=h_axis, answer=a_axis, settings=quick,
+        result = run_sweep(dataclasses.replace(options, run=run, first=h_axis, second=a_axis, settings=quick,
                                                questions=judging, baseline=None))[0]
         evidence.add(result.replayed.record.evidence_word)
         began = (record.refresh.began if record.refresh else "") or record.started_at
@@ -268,7 +271,7 @@ def run_systems(runs: Sequence[Path], options: SweepOptions, say: Callable[[str]
         questions = options.questions or (sweeps[0].replayed.question_set.path if sweeps else None)
         chosen = dataclasses.replace(options, run=run, questions=questions)
         if name != systems[0]:
-            chosen = dataclasses.replace(chosen, has_answer=None, answer=None)
+            chosen = dataclasses.replace(chosen, first=None, second=None)
         sweeps.append(run_sweep(chosen)[0])
     folds = options.settings.folds if options.settings.folds not in (None, 0) else FOLDS
     return sweeps, compare_systems(sweeps, [str(run) for run in runs], folds, options.settings.seed,

@@ -125,7 +125,7 @@ class System:
     name: str  # the run directory as given
     pipeline: str
     cell: tuple[int, int]  # grid indices of the point its own decision ships (`Recommendation.marked`)
-    point: tuple[float, float]  # (HAS_ANSWER_CUTOFF, ANSWER_CUTOFF) there
+    point: tuple[float, float]  # (first axis, second axis) there
     point_text: tuple[str, str]  # the same, as the run's axes write them ('0.35', never '0.35000000000000003')
     certified: bool | None  # None without --max-wrong-rate
     counts: dict[Outcome, float]  # at the recommended cell, mean over repeats
@@ -134,9 +134,9 @@ class System:
     cv_runs: np.ndarray  # (r, Q): each question's score at the cell chosen without its fold, per repetition
     fold_cells: tuple[tuple[tuple[int, int], ...], ...]  # per repetition, per fold: the cell chosen without it
     outcomes: tuple[Outcome, ...]  # (Q,): each question's outcome at the recommended cell, first repeat
+    titles: tuple[str, str]  # its system's axes, as its reports name them (`AxisSpec.title`)
+    headings: tuple[str, str]  # ... as its tables name them (`AxisSpec.heading`)
     certified_correct: int | None = None  # correct at the certified point, first repeat; None when none is certified
-    titles: tuple[str, str] = ("HAS_ANSWER_CUTOFF", "ANSWER_CUTOFF")  # its system's axes, as its reports name them
-    headings: tuple[str, str] = ("has_answer_cutoff", "answer_cutoff")  # ... as its tables name them
     written: tuple[Any, ...] = ()  # `point` as run.json and decision.json write it (a choice by its name)
     settings: str = "cutoffs"  # what its points are (`pipelines.System.settings`)
     cost: Cost = Cost(None, None)  # what recording it cost per question

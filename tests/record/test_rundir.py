@@ -24,7 +24,7 @@ from quotefinder.record.rundir import RUN_FILE, QuestionError, RequestCounts, Ru
 def test_the_demo_record_reads_and_writes_back_byte_identical(tmp_path: Path) -> None:
     record = RunRecord.load(ROOT / "runs" / "ten")
     assert record is not None and record.synthetic and record.complete and record.repeats == 3
-    assert record.config.cutoffs.has_answer == 0.3 and record.config.has_answer_range == (0.0, 1.0)
+    assert record.config.default_point == (0.3, 0.6) and record.config.span == (0.0, 1.0)
     assert [q.id for q in record.questions][:2] == ["mariana-depth", "sunlight-travel"]
     assert record.save(tmp_path)
     assert (tmp_path / RUN_FILE).read_bytes() == (ROOT / "runs" / "ten" / RUN_FILE).read_bytes()
@@ -47,7 +47,7 @@ def test_a_whole_number_written_as_a_float_is_read_as_that_number(tmp_path: Path
     data["config"].update(repeats=3.0, min_sentences=1.0)
     (tmp_path / RUN_FILE).write_text(json.dumps(data))
     record = RunRecord.load(tmp_path)
-    assert record is not None and record.repeats == 3 and record.config.min_sentences == 1
+    assert record is not None and record.repeats == 3 and record.config.pipeline.min_sentences == 1
 
 
 def test_repeats_are_written_only_when_there_are_several(tmp_path: Path) -> None:
@@ -236,7 +236,8 @@ def test_the_demo_records_the_recipes_pipeline_and_its_digest() -> None:
     record = RunRecord.require(ROOT / "runs" / "ten")
     assert record.config.system == "quote-finder" and record.config.pipeline == RECIPE
     assert DEMO["config"]["pipeline"] == RECIPE.as_json() and DEMO["config"]["pipeline_digest"] == RECIPE.digest
-    assert (record.config.model, record.config.max_results, record.config.min_sentences) == (RECIPE.model, 5, 1)
+    pipeline = record.config.pipeline
+    assert (pipeline.model, pipeline.max_results, pipeline.min_sentences) == (RECIPE.model, 5, 1)
 
 
 def test_a_run_json_from_before_pipelines_reads_as_the_recipes_with_its_flat_keys(tmp_path: Path) -> None:

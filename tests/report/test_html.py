@@ -155,7 +155,7 @@ def demo(tmp_path_factory) -> Path:
 def demo_result(demo: Path) -> Sweep:
     """The demo's sweep, analysed again as the report was (the library, not the page)."""
     grid = parse_axis("0:1:0.05")
-    options = SweepOptions(run=demo.parent / "runs" / "ten", has_answer=grid, answer=grid,
+    options = SweepOptions(run=demo.parent / "runs" / "ten", first=grid, second=grid,
                            settings=Settings(max_wrong_rate=DEMO_ALPHA))
     return run_sweep(options, say=lambda _: None)[0]
 

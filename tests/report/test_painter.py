@@ -8,7 +8,7 @@ import pytest
 
 import quotefinder.report
 from quotefinder.core.errors import ReportError
-from quotefinder.report.figures import Figure
+from quotefinder.report.figures import Figure, PlotAxis
 from quotefinder.report.painter import Painter
 
 
@@ -35,8 +35,9 @@ def test_a_drawing_error_names_the_file(tmp_path) -> None:
     blocked.write_text("a file where the report's directory should be")
     import pandas as pd
 
-    frame = pd.DataFrame({"has_answer_cutoff": [0.0, 0.0], "answer_cutoff": [0.0, 1.0], "wrong": [1, 2]})
+    frame = pd.DataFrame({"first": [0.0, 0.0], "second": [0.0, 1.0], "wrong": [1, 2]})
+    axes = {"rows": PlotAxis("first", "FIRST"), "columns": PlotAxis("second", "SECOND")}
     with Painter() as painter:
-        painter.start([Figure("t", "w.png", "heatmap", (frame, "wrong", blocked / "w.png", {}, "t", "wrong"))])
+        painter.start([Figure("t", "w.png", "heatmap", (frame, "wrong", blocked / "w.png", {}, "t", "wrong"), axes)])
         with pytest.raises(ReportError, match=r"could not be drawn: cannot write .*/blocked/w.png \(Not a directory\)"):
             painter.finish()

@@ -12,7 +12,7 @@ import pytest
 
 from conftest import decided, items_of, random_repeats, replayed_of
 from quotefinder.report import figures, plots
-from quotefinder.report.figures import Figure
+from quotefinder.report.figures import Figure, PlotAxis
 from quotefinder.report.tables import frame_of, grid_table
 from quotefinder.sweep import guarantee
 from quotefinder.sweep.analysis import LOSSY, Settings, Sweep, analyse
@@ -22,7 +22,7 @@ from quotefinder.sweep.grid import parse_axis
 def _grid(size: int, values: np.ndarray) -> pd.DataFrame:
     axis = np.round(np.linspace(0, 1, size), 4)
     h, a = np.meshgrid(axis, axis, indexing="ij")
-    return pd.DataFrame({"has_answer_cutoff": h.ravel(), "answer_cutoff": a.ravel(), "wrong": values.ravel()})
+    return pd.DataFrame({"first": h.ravel(), "second": a.ravel(), "wrong": values.ravel()})
 
 
 @pytest.mark.parametrize(("size", "values", "written"), [
@@ -39,7 +39,8 @@ def test_numbers_appear_in_cells_only_when_they_fit(tmp_path: Path, monkeypatch,
         save(fig, path)
 
     monkeypatch.setattr(plots, "_save", keep_texts)
-    plots.heatmap(_grid(size, values), "wrong", tmp_path / "h.png", {"default": (0.2, 0.6)}, "t", "wrong")
+    plots.heatmap(_grid(size, values), "wrong", tmp_path / "h.png", {"default": (0.2, 0.6)}, "t", "wrong",
+                  rows=PlotAxis("first", "FIRST"), columns=PlotAxis("second", "SECOND"))
     assert (tmp_path / "h.png").stat().st_size > 1000
     if written:
         assert len(shown) == size * size and "10500" in shown
