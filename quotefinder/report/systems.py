@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.textsafe import csv_text, markdown_code
 from ..questions import OUTCOMES
-from ..sweep.systems import Difference, System, Systems
+from ..sweep.systems import Difference, Systems, TunedSystem
 from .numbers import at_most, plain_number
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ def _p(value: float) -> str:
 Code = Callable[[str], str]  # how a run name or a pipeline label is shown: a code span in Markdown, plain text
 
 
-def _named(system: System, code: Code) -> str:
+def _named(system: TunedSystem, code: Code) -> str:
     return f"{code(system.name)} (pipeline {code(system.pipeline)})"
 
 
@@ -50,7 +50,7 @@ def settings_word(systems: Systems) -> str:
     return words.pop() if len(words) == 1 else "settings"
 
 
-def _at(system: System) -> str:
+def _at(system: TunedSystem) -> str:
     return f"{system.titles[0]} {system.point_text[0]}, {system.titles[1]} {system.point_text[1]}"
 
 
@@ -61,7 +61,7 @@ def _test_words(difference: Difference) -> str:
             f"means (Bouckaert-Frank), two-sided{factor}")
 
 
-def _uncertified(systems: Systems, system: System) -> bool:
+def _uncertified(systems: Systems, system: TunedSystem) -> bool:
     """Whether `system` is passed over for want of a certified cell (the one shipped has one)."""
     return systems.certificate and bool(systems.chosen.certified) and not system.certified
 
@@ -75,7 +75,7 @@ def _not_shown(difference: Difference, higher: str, code: Code) -> str:
     return f"{code(higher)} is not shown better, p = {_p(difference.p_value)}, at {difference.n} questions{needed}"
 
 
-def _difference_line(systems: Systems, system: System, difference: Difference, code: Code) -> str:
+def _difference_line(systems: Systems, system: TunedSystem, difference: Difference, code: Code) -> str:
     best = systems.chosen
     if difference.verdict == "identical":
         return (f"{_named(system, code)}: every question scores the same as in {code(best.name)}, cross-validated: "
@@ -95,7 +95,7 @@ def _difference_line(systems: Systems, system: System, difference: Difference, c
     return words + f": {_not_shown(difference, best.name, code)}."
 
 
-def _cost(system: System) -> str:
+def _cost(system: TunedSystem) -> str:
     cost = system.cost
     if cost.requests is None:
         return "not recorded"
@@ -103,7 +103,7 @@ def _cost(system: System) -> str:
     return f"{cost.requests:.4g} requests, {tokens}"
 
 
-def _why_kept(systems: Systems, undecided: list[System], code: Code) -> str:
+def _why_kept(systems: Systems, undecided: list[TunedSystem], code: Code) -> str:
     """Why the system shipped is kept over those it is not shown better than (`Systems.kept_as`)."""
     best = systems.chosen
     if systems.kept_as == "cheaper":

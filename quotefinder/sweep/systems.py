@@ -118,7 +118,7 @@ class Cost:
 
 
 @dataclass(frozen=True)
-class System:
+class TunedSystem:
     """One run, tuned on its own axes: its recommended cell and how it scores, per question in the common
     order (`Systems.questions`, the first run's file order)."""
 
@@ -217,7 +217,7 @@ class Systems:
     """Every system, the best one (the highest `cv_score`, the first given among equals), and each other one
     against it (`differences[s]`, None for the best)."""
 
-    systems: tuple[System, ...]
+    systems: tuple[TunedSystem, ...]
     questions: tuple[Question, ...]  # the common order: the first run's
     fold_of: np.ndarray  # (r, Q): each question's fold in each repetition, the same for every system
     seed: int
@@ -243,10 +243,10 @@ class Systems:
         return int(np.atleast_2d(self.fold_of).shape[0])
 
     @property
-    def chosen(self) -> System:
+    def chosen(self) -> TunedSystem:
         return self.systems[self.best]
 
-    def others(self) -> list[tuple[System, Difference]]:
+    def others(self) -> list[tuple[TunedSystem, Difference]]:
         """Every system but the best, in the order given, with its difference from the best."""
         return [(system, difference) for system, difference in zip(self.systems, self.differences, strict=True)
                 if difference is not None]
@@ -413,7 +413,7 @@ def _order(sweep: Sweep, texts: Sequence[str]) -> np.ndarray:
     return np.array([position[text] for text in texts], dtype=int)
 
 
-def _system(sweep: Sweep, name: str, pipeline: str, order: np.ndarray, fold_of: np.ndarray) -> System:
+def _system(sweep: Sweep, name: str, pipeline: str, order: np.ndarray, fold_of: np.ndarray) -> TunedSystem:
     rule = sweep.rule
     if rule is None:
         raise ValueError(f"{name}: the sweep holds no recommendation rule to re-run")
@@ -437,7 +437,7 @@ def _system(sweep: Sweep, name: str, pipeline: str, order: np.ndarray, fold_of: 
     certificate = sweep.guarantee.certificate
     certified = None if certificate is None else bool(certificate.certified[cell])
     correct = sum(1 for outcome in first if outcome is Outcome.CORRECT) if certified else None
-    return System(
+    return TunedSystem(
         name=name, pipeline=pipeline, cell=cell, point=(recommended.h, recommended.a),
         point_text=(sweep.h_axis.text(cell[0]), sweep.a_axis.text(cell[1])), certified=certified,
         counts={outcome: recommended.mean(outcome) for outcome in OUTCOMES},
@@ -450,7 +450,7 @@ def _system(sweep: Sweep, name: str, pipeline: str, order: np.ndarray, fold_of: 
         settings=sweep.system.settings, cost=Cost.of(sweep.replayed.record))
 
 
-def kept(systems: Sequence[System], fold_of: np.ndarray, pairs: int, significance: float = SIGNIFICANCE,
+def kept(systems: Sequence[TunedSystem], fold_of: np.ndarray, pairs: int, significance: float = SIGNIFICANCE,
          certificate: bool = False) -> tuple[int, int, str]:
     """(the system to ship, the highest-scoring one, why the first: one of `KEPT_AS`), by the rule of the
     module's docstring. The candidates are the eligible systems (with a certificate: those whose recommended
