@@ -18,7 +18,7 @@ from ..sweep.analysis import Sweep
 from ..sweep.compare import ChangeKind
 from ..sweep.drift import LABELS, Drift, StageDrift, WrongRate
 from ..sweep.monitor import Monitor
-from .numbers import confidence
+from .numbers import confidence, p_value, p_words
 from .wording import point_words
 
 if TYPE_CHECKING:
@@ -30,10 +30,6 @@ FIELD_AT_MOST = 300
 
 def _md(text: str, table: bool = True) -> str:
     return markdown_code(text, in_table=table, at_most=FIELD_AT_MOST)
-
-
-def _p(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3g}"
 
 
 def _share(part: int, whole: int) -> str:
@@ -61,7 +57,7 @@ def stage_words(stage: StageDrift) -> str:
 def shift_words(stage: StageDrift, drift: Drift) -> str:
     tested = sum(1 for s in drift.stages if s.p_value is not None)
     return (f"{stage.probability} probabilities ({stage.stage}) moved {_change(stage.mean_change)} per question on "
-            f"average (two-sided Wilcoxon signed-rank p = {_p(stage.p_value)} < {drift.significance:g} / {tested} "
+            f"average (two-sided Wilcoxon signed-rank {p_words(stage.p_value)} < {drift.significance:g} / {tested} "
             "stages tested)")
 
 
@@ -71,7 +67,7 @@ def sign_words(drift: Drift) -> str:
                else f">= {drift.significance:g}: not worse beyond noise")
     if not drift.decisions.fixed:
         verdict += f" (advisory: {ADVISORY})"
-    return f"{worse} worse against {fixed} fixed, one-sided exact sign test p = {_p(p)} {verdict}"
+    return f"{worse} worse against {fixed} fixed, one-sided exact sign test {p_words(p)} {verdict}"
 
 
 def rate_words(rate: WrongRate, alpha: float | None = None) -> str:
@@ -105,7 +101,7 @@ def verdict(drift: Drift) -> str:
         same = [f"{s.stage}: {s.paired} of {s.asked} asked again, every answer the same" for s in drift.stages
                 if s.sources]
         noisy = [f"{s.stage}: {s.changed} of {s.paired} answered differently and {s.fresh} asked afresh"
-                 + (f", {s.probability} moved {_change(s.mean_change)} per question (Wilcoxon p = {_p(s.p_value)})"
+                 + (f", {s.probability} moved {_change(s.mean_change)} per question (Wilcoxon {p_words(s.p_value)})"
                     if s.probability else "")
                  for s in drift.stages if not s.sources]
         return ("The evidence still describes the API: " + "; ".join([*same, *noisy])
@@ -170,7 +166,7 @@ def drift_markdown(drift: Drift, result: Sweep) -> list[str]:
              "|---|---:|---:|---:|---:|---|---:|---:|"]
     for s in drift.stages:
         lines.append(f"| {s.stage} | {s.asked} | {s.paired} | {_share(s.changed, s.paired)} | {s.fresh} | "
-                     f"{s.probability or '-'} | {_change(s.mean_change)} | {_p(s.p_value)} |")
+                     f"{s.probability or '-'} | {_change(s.mean_change)} | {p_value(s.p_value)} |")
     tally = {kind: sum(1 for q in drift.questions if q.change.kind is kind) for kind in ChangeKind}
     tops = sum(1 for q in drift.questions if q.top_changed)
     quotes = sum(1 for q in drift.questions if q.quote_changed)
@@ -253,8 +249,8 @@ def drift_console(drift: Drift, result: Sweep) -> list[str]:
     for s in drift.stages:
         lines.append(f"  {s.stage}: {s.asked} requests, {s.paired} asked then too, {s.changed} answered "
                      f"differently, {s.fresh} asked afresh"
-                     + (f"; {s.probability} mean change {_change(s.mean_change)} per question, Wilcoxon p = "
-                        f"{_p(s.p_value)}" if s.probability else ""))
+                     + (f"; {s.probability} mean change {_change(s.mean_change)} per question, Wilcoxon "
+                        f"{p_words(s.p_value)}" if s.probability else ""))
     lines += [f"  Decisions: {sign_words(drift)}",
               f"  Wrong-answer rate now: {rate_words(drift.rate, drift.max_wrong_rate)}",
               *(f"  CAUTION: {c}" for c in drift.cautions), f"  {exit_words(drift)}"]

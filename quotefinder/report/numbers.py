@@ -48,6 +48,15 @@ def share(value: float) -> str:
     return f"{value:.0%}"
 
 
-def p_words(value: float) -> str:
-    """'p = 0.042', or 'p < 0.001' for the small ones (a t-test's p is no more exact than that)."""
-    return "p < 0.001" if value < 0.001 else f"p = {value:.2g}"
+def p_value(value: float | None) -> str:
+    """A p-value as people read it: '0.042' (two significant figures), '< 0.001' for the small ones (no test here
+    is more exact than that), '1' at the cap, '-' when there is none (a table's empty cell)."""
+    if value is None:
+        return "-"
+    return "< 0.001" if value < 0.001 else f"{min(float(value), 1.0):.2g}"
+
+
+def p_words(value: float | None) -> str:
+    """'p = 0.042', or 'p < 0.001' for the small ones (`p_value`)."""
+    shown = p_value(value)
+    return f"p {shown}" if shown.startswith("<") else f"p = {shown}"

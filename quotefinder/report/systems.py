@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.textsafe import csv_text, markdown_code
 from ..questions import OUTCOMES
 from ..sweep.systems import Difference, Systems, TunedSystem
-from .numbers import at_most, plain_number
+from .numbers import at_most, p_words, plain_number
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -30,10 +30,6 @@ def _number(value: float) -> float | int:
     """A statistic for a machine: an integer when it is one, else to 10 significant figures (a p-value of 1e-12
     stays 1e-12; `plain_number`'s 4 decimals are for means of counts)."""
     return int(value) if float(value).is_integer() else float(f"{value:.10g}")
-
-
-def _p(value: float) -> str:
-    return "1" if value >= 1 else f"{value:.2g}"
 
 
 Code = Callable[[str], str]  # how a run name or a pipeline label is shown: a code span in Markdown, plain text
@@ -72,7 +68,7 @@ def _not_shown(difference: Difference, higher: str, code: Code) -> str:
     if difference.needed is not None:
         needed = (f"; a difference this size would need about {difference.needed} questions to be detected "
                   "with 80% power")
-    return f"{code(higher)} is not shown better, p = {_p(difference.p_value)}, at {difference.n} questions{needed}"
+    return f"{code(higher)} is not shown better, {p_words(difference.p_value)}, at {difference.n} questions{needed}"
 
 
 def _difference_line(systems: Systems, system: TunedSystem, difference: Difference, code: Code) -> str:
@@ -81,7 +77,7 @@ def _difference_line(systems: Systems, system: TunedSystem, difference: Differen
         return (f"{_named(system, code)}: every question scores the same as in {code(best.name)}, cross-validated: "
                 "the two are indistinguishable (p = 1).")
     test = (f"standard error {difference.standard_error:.2g} over the {difference.n} questions; "
-            f"{_test_words(difference)}: p = {_p(difference.p_value)}")
+            f"{_test_words(difference)}: {p_words(difference.p_value)}")
     if difference.mean < 0 and _uncertified(systems, system):
         return (f"{_named(system, code)} scores {-difference.mean:.3g} more per question than {code(best.name)}, "
                 f"cross-validated ({test}), but its recommended cell is not certified, so it is not the one to ship.")
@@ -137,7 +133,7 @@ def _mcnemar_lines(systems: Systems, code: Code) -> list[str]:
         lines.append(f"{code(best.name)} against {code(system.name)} at their certified points: {test.best_only} "
                      f"question(s) correct only in {code(best.name)}, {test.other_only} only in {code(system.name)} "
                      f"(exact McNemar test, two-sided{factor}, IN-SAMPLE: at cells chosen on these same questions, "
-                     f"so it flatters the difference: p = {_p(test.p_value)}).")
+                     f"so it flatters the difference: {p_words(test.p_value)}).")
     return lines
 
 
@@ -165,7 +161,7 @@ def ship_lines(systems: Systems, code: Code = _md) -> list[str]:
                     "certified cell, so they are not shipped.")
         if undecided:
             same = [code(s.name) for s, d in undecided if d.identical]
-            why += (" It is not shown better than " + ", ".join(f"{code(s.name)}, p = {_p(d.p_value)}"
+            why += (" It is not shown better than " + ", ".join(f"{code(s.name)}, {p_words(d.p_value)}"
                                                                 for s, d in undecided)
                     + (f" (every question scores the same in {', '.join(same)})" if same else ""))
             kept = _why_kept(systems, [s for s, _ in undecided], code)
