@@ -76,6 +76,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import InputError
+from ..core.textsafe import shown
 from ..questions import OUTCOMES, Outcome, Question
 from ..record.rundir import RunRecord
 from . import stats
@@ -254,15 +255,11 @@ class Systems:
 
 # ---- the refusal ----------------------------------------------------------------------------------------------
 
-def _shown(text: str) -> str:
-    return repr(text if len(text) <= 60 else text[:59] + "…")
-
-
 def _by_text(sweep: Sweep, name: str) -> dict[str, Question]:
     found: dict[str, Question] = {}
     for question in sweep.questions:
         if question.question in found:
-            raise InputError(f"{name}: the question {_shown(question.question)} is swept twice; systems are "
+            raise InputError(f"{name}: the question {shown(question.question)} is swept twice; systems are "
                              "compared question by question, so each question text must appear once")
         found[question.question] = question
     return found
@@ -284,8 +281,8 @@ def check_same_questions(sweeps: Sequence[Sweep], names: Sequence[str]) -> None:
         only_here = [text for text in texts if text not in reference]
         only_there = [text for text in reference if text not in texts]
         if only_here or only_there:
-            example = (f"first: {_shown(only_here[0])} is not in {first_name}" if only_here
-                       else f"first: {_shown(only_there[0])} is missing")
+            example = (f"first: {shown(only_here[0])} is not in {first_name}" if only_here
+                       else f"first: {shown(only_there[0])} is missing")
             raise InputError(f"{name}: {len(only_here) + len(only_there)} question(s) differ from {first_name}'s "
                              f"({len(only_here)} only in {name}, {len(only_there)} only in {first_name}; {example}): "
                              "systems are compared on one question set; record both from the same question file")
@@ -294,7 +291,7 @@ def check_same_questions(sweeps: Sequence[Sweep], names: Sequence[str]) -> None:
         if relabelled:
             mine, theirs = texts[relabelled[0]], reference[relabelled[0]]
             raise InputError(f"{name}: {len(relabelled)} question(s) are labelled differently from {first_name}'s "
-                             f"(first: {_shown(relabelled[0])}, expect {mine.expect!r} accept {list(mine.accept)!r} "
+                             f"(first: {shown(relabelled[0])}, expect {mine.expect!r} accept {list(mine.accept)!r} "
                              f"against expect {theirs.expect!r} accept {list(theirs.accept)!r}): systems are judged "
                              "by one set of labels; sweep both with the same question file (--questions FILE)")
         evidence, first_evidence = sweep.replayed.record.evidence_word, first.replayed.record.evidence_word
