@@ -19,7 +19,8 @@ from ..sweep.monitor import Monitor
 from ..sweep.systems import Systems
 from . import drift as drifting
 from . import versus
-from .wording import decision_lines, point_words
+from .numbers import point_words
+from .wording import decision_lines
 
 
 def show_sweep(result: Sweep, out_dir: Path, gate: Gate | None, comparison: Comparison | None,
@@ -39,8 +40,8 @@ def show_sweep(result: Sweep, out_dir: Path, gate: Gate | None, comparison: Comp
     for line in decision_lines(result):
         print(f"  {line}", file=out)
     d, r = result.default, result.tuned
-    default = f"default {point_words(result, (d.h, d.a))}"
-    recommended = f"rule's cell {point_words(result, (r.h, r.a))}, in sample"
+    default = f"default {point_words(result.system.axes, (d.h, d.a))}"
+    recommended = f"rule's cell {point_words(result.system.axes, (r.h, r.a))}, in sample"
     print(f"\nOutcome    | {default} | {recommended}", file=out)
     for outcome in Outcome:
         if outcome not in UNKNOWN or d.mean(outcome) or r.mean(outcome):

@@ -18,8 +18,7 @@ from ..sweep.analysis import Sweep
 from ..sweep.compare import ChangeKind
 from ..sweep.drift import LABELS, Drift, StageDrift, WrongRate
 from ..sweep.monitor import Monitor
-from .numbers import confidence, p_value, p_words
-from .wording import point_words
+from .numbers import confidence, p_value, p_words, point_words, titled_point_words
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -155,7 +154,7 @@ def drift_markdown(drift: Drift, result: Sweep) -> list[str]:
              f"{then.finished_at or '?'}; refresh: {_md(str(drift.refresh), False)}, recorded {now.started_at or '?'} "
              f"to {now.finished_at or '?'}; {_strata(drift)}; each question compared on its first "
              f"{drift.repeats_compared} repeat(s) in each run",
-             f"- Shipped cell: {point_words(result, drift.point)} ({markdown_text(drift.point_from)})",
+             f"- Shipped cell: {point_words(result.system.axes, drift.point)} ({markdown_text(drift.point_from)})",
              *(f"- CAUTION: {markdown_text(caution)}" for caution in drift.cautions), "",
              "### The evidence, stage by stage", "",
              "Every request the refresh sent, looked up in the original's cache: asked then too when its body and "
@@ -244,7 +243,7 @@ def drift_record(drift: Drift, result: Sweep) -> dict[str, object]:
 
 def drift_console(drift: Drift, result: Sweep) -> list[str]:
     """What the terminal prints of the drift."""
-    lines = [f"Drift against {drift.original} at {point_words(result, drift.point)} ({drift.point_from}):",
+    lines = [f"Drift against {drift.original} at {point_words(result.system.axes, drift.point)} ({drift.point_from}):",
              f"  {verdict(drift)}"]
     for s in drift.stages:
         lines.append(f"  {s.stage}: {s.asked} requests, {s.paired} asked then too, {s.changed} answered "
@@ -291,8 +290,7 @@ def monitor_markdown(monitor: Monitor, axes: tuple[AxisSpec, AxisSpec]) -> str:
     lines += ["## Monitor", "",
               f"**{markdown_text(monitor_alarm_words(monitor))}**", "",
               f"- Exit status: {'1 (alarm)' if monitor.alarmed else '0 (no alarm)'}",
-              f"- Shipped cell: {axes[0].title} {axes[0].shown(monitor.point[0])}, {axes[1].title} "
-              f"{axes[1].shown(monitor.point[1])}; "
+              f"- Shipped cell: {titled_point_words(axes, monitor.point)}; "
               f"--max-wrong-rate {monitor.alpha:g}; confidence {confidence(monitor.delta)} (--delta "
               f"{monitor.delta:g})",
               f"- Method: {METHOD}. Every question a refresh sampled is evidence: its share of wrong answers over its "

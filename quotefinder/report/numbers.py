@@ -4,6 +4,11 @@ an upper bound is rounded up, a confidence down, an interval outwards."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..core.plugin import AxisSpec
 
 
 def plain_number(value: float) -> float | int:
@@ -60,3 +65,14 @@ def p_words(value: float | None) -> str:
     """'p = 0.042', or 'p < 0.001' for the small ones (`p_value`)."""
     shown = p_value(value)
     return f"p {shown}" if shown.startswith("<") else f"p = {shown}"
+
+
+def point_words(axes: Sequence[AxisSpec], point: Sequence[float]) -> str:
+    """'(0.3, 0.6)', '(5, instant)': a point of a system's plane, each value as its axis writes it."""
+    return "(" + ", ".join(spec.shown(value) for spec, value in zip(axes, point, strict=True)) + ")"
+
+
+def titled_point_words(axes: Sequence[AxisSpec], point: Sequence[float]) -> str:
+    """The same point with each axis named by its title: 'HAS_ANSWER_CUTOFF 0.3, ANSWER_CUTOFF 0.6', 'passages 5,
+    tier instant'."""
+    return ", ".join(f"{spec.title} {spec.shown(value)}" for spec, value in zip(axes, point, strict=True))

@@ -19,7 +19,7 @@ from ..sweep import guarantee
 from ..sweep.analysis import Point, Sweep
 from ..sweep.compare import ChangeKind, Comparison
 from ..sweep.grid import CODE, Axis, Judged
-from .numbers import at_most, confidence, p_words, plain_number
+from .numbers import at_most, confidence, p_words, plain_number, point_words
 from .wording import (
     assumption_words,
     cell_words,
@@ -27,7 +27,6 @@ from .wording import (
     gain_words,
     interval_words,
     pipeline_words,
-    point_words,
     rate_subject,
     sweep_title,
 )
@@ -207,7 +206,8 @@ def _count(point: Point, outcome: Outcome) -> str:
 
 def _outcome_table(result: Sweep) -> list[str]:
     d, t, cv = result.default, result.tuned, result.cross_validation
-    head = (f"| Outcome | Default {point_words(result, (d.h, d.a))} | Rule's cell {point_words(result, (t.h, t.a))}, "
+    axes = result.system.axes
+    head = (f"| Outcome | Default {point_words(axes, (d.h, d.a))} | Rule's cell {point_words(axes, (t.h, t.a))}, "
             "in sample |")
     rule = "|---|---:|---:|"
     if cv is not None:
@@ -336,8 +336,8 @@ def _guarantee(result: Sweep) -> list[str]:
                      f"{g.n} questions it cannot certify any cell below {at_most(g.best_case)}, even one with no wrong "
                      f"quote at all; certifying {at_most(EXAMPLE_RATE)} would take {_needed(needed)}, none of them "
                      "quoted wrong at the certified cell (more if some are).")
-    lines.append(f"- At the default point {point_words(result, (d.h, d.a))}: with probability at least {sure}, the "
-                 f"wrong-answer rate there is at most {at_most(g.default_bound)} (a one-sided upper bound, "
+    lines.append(f"- At the default point {point_words(result.system.axes, (d.h, d.a))}: with probability at least "
+                 f"{sure}, the wrong-answer rate there is at most {at_most(g.default_bound)} (a one-sided upper bound, "
                  f"{one_point}, from "
                  f"{g.default_total} wrong or unjudged quote(s) in the first repeat of {g.n} questions; valid on "
                  "its own because that point was fixed before looking).")
@@ -441,7 +441,8 @@ def _comparison(result: Sweep, comparison: Comparison) -> list[str]:
     averaged = (f" (each question's first {m} repeat(s) in each run, taken together: like against like)"
                 if max(result.repeats, base.repeats) > 1 else "")
     lines = [f"## Compared with {_md(str(base.run_dir), False)}", "",
-             f"At {point_words(result, (h, a))}, question by question{averaged}: {comparison.tally_words()}.", "",
+             f"At {point_words(result.system.axes, (h, a))}, question by question{averaged}: "
+             f"{comparison.tally_words()}.", "",
              f"Worse overall? {comparison.verdict_words()}."]
     if comparison.cautions:
         # a caution names questions by id and runs by code version: text from the user's files, made inert

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..questions import OUTCOMES
 from ..sweep.analysis import Action, Rate, Sweep
-from .numbers import at_least, at_most, confidence, p_words, plain_number, share
+from .numbers import at_least, at_most, confidence, p_words, plain_number, point_words, share
 
 UNKNOWN_LISTED = 10  # question ids a "label first" decision names in its line (the summary lists them all)
 
@@ -23,12 +23,6 @@ UNKNOWN_LISTED = 10  # question ids a "label first" decision names in its line (
 def cell_words(result: Sweep, cell: tuple[int, int]) -> str:
     """'(0.3, 0.9)': HAS_ANSWER_CUTOFF, ANSWER_CUTOFF, as the axes write them."""
     return f"({result.h_axis.text(cell[0])}, {result.a_axis.text(cell[1])})"
-
-
-def point_words(result: Sweep, point: tuple[float, float]) -> str:
-    """'(0.3, 0.6)', '(5, instant)': a point of the plane, each value as its axis writes it."""
-    first, second = result.system.axes
-    return f"({first.shown(point[0])}, {second.shown(point[1])})"
 
 
 def written(result: Sweep, point: tuple[float, float]) -> list[Any]:
@@ -81,7 +75,7 @@ def shipped_words(result: Sweep) -> str:
     decision = result.decision
     if decision.cell is not None:
         return cell_words(result, decision.cell)
-    return point_words(result, decision.point)
+    return point_words(result.system.axes, decision.point)
 
 
 def _shipped_axes(result: Sweep) -> str:
@@ -134,7 +128,7 @@ def gain_words(result: Sweep) -> str:
 def _in_sample(result: Sweep) -> str:
     """The rule's pick on all the questions against the default, in sample (never a reason to move on its own)."""
     d = result.default
-    default = point_words(result, (d.h, d.a))
+    default = point_words(result.system.axes, (d.h, d.a))
     if result.choice.is_default:
         return (f"In sample, the rule keeps the default {default}: no cell beats it by more than one paired "
                 "standard error.")
@@ -149,7 +143,7 @@ def _action_line(result: Sweep) -> str:
     certificate = g.certificate
     where, axes = shipped_words(result), _shipped_axes(result)
     d = result.default
-    default = point_words(result, (d.h, d.a))
+    default = point_words(result.system.axes, (d.h, d.a))
     action = decision.action
     if action is Action.LABEL_FIRST:
         ids = [result.questions[n].id for n in decision.unknown]

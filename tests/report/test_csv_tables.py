@@ -179,3 +179,16 @@ def test_every_p_value_is_written_by_one_rule() -> None:
     assert [p_value(v) for v in (1.0, 1.0000000002, 0.5, 0.0196, 0.00099, 0.0, None)] == [
         "1", "1", "0.5", "0.02", "< 0.001", "< 0.001", "-"]
     assert p_words(2e-5) == "p < 0.001" and p_words(1.0) == "p = 1"
+
+
+def test_a_point_is_written_by_its_axes_alone_or_titled() -> None:
+    """The sweep's reports write a point as its axes' values in brackets, the recording's terminal and the monitor
+    with each axis's title: the same values, from the same `AxisSpec.shown`."""
+    from quotefinder.core.registry import system
+    from quotefinder.report.numbers import point_words, titled_point_words
+
+    axes = system("quote-finder").axes
+    point = (0.1 + 0.2, 0.6)
+    values = [spec.shown(value) for spec, value in zip(axes, point, strict=True)]
+    assert point_words(axes, point) == f"({values[0]}, {values[1]})" and values[0] == "0.3"
+    assert titled_point_words(axes, point) == f"{axes[0].title} {values[0]}, {axes[1].title} {values[1]}"
