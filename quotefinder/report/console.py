@@ -20,7 +20,7 @@ from ..sweep.systems import Systems
 from . import drift as drifting
 from . import versus
 from .numbers import point_words
-from .wording import decision_lines
+from .wording import decision_lines, gate_words
 
 
 def show_sweep(result: Sweep, out_dir: Path, gate: Gate | None, comparison: Comparison | None,
@@ -53,7 +53,7 @@ def show_sweep(result: Sweep, out_dir: Path, gate: Gate | None, comparison: Comp
         for caution in comparison.cautions:
             print(f"CAUTION: {terminal(caution)}", file=out)
     if gate is not None:
-        print(f"\nGate: {gate.words}", file=out)
+        print(f"\nGate: {gate_words(result, gate)}", file=out)
     written = f"{out_dir}/summary.md, {out_dir}/decision.json" + (f", {out_dir}/index.html" if page else "")
     print(f"\nWrote {written} and the tables beside it", file=out)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..questions import OUTCOMES
-from ..sweep.analysis import Action, Rate, Sweep
+from ..sweep.analysis import Action, Bound, Check, Gate, Rate, Sweep
 from .numbers import at_least, at_most, confidence, p_words, plain_number, point_words, share
 
 UNKNOWN_LISTED = 10  # question ids a "label first" decision names in its line (the summary lists them all)
@@ -23,6 +23,25 @@ UNKNOWN_LISTED = 10  # question ids a "label first" decision names in its line (
 def cell_words(result: Sweep, cell: tuple[int, int]) -> str:
     """'(0.3, 0.9)': HAS_ANSWER_CUTOFF, ANSWER_CUTOFF, as the axes write them."""
     return f"({result.h_axis.text(cell[0])}, {result.a_axis.text(cell[1])})"
+
+
+def _check_words(check: Check) -> str:
+    if check.bound is Bound.MAX_WRONG:
+        text = f"wrong {check.found} <= {check.limit}"
+    elif check.bound is Bound.MIN_CORRECT:
+        text = f"correct {check.found} >= {check.limit}"
+    else:
+        text = f"wrong-answer rate <= {check.limit:g} certified with probability >= {1 - (check.delta or 0):g}"
+    return f"{text} {'holds' if check.holds else 'BROKEN'}"
+
+
+def gate_words(result: Sweep, gate: Gate) -> str:
+    """'PASS at (0.3, 0.9): wrong 0 <= 0 holds': the verdict, the point, and each check (counts are the worst
+    repeat's, said so when there are several)."""
+    counted = any(check.bound is not Bound.CERTIFIED for check in gate.checks)
+    worst = " (the worst of the repeats)" if gate.worst_of > 1 and counted else ""
+    checks = ", ".join(_check_words(check) for check in gate.checks)
+    return f"{'PASS' if gate.holds else 'FAIL'} at {point_words(result.system.axes, gate.point)}{worst}: {checks}"
 
 
 def written(result: Sweep, point: tuple[float, float]) -> list[Any]:

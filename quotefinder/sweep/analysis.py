@@ -136,14 +136,39 @@ class Flaky:
     decisions: int  # how many different decisions (the sentence quoted, or none)
 
 
+class Bound(StrEnum):
+    """What one check of a gate bounds."""
+
+    MAX_WRONG = "max_wrong"  # wrong quotes, in the worst repeat, at most `limit`
+    MIN_CORRECT = "min_correct"  # correct quotes, in the worst repeat, at least `limit`
+    CERTIFIED = "certified"  # the point is certified: wrong-answer rate <= `limit` with probability >= 1 - delta
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check of a gate: what it bounds, what was found (the worst repeat's count; for CERTIFIED, 1 when the
+    point is certified, else 0), the limit, and whether it holds. `delta` is the certificate's (CERTIFIED only)."""
+
+    bound: Bound
+    found: int
+    limit: float
+    holds: bool
+    delta: float | None = None
+
+
 @dataclass(frozen=True)
 class Gate:
     """A CI check at one point: count bounds in every repeat (the worst one decides), and, with a
-    certificate, whether the point is certified."""
+    certificate, whether the point is certified. `worst_of` is the number of repeats the counts are the worst of
+    (1: a single repeat)."""
 
     point: tuple[float, float]
-    holds: bool
-    words: str  # e.g. "PASS at (0.3, 0.9): wrong 0 <= 0 holds"
+    checks: tuple[Check, ...]
+    worst_of: int = 1
+
+    @property
+    def holds(self) -> bool:
+        return all(check.holds for check in self.checks)
 
 
 @dataclass(frozen=True)
@@ -415,24 +440,22 @@ class Sweep:
         correct = int(runs[:, CODE[Outcome.CORRECT]].min())
         checks = []
         if max_wrong is not None:
-            checks.append((wrong <= max_wrong, f"wrong {wrong} <= {max_wrong}"))
+            checks.append(Check(Bound.MAX_WRONG, wrong, max_wrong, wrong <= max_wrong))
         if min_correct is not None:
-            checks.append((correct >= min_correct, f"correct {correct} >= {min_correct}"))
+            checks.append(Check(Bound.MIN_CORRECT, correct, min_correct, correct >= min_correct))
         certificate = self.guarantee.certificate
         if certificate is not None:
             cell = (cell_index(self.h_axis.values, at[0]), cell_index(self.a_axis.values, at[1]))
             if cell[0] is None or cell[1] is None:
                 raise InputError(f"--at {shown} is not a cell of the grid, so it cannot be certified; choose a point "
                                  "on the grid's axes")
-            checks.append((bool(certificate.certified[cell]), f"wrong-answer rate <= {certificate.alpha:g} certified "
-                           f"with probability >= {1 - certificate.delta:g}"))
+            certified = bool(certificate.certified[cell])
+            checks.append(Check(Bound.CERTIFIED, int(certified), float(certificate.alpha), certified,
+                                float(certificate.delta)))
         if not checks:
             raise InputError(f"--at {shown}: nothing to check there; give --max-wrong, --min-correct or "
                              "--max-wrong-rate (a gate that checks nothing never passes)")
-        holds = all(ok for ok, _ in checks)
-        words = ", ".join(f"{text} {'holds' if ok else 'BROKEN'}" for ok, text in checks)
-        worst = " (the worst of the repeats)" if len(runs) > 1 and (max_wrong, min_correct) != (None, None) else ""
-        return Gate(at, holds, f"{'PASS' if holds else 'FAIL'} at ({shown.replace(',', ', ')}){worst}: {words}")
+        return Gate(at, tuple(checks), len(runs))
 
 
 def contributions(point: Point, weights: np.ndarray, wrong_cost: float) -> np.ndarray:

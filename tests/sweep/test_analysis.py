@@ -10,7 +10,8 @@ import pytest
 
 from conftest import decided, judged_curve, random_repeats, replayed_of
 from quotefinder.questions import Outcome
-from quotefinder.sweep.analysis import Action, Settings, analyse
+from quotefinder.report.wording import gate_words
+from quotefinder.sweep.analysis import Action, Bound, Settings, analyse
 from quotefinder.sweep.grid import Table, parse_axis
 from quotefinder.sweep.guarantee import upper_bound
 
@@ -37,7 +38,10 @@ def test_the_gate_holds_only_if_every_repeat_holds(tmp_path: Path) -> None:
     assert len(set(wrong)) > 1  # the repeats disagree, so the worst one must decide
     assert result.gate((0.3, 0.6), max(wrong), None).holds
     assert not result.gate((0.3, 0.6), max(wrong) - 1, None).holds
-    assert "the worst of the repeats" in result.gate((0.3, 0.6), max(wrong), None).words
+    gate = result.gate((0.3, 0.6), max(wrong), None)
+    assert gate.worst_of == len(wrong) and [(c.bound, c.found, c.holds) for c in gate.checks] == [
+        (Bound.MAX_WRONG, max(wrong), True)]
+    assert "the worst of the repeats" in gate_words(result, gate)
 
 
 def test_with_a_certificate_the_recommended_cell_is_certified_and_the_rules_choice_among_them(tmp_path: Path) -> None:
