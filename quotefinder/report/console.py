@@ -20,7 +20,7 @@ from ..sweep.systems import Systems
 from . import drift as drifting
 from . import versus
 from .numbers import point_words
-from .wording import decision_lines, gate_words
+from .wording import comparison_verdict_words, decision_lines, gate_words, tally_words
 
 
 def show_sweep(result: Sweep, out_dir: Path, gate: Gate | None, comparison: Comparison | None,
@@ -48,8 +48,8 @@ def show_sweep(result: Sweep, out_dir: Path, gate: Gate | None, comparison: Comp
             print(f"{outcome.label:<10} | {d.mean(outcome):>{len(default)}g} | {r.mean(outcome):>{len(recommended)}g}",
                   file=out)
     if comparison is not None:
-        print(f"\nAgainst {comparison.baseline.run_dir}: {comparison.tally_words()}", file=out)
-        print(f"Worse overall? {comparison.verdict_words()}", file=out)
+        print(f"\nAgainst {comparison.baseline.run_dir}: {tally_words(comparison)}", file=out)
+        print(f"Worse overall? {comparison_verdict_words(comparison)}", file=out)
         for caution in comparison.cautions:
             print(f"CAUTION: {terminal(caution)}", file=out)
     if gate is not None:

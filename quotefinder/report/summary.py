@@ -23,12 +23,14 @@ from .numbers import at_most, confidence, p_words, plain_number, point_words
 from .wording import (
     assumption_words,
     cell_words,
+    comparison_verdict_words,
     decision_lines,
     gain_words,
     interval_words,
     pipeline_words,
     rate_subject,
     sweep_title,
+    tally_words,
 )
 
 LIST_AT_MOST = 50  # rows of a per-question list in the summary; questions.csv has them all
@@ -442,8 +444,8 @@ def _comparison(result: Sweep, comparison: Comparison) -> list[str]:
                 if max(result.repeats, base.repeats) > 1 else "")
     lines = [f"## Compared with {_md(str(base.run_dir), False)}", "",
              f"At {point_words(result.system.axes, (h, a))}, question by question{averaged}: "
-             f"{comparison.tally_words()}.", "",
-             f"Worse overall? {comparison.verdict_words()}."]
+             f"{tally_words(comparison)}.", "",
+             f"Worse overall? {comparison_verdict_words(comparison)}."]
     if comparison.cautions:
         # a caution names questions by id and runs by code version: text from the user's files, made inert
         lines += ["", *(f"> Caution: {markdown_text(caution)}." for caution in comparison.cautions)]

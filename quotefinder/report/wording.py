@@ -15,6 +15,7 @@ from typing import Any
 
 from ..questions import OUTCOMES
 from ..sweep.analysis import Action, Bound, Check, Gate, Rate, Sweep
+from ..sweep.compare import Comparison
 from .numbers import at_least, at_most, confidence, p_words, plain_number, point_words, share
 
 UNKNOWN_LISTED = 10  # question ids a "label first" decision names in its line (the summary lists them all)
@@ -42,6 +43,22 @@ def gate_words(result: Sweep, gate: Gate) -> str:
     worst = " (the worst of the repeats)" if gate.worst_of > 1 and counted else ""
     checks = ", ".join(_check_words(check) for check in gate.checks)
     return f"{'PASS' if gate.holds else 'FAIL'} at {point_words(result.system.axes, gate.point)}{worst}: {checks}"
+
+
+def tally_words(comparison: Comparison) -> str:
+    """'NEW_WRONG 1, NEW_MISSED 0, FIXED 2, REVIEW 0, UNCHANGED 7'."""
+    return ", ".join(f"{kind.value} {count}" for kind, count in comparison.tally().items())
+
+
+def comparison_verdict_words(comparison: Comparison) -> str:
+    """The sign test against the baseline and what the exit status follows, in words."""
+    test = (f"{comparison.worse_questions} worse against {comparison.better_questions} fixed, one-sided exact sign "
+            f"test {p_words(comparison.p_value)}")
+    if comparison.strict:
+        return f"{test}; --strict: {'FAIL' if comparison.worse else 'PASS'} (any question that got worse fails)"
+    if comparison.worse:
+        return f"{test} < {comparison.significance:g}: WORSE, more than pipeline noise would explain"
+    return f"{test} >= {comparison.significance:g}: not worse beyond what pipeline noise explains"
 
 
 def written(result: Sweep, point: tuple[float, float]) -> list[Any]:
