@@ -90,6 +90,6 @@ def show_monitor(monitor: Monitor, axes: tuple[AxisSpec, AxisSpec], out_dir: Pat
               f"lower bound {100 * w.lower:.1f}% (one-sided), highest e-value {w.e_value:.3g}"
               f"{', ALARM' if w.alarm else ''}", file=out)
     for caution in monitor.cautions:
-        print(f"  CAUTION: {terminal(caution)}", file=out)
+        print(f"  CAUTION: {terminal(drifting.monitor_caution_words(caution))}", file=out)
     print(terminal(drifting.monitor_alarm_words(monitor)), file=out)
     print(f"\nWrote {out_dir}/summary.md, {out_dir}/decision.json and {out_dir}/monitor.csv", file=out)

@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING
 from ..core.plugin import AxisSpec
 from ..core.textsafe import csv_text, markdown_code, markdown_text
 from ..questions import Outcome
+from ..record.rundir import RUN_FILE
 from ..sweep.analysis import Sweep
 from ..sweep.compare import ChangeKind
 from ..sweep.drift import LABELS, Drift, StageDrift, WrongRate
-from ..sweep.monitor import Monitor
+from ..sweep.monitor import CautionKind, Monitor, MonitorCaution
 from .numbers import confidence, p_value, p_words, point_words, titled_point_words
 
 if TYPE_CHECKING:
@@ -302,7 +303,7 @@ def monitor_markdown(monitor: Monitor, axes: tuple[AxisSpec, AxisSpec]) -> str:
               "many refreshes; this bound does not.",
               *(["- The refreshes were given out of time order: they are watched in the order they began."]
                 if monitor.reordered else []),
-              *(f"- CAUTION: {markdown_text(caution)}" for caution in monitor.cautions), "",
+              *(f"- CAUTION: {markdown_text(monitor_caution_words(caution))}" for caution in monitor.cautions), "",
               "| # | Refresh | Began | Questions | Estimate | Lower bound | Highest e-value | Alarm |",
               "|---:|---|---|---:|---:|---:|---:|---|"]
     for n, w in enumerate(monitor.watches, start=1):
@@ -325,6 +326,19 @@ def monitor_frame(monitor: Monitor) -> pd.DataFrame:
                                  "alarm"])
 
 
+def monitor_caution_words(caution: MonitorCaution) -> str:
+    """A monitor's caution as a sentence."""
+    if caution.kind is CautionKind.ORIGINAL_CHANGED:
+        return (f"{caution.run}/{RUN_FILE} is not what every refresh sampled from (it was re-recorded or extended "
+                "since some of them): the refreshes may describe different question sets")
+    if caution.kind is CautionKind.QUESTIONS_GONE:
+        return (f"{caution.count} question(s) {caution.run} sampled are no longer in {caution.where}: its estimate "
+                "leaves them out, so it may be off either way; restore them")
+    none = " and ".join(f"none of the {LABELS[label]} questions" for label in caution.labels)
+    return (f"{caution.run} sampled {none}: its estimate counts them as never wrong, so the lower bound stays valid "
+            "but an alarm may come later than it would; give a refresh at least one question per label")
+
+
 def monitor_record(monitor: Monitor, axes: tuple[AxisSpec, AxisSpec]) -> dict[str, object]:
     """decision.json of `sweep.py --monitor`."""
     return {"original": monitor.original,
@@ -334,4 +348,4 @@ def monitor_record(monitor: Monitor, axes: tuple[AxisSpec, AxisSpec]) -> dict[st
             "first_alarm": None if monitor.first_alarm is None else monitor.watches[monitor.first_alarm].run,
             "lower_bound": monitor.watches[-1].lower,
             "method": METHOD, "evidence": monitor.evidence, "refreshes": [w.run for w in monitor.watches],
-            "cautions": list(monitor.cautions)}
+            "cautions": [monitor_caution_words(caution) for caution in monitor.cautions]}
