@@ -168,7 +168,7 @@ class Change:
     kind: ChangeKind
 
 
-@dataclass
+@dataclass(frozen=True)
 class Comparison:
     """The run against its baseline at one point, and the difference of their grids.
 
@@ -224,7 +224,7 @@ def changes_at(result: Sweep, baseline: Sweep, point: tuple[float, float]) -> tu
         if question.question in base_index:
             then = tuple(judged[base_index[question.question]].outcome for judged in before[:m])
             now = tuple(judged[n].outcome for judged in after[:m])
-            rows.append(Change(question, then, now, change(then, now, result.wrong_cost)))
+            rows.append(Change(question=question, before=then, after=now, kind=change(then, now, result.wrong_cost)))
     return rows, m
 
 
@@ -244,4 +244,6 @@ def compare(result: Sweep, baseline: Sweep, point: tuple[float, float], signific
     rows, m = changes_at(result, baseline, point)
     difference = result.counts - baseline.counts
     score_difference = result.scores - baseline.scores
-    return Comparison(base, point, rows, difference, score_difference, cautions, significance, strict, m)
+    return Comparison(baseline=base, point=point, rows=rows, difference=difference,
+                      score_difference=score_difference, cautions=cautions, significance=significance, strict=strict,
+                      repeats_compared=m)
