@@ -10,8 +10,8 @@ from typing import Any
 
 from .errors import ContractError
 from .plugin import ApiSpec, Reading
-from .requests import ApiRequest, field_of, shown
-from .textsafe import is_unicode
+from .requests import ApiRequest, field_of
+from .textsafe import is_unicode, shown
 
 PERPLEXITY = ApiSpec("the Perplexity API", "PERPLEXITY_BASE_URL", "PERPLEXITY_API_KEY", "https://api.perplexity.ai")
 SEARCH_PATH = "/search"

@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from .errors import ContractError
+from .textsafe import shown
 
 KEY_VERSION = "quotefinder-request/1"
 
@@ -48,16 +49,6 @@ class ApiRequest:
         """
         head = f"{KEY_VERSION}\n{self.path}\n{self.repeat}\n".encode()
         return hashlib.sha256(head + canonical_json(self.body)).hexdigest()
-
-
-SHOWN_AT_MOST = 80  # characters of a server's value quoted in a contract error (it lands in run.json and on screen)
-
-
-def shown(value: Any) -> str:
-    """A server's value as an error message quotes it: its repr, cut at `SHOWN_AT_MOST` characters (a 100 KB
-    `choice` must not become a 100 KB line in run.json and the terminal)."""
-    text = repr(value)
-    return text if len(text) <= SHOWN_AT_MOST else f"{text[:SHOWN_AT_MOST]}... ({len(text)} characters)"
 
 
 CITED_DIGITS = 4  # a cited number of more digits (leading zeros aside) names no source any answer has

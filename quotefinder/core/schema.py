@@ -75,8 +75,14 @@ def check_value(kind: str, value: Any, keys: tuple[str, ...], fail: Fail) -> Any
                        "e.g. 'Does candidate {n} state the answer to the question?'")
         return value
     ceiling = {"results": MAX_SEARCH_RESULTS, "options": MAX_OPTIONS}.get(kind, MAX_WHOLE)
+    return whole_number(value, keys, fail, ceiling, _WORDS[kind])
+
+
+def whole_number(value: Any, keys: tuple[str, ...], fail: Fail, ceiling: int, words: str | None = None) -> int:
+    """`value` checked to be a whole number from 1 to `ceiling` (never a boolean); the message says what it should
+    be in `words` (default 'a whole number from 1 to CEILING'). Every system's schema checks counts with this."""
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= ceiling:
-        raise fail(keys, f"`{_dotted(keys)}` is {shown(value)}, not {_WORDS[kind]}")
+        raise fail(keys, f"`{_dotted(keys)}` is {shown(value)}, not {words or f'a whole number from 1 to {ceiling}'}")
     return value
 
 

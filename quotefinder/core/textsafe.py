@@ -13,8 +13,9 @@ import unicodedata
 from collections.abc import Iterable
 
 _FORMULA_START = ("=", "+", "-", "@")
+SHOWN_AT_MOST = 80  # characters of a text a message quotes (`shown`): it lands in run.json and on screen
 _REPR = reprlib.Repr()
-_REPR.maxstring = _REPR.maxother = 80
+_REPR.maxstring = _REPR.maxother = SHOWN_AT_MOST
 _REPR.maxlevel = 3
 _BACKTICKS = re.compile(r"`+")
 _HIDDEN = frozenset(("Cc", "Cf", "Zl", "Zp"))  # controls, format characters (zero-width, bidi), line separators
@@ -117,7 +118,12 @@ def is_unicode(text: str) -> bool:
 
 
 def shown(value: object) -> str:
-    """`value`'s repr for a message, cut before it is made: at most 80 characters of a text, a few items of a
-    list or mapping, three levels deep (a value read from a file may hold a megabyte of text, or aliases that
-    repeat a list a billion times over)."""
+    """`value`'s repr for a message, cut before it is made: a text longer than `SHOWN_AT_MOST` characters as the
+    repr of its first `SHOWN_AT_MOST` and how long it is (`'abc...'... (12345 characters)`); a list or mapping
+    as a few of its items, three levels deep, each text in it cut too (a value read from a file or sent by a
+    server may hold a megabyte of text, or aliases that repeat a list a billion times over). The one way a
+    message quotes a value."""
+    if isinstance(value, str):
+        return repr(value) if len(value) <= SHOWN_AT_MOST else (
+            f"{value[:SHOWN_AT_MOST]!r}... ({len(value)} characters)")
     return _REPR.repr(value)

@@ -22,7 +22,16 @@ from typing import Any, ClassVar
 from ..core import perplexity
 from ..core.perplexity import MAX_SEARCH_RESULTS, MAX_TOKENS_PER_PAGE, MODEL, Result
 from ..core.requests import ApiRequest
-from ..core.schema import CRITERIA_SCHEMA, Criteria, Fail, OwnPipeline, check_section, check_value, field_values
+from ..core.schema import (
+    CRITERIA_SCHEMA,
+    Criteria,
+    Fail,
+    OwnPipeline,
+    check_section,
+    check_value,
+    field_values,
+    whole_number,
+)
 from ..core.textsafe import shown
 from . import contract
 
@@ -101,9 +110,7 @@ def _value(kind: str, value: Any, keys: tuple[str, ...], fail: Fail) -> Any:
             raise fail(keys, f"`{where}` is {shown(value)}, not a number from 0 to 1")
         return float(value)
     if kind == "sources":
-        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_SOURCES:
-            raise fail(keys, f"`{where}` is {shown(value)}, not a whole number from 1 to {MAX_SOURCES}")
-        return value
+        return whole_number(value, keys, fail, MAX_SOURCES)
     return check_value(kind, value, keys, fail)
 
 

@@ -21,8 +21,8 @@ from typing import Any
 
 from ..core.errors import ContractError
 from ..core.perplexity import DECISIONS_PATH, Result
-from ..core.requests import ApiRequest, cited, cited_shown, field_of, shown
-from ..core.textsafe import is_unicode
+from ..core.requests import ApiRequest, cited, cited_shown, field_of
+from ..core.textsafe import is_unicode, shown
 
 CHAT_PATH = "/chat/completions"
 NO_ANSWER = "NO_ANSWER"

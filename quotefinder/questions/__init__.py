@@ -235,7 +235,7 @@ class Reader:
         if len(text) > MAX_QUESTION_CHARS:
             raise self.fail(fields["question"][1], f"question {number} is {len(text):,} characters long; a search "
                             f"query of more than {MAX_QUESTION_CHARS:,} is surely a pasting accident")
-        label = f"question {number} ({text[:60]!r})"
+        label = f"question {number} ({shown(text)})"
         qid = self.text(fields["id"][1], f"{label}'s `id`").strip() if "id" in fields else derive_id(text)
         if not qid:
             raise self.fail(fields["id"][1], f"{label} has an empty `id`")

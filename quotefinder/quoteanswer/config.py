@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..core.requests import ApiRequest
-from ..core.schema import Fail, OwnPipeline, check_section, check_value
+from ..core.schema import Fail, OwnPipeline, check_section, check_value, whole_number
 from ..core.textsafe import shown
 from . import contract
 
@@ -69,9 +69,7 @@ def _value(kind: str, value: Any, keys: tuple[str, ...], fail: Fail) -> Any:
     if value is None and kind in ("domain", "recency", "category"):
         return None  # not set: not sent
     if kind in _CEILINGS:
-        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= _CEILINGS[kind]:
-            raise fail(keys, f"`{kind}` is {shown(value)}, not a whole number from 1 to {_CEILINGS[kind]}")
-        return value
+        return whole_number(value, keys, fail, _CEILINGS[kind])
     if kind in _CHOICES:
         if value not in _CHOICES[kind]:
             raise fail(keys, f"`{kind}` is {shown(value)}, not one of {', '.join(_CHOICES[kind])}")

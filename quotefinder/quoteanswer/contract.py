@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.errors import ContractError
-from ..core.requests import ApiRequest, cited, cited_shown, field_of, shown
-from ..core.textsafe import is_unicode
+from ..core.requests import ApiRequest, cited, cited_shown, field_of
+from ..core.textsafe import is_unicode, shown
 
 ANSWER_PATH = "/api/answer"
 MAX_QUERY = 512  # characters: a longer question is an error of that question, never cut

@@ -17,7 +17,8 @@ from typing import Any
 
 from ..core.errors import ContractError
 from ..core.perplexity import DECISIONS_PATH, MODEL, SEARCH_PATH, Result, read_search, usage_tokens
-from ..core.requests import ApiRequest, field_of, probability, shown
+from ..core.requests import ApiRequest, field_of, probability
+from ..core.textsafe import shown
 
 MAX_RESULTS = 5
 

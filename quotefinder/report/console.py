@@ -19,7 +19,8 @@ from ..sweep.monitor import Monitor
 from ..sweep.systems import Systems
 from . import drift as drifting
 from . import versus
-from .wording import decision_lines, point_words
+from .numbers import point_words
+from .wording import comparison_verdict_words, decision_lines, gate_words, tally_words
 
 
 def show_sweep(result: Sweep, out_dir: Path, gate: Gate | None, comparison: Comparison | None,
@@ -39,20 +40,20 @@ def show_sweep(result: Sweep, out_dir: Path, gate: Gate | None, comparison: Comp
     for line in decision_lines(result):
         print(f"  {line}", file=out)
     d, r = result.default, result.tuned
-    default = f"default {point_words(result, (d.h, d.a))}"
-    recommended = f"rule's cell {point_words(result, (r.h, r.a))}, in sample"
+    default = f"default {point_words(result.system.axes, (d.h, d.a))}"
+    recommended = f"rule's cell {point_words(result.system.axes, (r.h, r.a))}, in sample"
     print(f"\nOutcome    | {default} | {recommended}", file=out)
     for outcome in Outcome:
         if outcome not in UNKNOWN or d.mean(outcome) or r.mean(outcome):
             print(f"{outcome.label:<10} | {d.mean(outcome):>{len(default)}g} | {r.mean(outcome):>{len(recommended)}g}",
                   file=out)
     if comparison is not None:
-        print(f"\nAgainst {comparison.baseline.run_dir}: {comparison.tally_words()}", file=out)
-        print(f"Worse overall? {comparison.verdict_words()}", file=out)
+        print(f"\nAgainst {comparison.baseline.run_dir}: {tally_words(comparison)}", file=out)
+        print(f"Worse overall? {comparison_verdict_words(comparison)}", file=out)
         for caution in comparison.cautions:
             print(f"CAUTION: {terminal(caution)}", file=out)
     if gate is not None:
-        print(f"\nGate: {gate.words}", file=out)
+        print(f"\nGate: {gate_words(result, gate)}", file=out)
     written = f"{out_dir}/summary.md, {out_dir}/decision.json" + (f", {out_dir}/index.html" if page else "")
     print(f"\nWrote {written} and the tables beside it", file=out)
 
@@ -89,6 +90,6 @@ def show_monitor(monitor: Monitor, axes: tuple[AxisSpec, AxisSpec], out_dir: Pat
               f"lower bound {100 * w.lower:.1f}% (one-sided), highest e-value {w.e_value:.3g}"
               f"{', ALARM' if w.alarm else ''}", file=out)
     for caution in monitor.cautions:
-        print(f"  CAUTION: {terminal(caution)}", file=out)
+        print(f"  CAUTION: {terminal(drifting.monitor_caution_words(caution))}", file=out)
     print(terminal(drifting.monitor_alarm_words(monitor)), file=out)
     print(f"\nWrote {out_dir}/summary.md, {out_dir}/decision.json and {out_dir}/monitor.csv", file=out)

@@ -16,7 +16,6 @@ from typing import TextIO
 from tqdm import tqdm
 
 from ..core.errors import StorageError
-from ..core.plugin import System
 from ..core.storage import write_private
 from ..core.textsafe import terminal
 from ..questions import OUTCOMES, UNKNOWN
@@ -24,6 +23,7 @@ from ..record.recorder import QuestionRun
 from ..record.refresh import RefreshPlan
 from ..record.rundir import RunRecord
 from ..record.session import Recording
+from .numbers import titled_point_words
 
 NOT_RUN = "not run"  # a question (repeat) that has no decision: its requests failed or are missing
 
@@ -97,12 +97,6 @@ SCREENFUL = 20  # questions whose decisions fit a terminal; past this they go to
 DECISIONS_FILE = "decisions.txt"
 
 
-def point_words(under_test: System, point: tuple[float, float]) -> str:
-    """A point in words, each axis by its title: 'HAS_ANSWER_CUTOFF 0.3, ANSWER_CUTOFF 0.6', 'passages 5, tier
-    instant'."""
-    return ", ".join(f"{spec.title} {spec.shown(value)}" for spec, value in zip(under_test.axes, point, strict=True))
-
-
 def show_decisions(items: list[QuestionRun], at: str, evidence: str | None,
                    out: TextIO | None = None, sentences: str = "") -> list[Counter[str]]:
     """Print each question's decision at the point `at` says (the first repeat's in full, the others' outcomes on
@@ -124,7 +118,7 @@ def report_decisions(recording: Recording, verbose: bool = False, out: TextIO | 
     out = out or sys.stdout
     items, evidence = recording.items, recording.recorder.evidence
     questions = len({item.question.question for item in items})
-    at = point_words(recording.system, recording.recorder.default)
+    at = titled_point_words(recording.system.axes, recording.recorder.default)
     sentences = recording.system.no_answer_words
     if verbose or questions <= SCREENFUL:
         show_decisions(items, at, evidence, out, sentences)

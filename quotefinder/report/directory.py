@@ -50,7 +50,7 @@ from .painter import Painter
 from .summary import summary_markdown
 from .systems import outcomes_frame, systems_decision, systems_frame
 from .tables import comparison_table, csv_bytes, frame_of, grid_table, questions_table
-from .wording import decision_record
+from .wording import decision_record, gate_words
 
 MANIFEST = "report.json"
 MANIFEST_FORMAT = "quotefinder-report/1"
@@ -355,7 +355,7 @@ def write_report(out: ReportDir | Path, result: Sweep, comparison: Comparison | 
                 shown = [drifting.verdict(drift), drifting.exit_words(drift)] if drift is not None else []
                 files["index.html"] = html.page(result, shown).encode()
             files["summary.md"] = summary_markdown(
-                result, drawn, gate.words if gate else "", comparison, page="index.html" in files,
+                result, drawn, gate_words(result, gate) if gate else "", comparison, page="index.html" in files,
                 first=drifting.drift_markdown(drift, result) if drift is not None else ()).encode()
             for name, data in files.items():
                 write_atomic(staging / name, data, SHARED_FILE)

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING
 from ..core.plugin import AxisSpec
 from ..core.textsafe import csv_text, markdown_code, markdown_text
 from ..questions import Outcome
+from ..record.rundir import RUN_FILE
 from ..sweep.analysis import Sweep
 from ..sweep.compare import ChangeKind
 from ..sweep.drift import LABELS, Drift, StageDrift, WrongRate
-from ..sweep.monitor import Monitor
-from .numbers import confidence
-from .wording import point_words
+from ..sweep.monitor import CautionKind, Monitor, MonitorCaution
+from .numbers import confidence, p_value, p_words, point_words, titled_point_words
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -30,10 +30,6 @@ FIELD_AT_MOST = 300
 
 def _md(text: str, table: bool = True) -> str:
     return markdown_code(text, in_table=table, at_most=FIELD_AT_MOST)
-
-
-def _p(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3g}"
 
 
 def _share(part: int, whole: int) -> str:
@@ -61,7 +57,7 @@ def stage_words(stage: StageDrift) -> str:
 def shift_words(stage: StageDrift, drift: Drift) -> str:
     tested = sum(1 for s in drift.stages if s.p_value is not None)
     return (f"{stage.probability} probabilities ({stage.stage}) moved {_change(stage.mean_change)} per question on "
-            f"average (two-sided Wilcoxon signed-rank p = {_p(stage.p_value)} < {drift.significance:g} / {tested} "
+            f"average (two-sided Wilcoxon signed-rank {p_words(stage.p_value)} < {drift.significance:g} / {tested} "
             "stages tested)")
 
 
@@ -71,7 +67,7 @@ def sign_words(drift: Drift) -> str:
                else f">= {drift.significance:g}: not worse beyond noise")
     if not drift.decisions.fixed:
         verdict += f" (advisory: {ADVISORY})"
-    return f"{worse} worse against {fixed} fixed, one-sided exact sign test p = {_p(p)} {verdict}"
+    return f"{worse} worse against {fixed} fixed, one-sided exact sign test {p_words(p)} {verdict}"
 
 
 def rate_words(rate: WrongRate, alpha: float | None = None) -> str:
@@ -105,7 +101,7 @@ def verdict(drift: Drift) -> str:
         same = [f"{s.stage}: {s.paired} of {s.asked} asked again, every answer the same" for s in drift.stages
                 if s.sources]
         noisy = [f"{s.stage}: {s.changed} of {s.paired} answered differently and {s.fresh} asked afresh"
-                 + (f", {s.probability} moved {_change(s.mean_change)} per question (Wilcoxon p = {_p(s.p_value)})"
+                 + (f", {s.probability} moved {_change(s.mean_change)} per question (Wilcoxon {p_words(s.p_value)})"
                     if s.probability else "")
                  for s in drift.stages if not s.sources]
         return ("The evidence still describes the API: " + "; ".join([*same, *noisy])
@@ -159,7 +155,7 @@ def drift_markdown(drift: Drift, result: Sweep) -> list[str]:
              f"{then.finished_at or '?'}; refresh: {_md(str(drift.refresh), False)}, recorded {now.started_at or '?'} "
              f"to {now.finished_at or '?'}; {_strata(drift)}; each question compared on its first "
              f"{drift.repeats_compared} repeat(s) in each run",
-             f"- Shipped cell: {point_words(result, drift.point)} ({markdown_text(drift.point_from)})",
+             f"- Shipped cell: {point_words(result.system.axes, drift.point)} ({markdown_text(drift.point_from)})",
              *(f"- CAUTION: {markdown_text(caution)}" for caution in drift.cautions), "",
              "### The evidence, stage by stage", "",
              "Every request the refresh sent, looked up in the original's cache: asked then too when its body and "
@@ -170,7 +166,7 @@ def drift_markdown(drift: Drift, result: Sweep) -> list[str]:
              "|---|---:|---:|---:|---:|---|---:|---:|"]
     for s in drift.stages:
         lines.append(f"| {s.stage} | {s.asked} | {s.paired} | {_share(s.changed, s.paired)} | {s.fresh} | "
-                     f"{s.probability or '-'} | {_change(s.mean_change)} | {_p(s.p_value)} |")
+                     f"{s.probability or '-'} | {_change(s.mean_change)} | {p_value(s.p_value)} |")
     tally = {kind: sum(1 for q in drift.questions if q.change.kind is kind) for kind in ChangeKind}
     tops = sum(1 for q in drift.questions if q.top_changed)
     quotes = sum(1 for q in drift.questions if q.quote_changed)
@@ -248,13 +244,13 @@ def drift_record(drift: Drift, result: Sweep) -> dict[str, object]:
 
 def drift_console(drift: Drift, result: Sweep) -> list[str]:
     """What the terminal prints of the drift."""
-    lines = [f"Drift against {drift.original} at {point_words(result, drift.point)} ({drift.point_from}):",
+    lines = [f"Drift against {drift.original} at {point_words(result.system.axes, drift.point)} ({drift.point_from}):",
              f"  {verdict(drift)}"]
     for s in drift.stages:
         lines.append(f"  {s.stage}: {s.asked} requests, {s.paired} asked then too, {s.changed} answered "
                      f"differently, {s.fresh} asked afresh"
-                     + (f"; {s.probability} mean change {_change(s.mean_change)} per question, Wilcoxon p = "
-                        f"{_p(s.p_value)}" if s.probability else ""))
+                     + (f"; {s.probability} mean change {_change(s.mean_change)} per question, Wilcoxon "
+                        f"{p_words(s.p_value)}" if s.probability else ""))
     lines += [f"  Decisions: {sign_words(drift)}",
               f"  Wrong-answer rate now: {rate_words(drift.rate, drift.max_wrong_rate)}",
               *(f"  CAUTION: {c}" for c in drift.cautions), f"  {exit_words(drift)}"]
@@ -295,8 +291,7 @@ def monitor_markdown(monitor: Monitor, axes: tuple[AxisSpec, AxisSpec]) -> str:
     lines += ["## Monitor", "",
               f"**{markdown_text(monitor_alarm_words(monitor))}**", "",
               f"- Exit status: {'1 (alarm)' if monitor.alarmed else '0 (no alarm)'}",
-              f"- Shipped cell: {axes[0].title} {axes[0].shown(monitor.point[0])}, {axes[1].title} "
-              f"{axes[1].shown(monitor.point[1])}; "
+              f"- Shipped cell: {titled_point_words(axes, monitor.point)}; "
               f"--max-wrong-rate {monitor.alpha:g}; confidence {confidence(monitor.delta)} (--delta "
               f"{monitor.delta:g})",
               f"- Method: {METHOD}. Every question a refresh sampled is evidence: its share of wrong answers over its "
@@ -308,7 +303,7 @@ def monitor_markdown(monitor: Monitor, axes: tuple[AxisSpec, AxisSpec]) -> str:
               "many refreshes; this bound does not.",
               *(["- The refreshes were given out of time order: they are watched in the order they began."]
                 if monitor.reordered else []),
-              *(f"- CAUTION: {markdown_text(caution)}" for caution in monitor.cautions), "",
+              *(f"- CAUTION: {markdown_text(monitor_caution_words(caution))}" for caution in monitor.cautions), "",
               "| # | Refresh | Began | Questions | Estimate | Lower bound | Highest e-value | Alarm |",
               "|---:|---|---|---:|---:|---:|---:|---|"]
     for n, w in enumerate(monitor.watches, start=1):
@@ -331,6 +326,19 @@ def monitor_frame(monitor: Monitor) -> pd.DataFrame:
                                  "alarm"])
 
 
+def monitor_caution_words(caution: MonitorCaution) -> str:
+    """A monitor's caution as a sentence."""
+    if caution.kind is CautionKind.ORIGINAL_CHANGED:
+        return (f"{caution.run}/{RUN_FILE} is not what every refresh sampled from (it was re-recorded or extended "
+                "since some of them): the refreshes may describe different question sets")
+    if caution.kind is CautionKind.QUESTIONS_GONE:
+        return (f"{caution.count} question(s) {caution.run} sampled are no longer in {caution.where}: its estimate "
+                "leaves them out, so it may be off either way; restore them")
+    none = " and ".join(f"none of the {LABELS[label]} questions" for label in caution.labels)
+    return (f"{caution.run} sampled {none}: its estimate counts them as never wrong, so the lower bound stays valid "
+            "but an alarm may come later than it would; give a refresh at least one question per label")
+
+
 def monitor_record(monitor: Monitor, axes: tuple[AxisSpec, AxisSpec]) -> dict[str, object]:
     """decision.json of `sweep.py --monitor`."""
     return {"original": monitor.original,
@@ -340,4 +348,4 @@ def monitor_record(monitor: Monitor, axes: tuple[AxisSpec, AxisSpec]) -> dict[st
             "first_alarm": None if monitor.first_alarm is None else monitor.watches[monitor.first_alarm].run,
             "lower_bound": monitor.watches[-1].lower,
             "method": METHOD, "evidence": monitor.evidence, "refreshes": [w.run for w in monitor.watches],
-            "cautions": list(monitor.cautions)}
+            "cautions": [monitor_caution_words(caution) for caution in monitor.cautions]}

@@ -34,7 +34,7 @@ from ..questions import OUTCOMES
 from ..sweep.analysis import Sweep
 from ..sweep.grid import CODE, cell_index
 from . import figures, wording
-from .numbers import at_most, confidence, plain_number
+from .numbers import at_most, confidence, plain_number, point_words
 
 _ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
@@ -163,7 +163,7 @@ def _mark_words(result: Sweep) -> list[tuple[str, str]]:
                 f"{where(result, decision.best_certified) if decision.best_certified is not None else '(none)'}")
     return [
         ("region", region),
-        ("default", f"ring: the default {wording.point_words(result, (d.h, d.a))}"
+        ("default", f"ring: the default {point_words(result.system.axes, (d.h, d.a))}"
                     + ("" if on_grid else " (not on this grid, so not drawn)")),
         ("bestCertified", best),
         ("recommended", f"star: the cell to ship {where(result, decision.cell)}{shipped} ({decision.action.value})"

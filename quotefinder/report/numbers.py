@@ -4,6 +4,11 @@ an upper bound is rounded up, a confidence down, an interval outwards."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..core.plugin import AxisSpec
 
 
 def plain_number(value: float) -> float | int:
@@ -48,6 +53,26 @@ def share(value: float) -> str:
     return f"{value:.0%}"
 
 
-def p_words(value: float) -> str:
-    """'p = 0.042', or 'p < 0.001' for the small ones (a t-test's p is no more exact than that)."""
-    return "p < 0.001" if value < 0.001 else f"p = {value:.2g}"
+def p_value(value: float | None) -> str:
+    """A p-value as people read it: '0.042' (two significant figures), '< 0.001' for the small ones (no test here
+    is more exact than that), '1' at the cap, '-' when there is none (a table's empty cell)."""
+    if value is None:
+        return "-"
+    return "< 0.001" if value < 0.001 else f"{min(float(value), 1.0):.2g}"
+
+
+def p_words(value: float | None) -> str:
+    """'p = 0.042', or 'p < 0.001' for the small ones (`p_value`)."""
+    shown = p_value(value)
+    return f"p {shown}" if shown.startswith("<") else f"p = {shown}"
+
+
+def point_words(axes: Sequence[AxisSpec], point: Sequence[float]) -> str:
+    """'(0.3, 0.6)', '(5, instant)': a point of a system's plane, each value as its axis writes it."""
+    return "(" + ", ".join(spec.shown(value) for spec, value in zip(axes, point, strict=True)) + ")"
+
+
+def titled_point_words(axes: Sequence[AxisSpec], point: Sequence[float]) -> str:
+    """The same point with each axis named by its title: 'HAS_ANSWER_CUTOFF 0.3, ANSWER_CUTOFF 0.6', 'passages 5,
+    tier instant'."""
+    return ", ".join(f"{spec.title} {spec.shown(value)}" for spec, value in zip(axes, point, strict=True))

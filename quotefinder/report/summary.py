@@ -15,27 +15,26 @@ import numpy as np
 
 from ..core.textsafe import markdown_code, markdown_text
 from ..questions import OUTCOMES, UNKNOWN, Outcome
-from ..sweep import guarantee
-from ..sweep.analysis import Point, Sweep
+from ..sweep.analysis import EXAMPLE_RATE, Point, Sweep
 from ..sweep.compare import ChangeKind, Comparison
 from ..sweep.grid import CODE, Axis, Judged
-from .numbers import at_most, confidence, p_words, plain_number
+from .numbers import at_most, confidence, p_words, plain_number, point_words
 from .wording import (
     assumption_words,
     cell_words,
+    comparison_verdict_words,
     decision_lines,
     gain_words,
     interval_words,
     pipeline_words,
-    point_words,
     rate_subject,
     sweep_title,
+    tally_words,
 )
 
 LIST_AT_MOST = 50  # rows of a per-question list in the summary; questions.csv has them all
 FIELD_AT_MOST = 300  # characters of one piece of page text (a title, a URL, a sentence) in the summary
 SUMMARY_AT_MOST = 1_000_000  # bytes; GitHub refuses a job summary over 1 MiB (1,048,576 bytes)
-EXAMPLE_RATE = 0.05  # the wrong-answer rate the guarantee section prices in questions when none was asked for
 
 
 def _md(text: str, table: bool = True) -> str:
@@ -207,7 +206,8 @@ def _count(point: Point, outcome: Outcome) -> str:
 
 def _outcome_table(result: Sweep) -> list[str]:
     d, t, cv = result.default, result.tuned, result.cross_validation
-    head = (f"| Outcome | Default {point_words(result, (d.h, d.a))} | Rule's cell {point_words(result, (t.h, t.a))}, "
+    axes = result.system.axes
+    head = (f"| Outcome | Default {point_words(axes, (d.h, d.a))} | Rule's cell {point_words(axes, (t.h, t.a))}, "
             "in sample |")
     rule = "|---|---:|---:|"
     if cv is not None:
@@ -320,12 +320,6 @@ def _guarantee(result: Sweep) -> list[str]:
                          f"wrong quote at all); {at_most(certificate.alpha)} needs {_needed(g.needed)}, none of "
                          "them quoted wrong at the certified cell (more if some are).")
     else:
-        needed: int | None
-        if g.mix is None:
-            needed = guarantee.questions_needed(EXAMPLE_RATE, g.rows, g.delta)
-        else:
-            sampled = g.mix.n_answer / max(1, g.mix.n_answer + g.mix.n_none)
-            needed = guarantee.mix_questions_needed(EXAMPLE_RATE, g.rows, g.delta, sampled, g.mix.share)
         first = result.system.axes[0].title
         families = f"{g.rows} {first} rows" if g.ordered else f"{g.rows} cells"
         where = (f"in the {first} {result.h_axis.text(g.smallest_row)} row" if g.smallest_column is None
@@ -334,10 +328,10 @@ def _guarantee(result: Sweep) -> list[str]:
                      f"the {g.delta:g} among the {families}) certifies at any cell with probability at least {sure} "
                      f"is {at_most(g.smallest)} ({where}). With "
                      f"{g.n} questions it cannot certify any cell below {at_most(g.best_case)}, even one with no wrong "
-                     f"quote at all; certifying {at_most(EXAMPLE_RATE)} would take {_needed(needed)}, none of them "
-                     "quoted wrong at the certified cell (more if some are).")
-    lines.append(f"- At the default point {point_words(result, (d.h, d.a))}: with probability at least {sure}, the "
-                 f"wrong-answer rate there is at most {at_most(g.default_bound)} (a one-sided upper bound, "
+                     f"quote at all; certifying {at_most(EXAMPLE_RATE)} would take {_needed(g.example_needed)}, none "
+                     "of them quoted wrong at the certified cell (more if some are).")
+    lines.append(f"- At the default point {point_words(result.system.axes, (d.h, d.a))}: with probability at least "
+                 f"{sure}, the wrong-answer rate there is at most {at_most(g.default_bound)} (a one-sided upper bound, "
                  f"{one_point}, from "
                  f"{g.default_total} wrong or unjudged quote(s) in the first repeat of {g.n} questions; valid on "
                  "its own because that point was fixed before looking).")
@@ -441,8 +435,9 @@ def _comparison(result: Sweep, comparison: Comparison) -> list[str]:
     averaged = (f" (each question's first {m} repeat(s) in each run, taken together: like against like)"
                 if max(result.repeats, base.repeats) > 1 else "")
     lines = [f"## Compared with {_md(str(base.run_dir), False)}", "",
-             f"At {point_words(result, (h, a))}, question by question{averaged}: {comparison.tally_words()}.", "",
-             f"Worse overall? {comparison.verdict_words()}."]
+             f"At {point_words(result.system.axes, (h, a))}, question by question{averaged}: "
+             f"{tally_words(comparison)}.", "",
+             f"Worse overall? {comparison_verdict_words(comparison)}."]
     if comparison.cautions:
         # a caution names questions by id and runs by code version: text from the user's files, made inert
         lines += ["", *(f"> Caution: {markdown_text(caution)}." for caution in comparison.cautions)]

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.textsafe import csv_text, markdown_code
 from ..questions import OUTCOMES
-from ..sweep.systems import Difference, System, Systems
-from .numbers import at_most, plain_number
+from ..sweep.systems import Difference, Systems, TunedSystem
+from .numbers import at_most, p_words, plain_number
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -32,14 +32,10 @@ def _number(value: float) -> float | int:
     return int(value) if float(value).is_integer() else float(f"{value:.10g}")
 
 
-def _p(value: float) -> str:
-    return "1" if value >= 1 else f"{value:.2g}"
-
-
 Code = Callable[[str], str]  # how a run name or a pipeline label is shown: a code span in Markdown, plain text
 
 
-def _named(system: System, code: Code) -> str:
+def _named(system: TunedSystem, code: Code) -> str:
     return f"{code(system.name)} (pipeline {code(system.pipeline)})"
 
 
@@ -50,7 +46,7 @@ def settings_word(systems: Systems) -> str:
     return words.pop() if len(words) == 1 else "settings"
 
 
-def _at(system: System) -> str:
+def _at(system: TunedSystem) -> str:
     return f"{system.titles[0]} {system.point_text[0]}, {system.titles[1]} {system.point_text[1]}"
 
 
@@ -61,7 +57,7 @@ def _test_words(difference: Difference) -> str:
             f"means (Bouckaert-Frank), two-sided{factor}")
 
 
-def _uncertified(systems: Systems, system: System) -> bool:
+def _uncertified(systems: Systems, system: TunedSystem) -> bool:
     """Whether `system` is passed over for want of a certified cell (the one shipped has one)."""
     return systems.certificate and bool(systems.chosen.certified) and not system.certified
 
@@ -72,16 +68,16 @@ def _not_shown(difference: Difference, higher: str, code: Code) -> str:
     if difference.needed is not None:
         needed = (f"; a difference this size would need about {difference.needed} questions to be detected "
                   "with 80% power")
-    return f"{code(higher)} is not shown better, p = {_p(difference.p_value)}, at {difference.n} questions{needed}"
+    return f"{code(higher)} is not shown better, {p_words(difference.p_value)}, at {difference.n} questions{needed}"
 
 
-def _difference_line(systems: Systems, system: System, difference: Difference, code: Code) -> str:
+def _difference_line(systems: Systems, system: TunedSystem, difference: Difference, code: Code) -> str:
     best = systems.chosen
     if difference.verdict == "identical":
         return (f"{_named(system, code)}: every question scores the same as in {code(best.name)}, cross-validated: "
                 "the two are indistinguishable (p = 1).")
     test = (f"standard error {difference.standard_error:.2g} over the {difference.n} questions; "
-            f"{_test_words(difference)}: p = {_p(difference.p_value)}")
+            f"{_test_words(difference)}: {p_words(difference.p_value)}")
     if difference.mean < 0 and _uncertified(systems, system):
         return (f"{_named(system, code)} scores {-difference.mean:.3g} more per question than {code(best.name)}, "
                 f"cross-validated ({test}), but its recommended cell is not certified, so it is not the one to ship.")
@@ -95,7 +91,7 @@ def _difference_line(systems: Systems, system: System, difference: Difference, c
     return words + f": {_not_shown(difference, best.name, code)}."
 
 
-def _cost(system: System) -> str:
+def _cost(system: TunedSystem) -> str:
     cost = system.cost
     if cost.requests is None:
         return "not recorded"
@@ -103,7 +99,7 @@ def _cost(system: System) -> str:
     return f"{cost.requests:.4g} requests, {tokens}"
 
 
-def _why_kept(systems: Systems, undecided: list[System], code: Code) -> str:
+def _why_kept(systems: Systems, undecided: list[TunedSystem], code: Code) -> str:
     """Why the system shipped is kept over those it is not shown better than (`Systems.kept_as`)."""
     best = systems.chosen
     if systems.kept_as == "cheaper":
@@ -137,7 +133,7 @@ def _mcnemar_lines(systems: Systems, code: Code) -> list[str]:
         lines.append(f"{code(best.name)} against {code(system.name)} at their certified points: {test.best_only} "
                      f"question(s) correct only in {code(best.name)}, {test.other_only} only in {code(system.name)} "
                      f"(exact McNemar test, two-sided{factor}, IN-SAMPLE: at cells chosen on these same questions, "
-                     f"so it flatters the difference: p = {_p(test.p_value)}).")
+                     f"so it flatters the difference: {p_words(test.p_value)}).")
     return lines
 
 
@@ -165,7 +161,7 @@ def ship_lines(systems: Systems, code: Code = _md) -> list[str]:
                     "certified cell, so they are not shipped.")
         if undecided:
             same = [code(s.name) for s, d in undecided if d.identical]
-            why += (" It is not shown better than " + ", ".join(f"{code(s.name)}, p = {_p(d.p_value)}"
+            why += (" It is not shown better than " + ", ".join(f"{code(s.name)}, {p_words(d.p_value)}"
                                                                 for s, d in undecided)
                     + (f" (every question scores the same in {', '.join(same)})" if same else ""))
             kept = _why_kept(systems, [s for s, _ in undecided], code)

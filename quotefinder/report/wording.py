@@ -14,8 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..questions import OUTCOMES
-from ..sweep.analysis import Action, Rate, Sweep
-from .numbers import at_least, at_most, confidence, p_words, plain_number, share
+from ..sweep.analysis import Action, Bound, Check, Gate, Rate, Sweep
+from ..sweep.compare import Comparison
+from .numbers import at_least, at_most, confidence, p_words, plain_number, point_words, share
 
 UNKNOWN_LISTED = 10  # question ids a "label first" decision names in its line (the summary lists them all)
 
@@ -25,10 +26,39 @@ def cell_words(result: Sweep, cell: tuple[int, int]) -> str:
     return f"({result.h_axis.text(cell[0])}, {result.a_axis.text(cell[1])})"
 
 
-def point_words(result: Sweep, point: tuple[float, float]) -> str:
-    """'(0.3, 0.6)', '(5, instant)': a point of the plane, each value as its axis writes it."""
-    first, second = result.system.axes
-    return f"({first.shown(point[0])}, {second.shown(point[1])})"
+def _check_words(check: Check) -> str:
+    if check.bound is Bound.MAX_WRONG:
+        text = f"wrong {check.found} <= {check.limit}"
+    elif check.bound is Bound.MIN_CORRECT:
+        text = f"correct {check.found} >= {check.limit}"
+    else:
+        text = f"wrong-answer rate <= {check.limit:g} certified with probability >= {1 - (check.delta or 0):g}"
+    return f"{text} {'holds' if check.holds else 'BROKEN'}"
+
+
+def gate_words(result: Sweep, gate: Gate) -> str:
+    """'PASS at (0.3, 0.9): wrong 0 <= 0 holds': the verdict, the point, and each check (counts are the worst
+    repeat's, said so when there are several)."""
+    counted = any(check.bound is not Bound.CERTIFIED for check in gate.checks)
+    worst = " (the worst of the repeats)" if gate.worst_of > 1 and counted else ""
+    checks = ", ".join(_check_words(check) for check in gate.checks)
+    return f"{'PASS' if gate.holds else 'FAIL'} at {point_words(result.system.axes, gate.point)}{worst}: {checks}"
+
+
+def tally_words(comparison: Comparison) -> str:
+    """'NEW_WRONG 1, NEW_MISSED 0, FIXED 2, REVIEW 0, UNCHANGED 7'."""
+    return ", ".join(f"{kind.value} {count}" for kind, count in comparison.tally().items())
+
+
+def comparison_verdict_words(comparison: Comparison) -> str:
+    """The sign test against the baseline and what the exit status follows, in words."""
+    test = (f"{comparison.worse_questions} worse against {comparison.better_questions} fixed, one-sided exact sign "
+            f"test {p_words(comparison.p_value)}")
+    if comparison.strict:
+        return f"{test}; --strict: {'FAIL' if comparison.worse else 'PASS'} (any question that got worse fails)"
+    if comparison.worse:
+        return f"{test} < {comparison.significance:g}: WORSE, more than pipeline noise would explain"
+    return f"{test} >= {comparison.significance:g}: not worse beyond what pipeline noise explains"
 
 
 def written(result: Sweep, point: tuple[float, float]) -> list[Any]:
@@ -81,7 +111,7 @@ def shipped_words(result: Sweep) -> str:
     decision = result.decision
     if decision.cell is not None:
         return cell_words(result, decision.cell)
-    return point_words(result, decision.point)
+    return point_words(result.system.axes, decision.point)
 
 
 def _shipped_axes(result: Sweep) -> str:
@@ -134,7 +164,7 @@ def gain_words(result: Sweep) -> str:
 def _in_sample(result: Sweep) -> str:
     """The rule's pick on all the questions against the default, in sample (never a reason to move on its own)."""
     d = result.default
-    default = point_words(result, (d.h, d.a))
+    default = point_words(result.system.axes, (d.h, d.a))
     if result.choice.is_default:
         return (f"In sample, the rule keeps the default {default}: no cell beats it by more than one paired "
                 "standard error.")
@@ -149,7 +179,7 @@ def _action_line(result: Sweep) -> str:
     certificate = g.certificate
     where, axes = shipped_words(result), _shipped_axes(result)
     d = result.default
-    default = point_words(result, (d.h, d.a))
+    default = point_words(result.system.axes, (d.h, d.a))
     action = decision.action
     if action is Action.LABEL_FIRST:
         ids = [result.questions[n].id for n in decision.unknown]

@@ -40,6 +40,7 @@ from .stats import (
 
 FOLDS = 5
 COSTS = (1.0, 2.0, 5.0, 10.0)  # costs of a wrong quote the summary shows the recommendation for
+EXAMPLE_RATE = 0.05  # the wrong-answer rate the guarantee is priced at in questions when none was asked for
 LOSSY = (Outcome.WRONG, *UNKNOWN)  # a quote not known to be correct counts as wrong for the guarantee
 
 
@@ -57,7 +58,7 @@ class Settings:
     answerable_share: float | None = None  # weight the questions to this production mix
 
 
-@dataclass
+@dataclass(frozen=True)
 class Point:
     """One pair of cutoffs with every question's decision and outcome there, per repeat."""
 
@@ -65,36 +66,39 @@ class Point:
     h: float
     a: float
     judged: list[list[Judged]]  # [repeat][question]
-    _counts: np.ndarray | None = field(default=None, init=False, repr=False)
-    _codes: np.ndarray | None = field(default=None, init=False, repr=False)
-    _quotes: np.ndarray | None = field(default=None, init=False, repr=False)
 
     @classmethod
     def of(cls, name: str, h: float, a: float, judged: Sequence[Sequence[JudgedCurve]]) -> Point:
         """The point (h, a) of the judged curves of every repeat."""
-        return cls(name, h, a, [at_point(curves, h, a) for curves in judged])
+        return cls(name=name, h=h, a=a, judged=[at_point(curves, h, a) for curves in judged])
 
     def counts(self) -> np.ndarray:
         """(repeats, outcomes): each repeat's counts, in `OUTCOMES` order."""
-        if self._counts is None:
-            codes = self.codes()
-            self._counts = np.array([(codes == CODE[outcome]).sum(axis=1) for outcome in OUTCOMES],
-                                    dtype=np.int64).T.reshape(len(codes), len(OUTCOMES))
         return self._counts
 
     def codes(self) -> np.ndarray:
         """(repeats, questions): each decision's outcome code (`grid.CODE`)."""
-        if self._codes is None:
-            self._codes = np.array([[CODE[j.outcome] for j in run] for run in self.judged],
-                                   dtype=np.int64).reshape(len(self.judged), -1)
         return self._codes
 
     def quotes(self) -> np.ndarray:
         """(repeats, questions): whether each decision quotes."""
-        if self._quotes is None:
-            self._quotes = np.array([[j.quote is not None for j in run] for run in self.judged],
-                                    dtype=bool).reshape(len(self.judged), -1)
         return self._quotes
+
+    @functools.cached_property
+    def _counts(self) -> np.ndarray:
+        codes = self.codes()
+        return np.array([(codes == CODE[outcome]).sum(axis=1) for outcome in OUTCOMES],
+                        dtype=np.int64).T.reshape(len(codes), len(OUTCOMES))
+
+    @functools.cached_property
+    def _codes(self) -> np.ndarray:
+        return np.array([[CODE[j.outcome] for j in run] for run in self.judged],
+                        dtype=np.int64).reshape(len(self.judged), -1)
+
+    @functools.cached_property
+    def _quotes(self) -> np.ndarray:
+        return np.array([[j.quote is not None for j in run] for run in self.judged],
+                        dtype=bool).reshape(len(self.judged), -1)
 
     def mean(self, outcome: Outcome) -> float:
         return float(self.counts()[:, CODE[outcome]].mean())
@@ -136,14 +140,39 @@ class Flaky:
     decisions: int  # how many different decisions (the sentence quoted, or none)
 
 
+class Bound(StrEnum):
+    """What one check of a gate bounds."""
+
+    MAX_WRONG = "max_wrong"  # wrong quotes, in the worst repeat, at most `limit`
+    MIN_CORRECT = "min_correct"  # correct quotes, in the worst repeat, at least `limit`
+    CERTIFIED = "certified"  # the point is certified: wrong-answer rate <= `limit` with probability >= 1 - delta
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check of a gate: what it bounds, what was found (the worst repeat's count; for CERTIFIED, 1 when the
+    point is certified, else 0), the limit, and whether it holds. `delta` is the certificate's (CERTIFIED only)."""
+
+    bound: Bound
+    found: int
+    limit: float
+    holds: bool
+    delta: float | None = None
+
+
 @dataclass(frozen=True)
 class Gate:
     """A CI check at one point: count bounds in every repeat (the worst one decides), and, with a
-    certificate, whether the point is certified."""
+    certificate, whether the point is certified. `worst_of` is the number of repeats the counts are the worst of
+    (1: a single repeat)."""
 
     point: tuple[float, float]
-    holds: bool
-    words: str  # e.g. "PASS at (0.3, 0.9): wrong 0 <= 0 holds"
+    checks: tuple[Check, ...]
+    worst_of: int = 1
+
+    @property
+    def holds(self) -> bool:
+        return all(check.holds for check in self.checks)
 
 
 @dataclass(frozen=True)
@@ -172,6 +201,7 @@ class Guarantee:
     best_case: float  # the smallest alpha n questions could certify (no wrong quote at a cell)
     certificate: guarantee.Certificate | None = None  # with --max-wrong-rate
     needed: int | None = None  # questions the requested alpha needs at the least
+    example_needed: int | None = None  # questions EXAMPLE_RATE needs at the least (priced when no alpha is asked for)
     mix: guarantee.Mix | None = None  # with --answerable-share: the guarantee is for that mix
     unavailable: str | None = None  # why nothing can be bounded (a mix with unlabelled questions): the bounds
     # above are then not claims, and the reports print this instead
@@ -219,6 +249,16 @@ class Action(StrEnum):
 MOVES = frozenset({Action.MOVE, Action.MOVE_FOR_SAFETY})  # the actions that ship the rule's cell
 
 
+class BoundKind(StrEnum):
+    """Which bound on the wrong-answer rate the shipped point has (`Recommendation.bound`; decision.json's
+    `bound_kind`: stable values)."""
+
+    CERTIFIED = "certified"  # alpha: the point is certified (every certified cell at once)
+    DEFAULT = "default"  # the default's own bound, fixed before looking
+    GRID = "grid"  # Bonferroni over the grid's cells: a moved-to cell chosen after looking, not certified
+    NONE = "none"  # nothing can be claimed (`Guarantee.unavailable`)
+
+
 @dataclass(frozen=True)
 class Recommendation:
     """The decision, named the same way by the terminal, summary.md, index.html and decision.json.
@@ -243,7 +283,7 @@ class Recommendation:
     certified: bool | None  # the shipped point is certified (None without a certificate)
     best_certified: tuple[int, int] | None  # the highest-scoring certified cell
     bound: float | None
-    bound_kind: str  # "certified", "default", "grid" or "none"
+    bound_kind: BoundKind
     is_default: bool  # the shipped point is the default
     unknown: tuple[int, ...] = ()
 
@@ -268,9 +308,10 @@ class Recommendation:
         return self.cell if self.cell is not None else self.tuned
 
 
-@dataclass
+@dataclass(frozen=True)
 class Sweep:
-    """A filled grid over every repeat and what the summary says about it."""
+    """A filled grid over every repeat and what the summary says about it: built once, by `analyse`, with every
+    field named; nothing changes it after."""
 
     replayed: Replayed
     h_axis: Axis
@@ -288,9 +329,10 @@ class Sweep:
     costs: list[CostChoice]
     labels_needed: list[NeedsLabel]  # quoted on the grid, not judgeable without a person; most influential first
     label_floors: list[tuple[float, int]]  # (ANSWER_CUTOFF floor, labels a grid from it would need)
+    rule: Rule  # the recommendation rule, to re-run on a subset of the questions (`Rule.__call__`)
     cross_validation: CrossValidation | None = None
-    rule: Rule | None = None  # the recommendation rule, to re-run on a subset of the questions (`Rule.__call__`)
     _rates: dict[int, tuple[Point, list[Rate]]] = field(default_factory=dict, init=False, repr=False, compare=False)
+    # (`rates`' memo: the one mutable part, a cache that never changes what a call returns)
 
     @property
     def system(self) -> System:
@@ -354,7 +396,8 @@ class Sweep:
         for index, question in enumerate(self.questions):
             quotes = {run[index].sentence for run in self.recommended.judged}
             if len(quotes) > 1:
-                found.append(Flaky(question, self.recommended.outcomes(index), len(quotes)))
+                found.append(Flaky(question=question, outcomes=self.recommended.outcomes(index),
+                                   decisions=len(quotes)))
         return found
 
     def first_passage(self, point: Point) -> tuple[int, int] | None:
@@ -392,9 +435,11 @@ class Sweep:
             proportion, effective, interval = interval_of(successes, trials, weights)
             total = float(weights @ trials)
             if upper is None:
-                return Rate(name, proportion * total, total, effective, interval)
+                return Rate(name=name, successes=proportion * total, trials=total, effective=effective,
+                            interval=interval)
             high, _, high_interval = interval_of(upper, trials, weights)
-            return Rate(name, proportion * total, total, effective, interval, high * total, high_interval)
+            return Rate(name=name, successes=proportion * total, trials=total, effective=effective, interval=interval,
+                        upper_successes=high * total, upper_interval=high_interval)
 
         rates = [
             rate("correct among answerable questions", share[Outcome.CORRECT], answerable),
@@ -415,24 +460,22 @@ class Sweep:
         correct = int(runs[:, CODE[Outcome.CORRECT]].min())
         checks = []
         if max_wrong is not None:
-            checks.append((wrong <= max_wrong, f"wrong {wrong} <= {max_wrong}"))
+            checks.append(Check(Bound.MAX_WRONG, wrong, max_wrong, wrong <= max_wrong))
         if min_correct is not None:
-            checks.append((correct >= min_correct, f"correct {correct} >= {min_correct}"))
+            checks.append(Check(Bound.MIN_CORRECT, correct, min_correct, correct >= min_correct))
         certificate = self.guarantee.certificate
         if certificate is not None:
             cell = (cell_index(self.h_axis.values, at[0]), cell_index(self.a_axis.values, at[1]))
             if cell[0] is None or cell[1] is None:
                 raise InputError(f"--at {shown} is not a cell of the grid, so it cannot be certified; choose a point "
                                  "on the grid's axes")
-            checks.append((bool(certificate.certified[cell]), f"wrong-answer rate <= {certificate.alpha:g} certified "
-                           f"with probability >= {1 - certificate.delta:g}"))
+            certified = bool(certificate.certified[cell])
+            checks.append(Check(Bound.CERTIFIED, int(certified), float(certificate.alpha), certified,
+                                float(certificate.delta)))
         if not checks:
             raise InputError(f"--at {shown}: nothing to check there; give --max-wrong, --min-correct or "
                              "--max-wrong-rate (a gate that checks nothing never passes)")
-        holds = all(ok for ok, _ in checks)
-        words = ", ".join(f"{text} {'holds' if ok else 'BROKEN'}" for ok, text in checks)
-        worst = " (the worst of the repeats)" if len(runs) > 1 and (max_wrong, min_correct) != (None, None) else ""
-        return Gate(at, holds, f"{'PASS' if holds else 'FAIL'} at ({shown.replace(',', ', ')}){worst}: {words}")
+        return Gate(at, tuple(checks), len(runs))
 
 
 def contributions(point: Point, weights: np.ndarray, wrong_cost: float) -> np.ndarray:
@@ -535,9 +578,11 @@ def assess(rule: Rule, repeats: int, default: Point, settings: Settings, questio
     lost = _default_total(default)
     if share is None:
         smallest, row = guarantee.smallest_certifiable(totals, n, 1, delta, ordered)
-        found = Guarantee(delta, n, repeats, rows, totals, lost, guarantee.upper_bound(lost, n, 1, delta), smallest,
-                          row, guarantee.best_case_alpha(n, rows, delta), ordered=ordered,
-                          smallest_column=None if ordered else int(np.argmin(totals[row])))
+        found = Guarantee(delta=delta, n=n, repeats=repeats, rows=rows, totals=totals, default_total=lost,
+                          default_bound=guarantee.upper_bound(lost, n, 1, delta), smallest=smallest, smallest_row=row,
+                          best_case=guarantee.best_case_alpha(n, rows, delta), ordered=ordered,
+                          smallest_column=None if ordered else int(np.argmin(totals[row])),
+                          example_needed=guarantee.questions_needed(EXAMPLE_RATE, rows, delta))
         if settings.max_wrong_rate is None:
             return found
         certificate = guarantee.certify(totals, n, 1, settings.max_wrong_rate, delta, ordered)
@@ -553,8 +598,11 @@ def assess(rule: Rule, repeats: int, default: Point, settings: Settings, questio
     default_bound = (share * guarantee.upper_bound(_default_total(default, answerable), mix.n_answer, 1, delta / 2)
                      + (1 - share) * guarantee.upper_bound(_default_total(default, unanswerable), mix.n_none, 1,
                                                            delta / 2))
-    found = Guarantee(delta, n, repeats, rows, totals, lost, default_bound, float(last[first]),
-                      row, mix.best_case(level), mix=mix, ordered=ordered, smallest_column=column)
+    sampled = mix.n_answer / max(1, n - unlabelled)  # the answerable share of the labelled questions
+    found = Guarantee(delta=delta, n=n, repeats=repeats, rows=rows, totals=totals, default_total=lost,
+                      default_bound=default_bound, smallest=float(last[first]), smallest_row=row,
+                      best_case=mix.best_case(level), mix=mix, ordered=ordered, smallest_column=column,
+                      example_needed=guarantee.mix_questions_needed(EXAMPLE_RATE, rows, delta, sampled, share))
     if unlabelled:
         found = dataclasses.replace(found, unavailable=(
             f"{unlabelled} question(s) have no `expect` label: a guarantee for a production mix needs every question "
@@ -564,7 +612,6 @@ def assess(rule: Rule, repeats: int, default: Point, settings: Settings, questio
     certificate = guarantee.certify_mix(mix, settings.max_wrong_rate, delta, ordered)
     if unlabelled:
         certificate = dataclasses.replace(certificate, certified=np.zeros_like(certificate.certified))
-    sampled = mix.n_answer / max(1, n - unlabelled)
     mix_needed = guarantee.mix_questions_needed(settings.max_wrong_rate, rows, delta, sampled, share)
     return dataclasses.replace(found, certificate=certificate, needed=mix_needed)
 
@@ -624,14 +671,15 @@ def decide(model: ScoreModel, h: np.ndarray, a: np.ndarray, default: tuple[float
         bool(certificate.certified[cell]) if cell is not None else False)
     bound: float | None
     if assessed.unavailable:
-        bound, kind = None, "none"  # a mix with unlabelled questions: no bound can be claimed
+        bound, kind = None, BoundKind.NONE  # a mix with unlabelled questions: no bound can be claimed
     elif certified:
-        bound, kind = float(certificate.alpha), "certified"  # type: ignore[union-attr]
+        bound, kind = float(certificate.alpha), BoundKind.CERTIFIED  # type: ignore[union-attr]
     elif not moves:
-        bound, kind = assessed.default_bound, "default"
+        bound, kind = assessed.default_bound, BoundKind.DEFAULT
     else:
-        bound, kind = assessed.bound_at(choice.cell, assessed.delta / assessed.cells), "grid"
-    return Recommendation(action, cell, point, choice, score_only, certified, best_certified, bound, kind,
+        bound, kind = assessed.bound_at(choice.cell, assessed.delta / assessed.cells), BoundKind.GRID
+    return Recommendation(action=action, cell=cell, point=point, choice=choice, score_only=score_only,
+                          certified=certified, best_certified=best_certified, bound=bound, bound_kind=kind,
                           is_default=not moves or choice.is_default, unknown=tuple(unknown))
 
 
@@ -693,12 +741,10 @@ def analyse(replayed: Replayed, h_axis: Axis, a_axis: Axis, settings: Settings |
     for cost in COSTS:
         priced = ScoreModel(tables, a, outcome_scores(cost), weights, like=model)
         pick = choose(priced, everyone, h, a, default, allowed=allowed)
-        costs.append(CostChoice(cost, pick, float(priced.grid(everyone)[pick.cell])))
+        costs.append(CostChoice(cost=cost, choice=pick, score=float(priced.grid(everyone)[pick.cell])))
     recommended = tuned_point if decision.moves else default_point
-    result = Sweep(replayed, h_axis, a_axis, settings, per_repeat, judged, tables, model, decision, default_point,
-                   recommended, tuned_point, assessed, costs,
-                   needing,
-                   labels_by_floor(judged, h, a, choice.cell, passed, mixed) if under_test.axes[1].kind == "cutoff"
-                   else [], cross_validation=cross_validation)
-    result.rule = rule
-    return result
+    floors = labels_by_floor(judged, h, a, choice.cell, passed, mixed) if under_test.axes[1].kind == "cutoff" else []
+    return Sweep(replayed=replayed, h_axis=h_axis, a_axis=a_axis, settings=settings, per_repeat=per_repeat,
+                 judged=judged, tables=tables, model=model, decision=decision, default=default_point,
+                 recommended=recommended, tuned=tuned_point, guarantee=assessed, costs=costs, labels_needed=needing,
+                 label_floors=floors, rule=rule, cross_validation=cross_validation)

@@ -168,7 +168,7 @@ class Change:
     kind: ChangeKind
 
 
-@dataclass
+@dataclass(frozen=True)
 class Comparison:
     """The run against its baseline at one point, and the difference of their grids.
 
@@ -211,20 +211,6 @@ class Comparison:
         """How many rows of each kind, every kind present, in reporting order."""
         return {kind: sum(1 for row in self.rows if row.kind is kind) for kind in ChangeKind}
 
-    def tally_words(self) -> str:
-        """'NEW_WRONG 1, NEW_MISSED 0, FIXED 2, REVIEW 0, UNCHANGED 7'."""
-        return ", ".join(f"{kind.value} {count}" for kind, count in self.tally().items())
-
-    def verdict_words(self) -> str:
-        """The sign test and what the exit status follows, in words."""
-        test = (f"{self.worse_questions} worse against {self.better_questions} fixed, one-sided exact sign test "
-                f"p = {self.p_value:.3g}")
-        if self.strict:
-            return f"{test}; --strict: {'FAIL' if self.worse else 'PASS'} (any question that got worse fails)"
-        if self.worse:
-            return f"{test} < {self.significance:g}: WORSE, more than pipeline noise would explain"
-        return f"{test} >= {self.significance:g}: not worse beyond what pipeline noise explains"
-
 
 def changes_at(result: Sweep, baseline: Sweep, point: tuple[float, float]) -> tuple[list[Change], int]:
     """Each question of `result` that `baseline` holds too, labelled at `point` from its first m repeats in each
@@ -238,7 +224,7 @@ def changes_at(result: Sweep, baseline: Sweep, point: tuple[float, float]) -> tu
         if question.question in base_index:
             then = tuple(judged[base_index[question.question]].outcome for judged in before[:m])
             now = tuple(judged[n].outcome for judged in after[:m])
-            rows.append(Change(question, then, now, change(then, now, result.wrong_cost)))
+            rows.append(Change(question=question, before=then, after=now, kind=change(then, now, result.wrong_cost)))
     return rows, m
 
 
@@ -258,4 +244,6 @@ def compare(result: Sweep, baseline: Sweep, point: tuple[float, float], signific
     rows, m = changes_at(result, baseline, point)
     difference = result.counts - baseline.counts
     score_difference = result.scores - baseline.scores
-    return Comparison(base, point, rows, difference, score_difference, cautions, significance, strict, m)
+    return Comparison(baseline=base, point=point, rows=rows, difference=difference,
+                      score_difference=score_difference, cautions=cautions, significance=significance, strict=strict,
+                      repeats_compared=m)

@@ -56,6 +56,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 
 import numpy as np
 
@@ -130,6 +131,27 @@ class Watch:
     alarm: bool
 
 
+class CautionKind(StrEnum):
+    """Why a monitor's refreshes may mislead (`MonitorCaution`)."""
+
+    ORIGINAL_CHANGED = "original_changed"  # the original's run.json is not what every refresh sampled from
+    QUESTIONS_GONE = "questions_gone"  # questions a refresh sampled are no longer in the judging file
+    LABEL_UNSAMPLED = "label_unsampled"  # a refresh sampled no question of some label
+
+
+@dataclass(frozen=True)
+class MonitorCaution:
+    """One caution of a monitor: its kind, the run it is about (ORIGINAL_CHANGED: the original), and the kind's
+    facts: `count` questions gone from `where` (QUESTIONS_GONE), the `labels` not sampled (LABEL_UNSAMPLED, keys
+    of `drift.LABELS`)."""
+
+    kind: CautionKind
+    run: str
+    count: int = 0
+    where: str = ""
+    labels: tuple[str, ...] = ()
+
+
 @dataclass(frozen=True)
 class Monitor:
     """The refreshes of one run at one cell, in time order, watched against `alpha` at confidence 1 - `delta`."""
@@ -141,7 +163,7 @@ class Monitor:
     watches: tuple[Watch, ...]
     evidence: str
     reordered: bool = False  # the refreshes were given out of time order (they are watched in time order)
-    cautions: tuple[str, ...] = ()
+    cautions: tuple[MonitorCaution, ...] = ()
 
     @property
     def first_alarm(self) -> int | None:
@@ -155,7 +177,7 @@ class Monitor:
 
 def watch(original: str, point: tuple[float, float], alpha: float, delta: float,
           refreshes: Sequence[tuple[str, str, int, Weighted]], evidence: str, reordered: bool = False,
-          cautions: Sequence[str] = ()) -> Monitor:
+          cautions: Sequence[MonitorCaution] = ()) -> Monitor:
     """The monitor over `refreshes` (run, started_at, questions, its weighted estimate), already in time order."""
     xs = np.array([weighted.estimate for *_, weighted in refreshes], dtype=float)
     effective = np.array([weighted.effective for *_, weighted in refreshes], dtype=float)

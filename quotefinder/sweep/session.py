@@ -23,7 +23,7 @@ from .compare import SIGNIFICANCE, Comparison, compare, require_comparable
 from .drift import Drift
 from .grid import Axis, parse_axis
 from .labelling import rejudge, review
-from .monitor import Monitor, watch
+from .monitor import CautionKind, Monitor, MonitorCaution, watch
 from .replay import Coverage, Replayed, judging_path, replay_run, run_system
 from .systems import Systems, compare_systems
 from .verdicts import verdicts_path
@@ -230,8 +230,7 @@ def run_monitor(options: SweepOptions, runs: Sequence[Path], alpha: float,
     cautions = []
     digests = {record.refresh.run_json_sha256 for _, record in given if record.refresh is not None}
     if digests != {digest_now}:
-        cautions.append(f"{original}/{RUN_FILE} is not what every refresh sampled from (it was re-recorded or "
-                        "extended since some of them): the refreshes may describe different question sets")
+        cautions.append(MonitorCaution(CautionKind.ORIGINAL_CHANGED, str(original)))
     ordered = sorted(given, key=lambda pair: (pair[1].refresh.began if pair[1].refresh else "") or pair[1].started_at)
     judging = judging_path(original, base, options.questions)
     h_axis, a_axis = point_axes(base, options.at)
@@ -246,13 +245,10 @@ def run_monitor(options: SweepOptions, runs: Sequence[Path], alpha: float,
         began = (record.refresh.began if record.refresh else "") or record.started_at
         estimate, unsampled = drift.weighted_estimate(result, options.at, record, base)
         if result.replayed.unjudged_in_run:
-            cautions.append(f"{result.replayed.unjudged_in_run} question(s) {run} sampled are no longer in "
-                            f"{judging}: its estimate leaves them out, so it may be off either way; restore them")
+            cautions.append(MonitorCaution(CautionKind.QUESTIONS_GONE, str(run), count=result.replayed.unjudged_in_run,
+                                           where=str(judging)))
         elif unsampled:
-            none = " and ".join(f"none of the {drift.LABELS[label]} questions" for label in unsampled)
-            cautions.append(f"{run} sampled {none}: its estimate counts them as never wrong, so the lower bound "
-                            "stays valid but an alarm may come later than it would; give a refresh at least one "
-                            "question per label")
+            cautions.append(MonitorCaution(CautionKind.LABEL_UNSAMPLED, str(run), labels=tuple(unsampled)))
         found.append((str(run), began, len(result.questions), estimate))
     return watch(str(original), options.at, alpha, options.settings.delta, found, "/".join(sorted(evidence)),
                  reordered=[run for run, _ in ordered] != [run for run, _ in given], cautions=cautions)

@@ -76,6 +76,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import InputError
+from ..core.textsafe import shown
 from ..questions import OUTCOMES, Outcome, Question
 from ..record.rundir import RunRecord
 from . import stats
@@ -118,7 +119,7 @@ class Cost:
 
 
 @dataclass(frozen=True)
-class System:
+class TunedSystem:
     """One run, tuned on its own axes: its recommended cell and how it scores, per question in the common
     order (`Systems.questions`, the first run's file order)."""
 
@@ -217,7 +218,7 @@ class Systems:
     """Every system, the best one (the highest `cv_score`, the first given among equals), and each other one
     against it (`differences[s]`, None for the best)."""
 
-    systems: tuple[System, ...]
+    systems: tuple[TunedSystem, ...]
     questions: tuple[Question, ...]  # the common order: the first run's
     fold_of: np.ndarray  # (r, Q): each question's fold in each repetition, the same for every system
     seed: int
@@ -243,10 +244,10 @@ class Systems:
         return int(np.atleast_2d(self.fold_of).shape[0])
 
     @property
-    def chosen(self) -> System:
+    def chosen(self) -> TunedSystem:
         return self.systems[self.best]
 
-    def others(self) -> list[tuple[System, Difference]]:
+    def others(self) -> list[tuple[TunedSystem, Difference]]:
         """Every system but the best, in the order given, with its difference from the best."""
         return [(system, difference) for system, difference in zip(self.systems, self.differences, strict=True)
                 if difference is not None]
@@ -254,15 +255,11 @@ class Systems:
 
 # ---- the refusal ----------------------------------------------------------------------------------------------
 
-def _shown(text: str) -> str:
-    return repr(text if len(text) <= 60 else text[:59] + "…")
-
-
 def _by_text(sweep: Sweep, name: str) -> dict[str, Question]:
     found: dict[str, Question] = {}
     for question in sweep.questions:
         if question.question in found:
-            raise InputError(f"{name}: the question {_shown(question.question)} is swept twice; systems are "
+            raise InputError(f"{name}: the question {shown(question.question)} is swept twice; systems are "
                              "compared question by question, so each question text must appear once")
         found[question.question] = question
     return found
@@ -284,8 +281,8 @@ def check_same_questions(sweeps: Sequence[Sweep], names: Sequence[str]) -> None:
         only_here = [text for text in texts if text not in reference]
         only_there = [text for text in reference if text not in texts]
         if only_here or only_there:
-            example = (f"first: {_shown(only_here[0])} is not in {first_name}" if only_here
-                       else f"first: {_shown(only_there[0])} is missing")
+            example = (f"first: {shown(only_here[0])} is not in {first_name}" if only_here
+                       else f"first: {shown(only_there[0])} is missing")
             raise InputError(f"{name}: {len(only_here) + len(only_there)} question(s) differ from {first_name}'s "
                              f"({len(only_here)} only in {name}, {len(only_there)} only in {first_name}; {example}): "
                              "systems are compared on one question set; record both from the same question file")
@@ -294,7 +291,7 @@ def check_same_questions(sweeps: Sequence[Sweep], names: Sequence[str]) -> None:
         if relabelled:
             mine, theirs = texts[relabelled[0]], reference[relabelled[0]]
             raise InputError(f"{name}: {len(relabelled)} question(s) are labelled differently from {first_name}'s "
-                             f"(first: {_shown(relabelled[0])}, expect {mine.expect!r} accept {list(mine.accept)!r} "
+                             f"(first: {shown(relabelled[0])}, expect {mine.expect!r} accept {list(mine.accept)!r} "
                              f"against expect {theirs.expect!r} accept {list(theirs.accept)!r}): systems are judged "
                              "by one set of labels; sweep both with the same question file (--questions FILE)")
         evidence, first_evidence = sweep.replayed.record.evidence_word, first.replayed.record.evidence_word
@@ -413,7 +410,7 @@ def _order(sweep: Sweep, texts: Sequence[str]) -> np.ndarray:
     return np.array([position[text] for text in texts], dtype=int)
 
 
-def _system(sweep: Sweep, name: str, pipeline: str, order: np.ndarray, fold_of: np.ndarray) -> System:
+def _system(sweep: Sweep, name: str, pipeline: str, order: np.ndarray, fold_of: np.ndarray) -> TunedSystem:
     rule = sweep.rule
     if rule is None:
         raise ValueError(f"{name}: the sweep holds no recommendation rule to re-run")
@@ -437,7 +434,7 @@ def _system(sweep: Sweep, name: str, pipeline: str, order: np.ndarray, fold_of: 
     certificate = sweep.guarantee.certificate
     certified = None if certificate is None else bool(certificate.certified[cell])
     correct = sum(1 for outcome in first if outcome is Outcome.CORRECT) if certified else None
-    return System(
+    return TunedSystem(
         name=name, pipeline=pipeline, cell=cell, point=(recommended.h, recommended.a),
         point_text=(sweep.h_axis.text(cell[0]), sweep.a_axis.text(cell[1])), certified=certified,
         counts={outcome: recommended.mean(outcome) for outcome in OUTCOMES},
@@ -450,7 +447,7 @@ def _system(sweep: Sweep, name: str, pipeline: str, order: np.ndarray, fold_of: 
         settings=sweep.system.settings, cost=Cost.of(sweep.replayed.record))
 
 
-def kept(systems: Sequence[System], fold_of: np.ndarray, pairs: int, significance: float = SIGNIFICANCE,
+def kept(systems: Sequence[TunedSystem], fold_of: np.ndarray, pairs: int, significance: float = SIGNIFICANCE,
          certificate: bool = False) -> tuple[int, int, str]:
     """(the system to ship, the highest-scoring one, why the first: one of `KEPT_AS`), by the rule of the
     module's docstring. The candidates are the eligible systems (with a certificate: those whose recommended

@@ -87,3 +87,17 @@ def test_no_letter_or_digit_is_hidden_so_csv_text_may_pass_text_starting_with_on
     assert csv_text("=SUM(A1)") == "'=SUM(A1)" and csv_text("\u200b=1") == "'\u200b=1" and csv_text("a=1") == "a=1"
     texts = [None, "", *(c + tail for c in map(chr, range(0x110000)) for tail in ("", "=1"))]
     assert csv_texts(texts) == [csv_text(text) for text in texts]  # the column's shortcut: every code point first
+
+
+def test_a_message_quotes_a_value_cut_before_it_is_made() -> None:
+    """`shown` is the one cut for a value quoted in a message: a short text whole, a long one as its first
+    SHOWN_AT_MOST characters and its length, a long list as a few items with each text in it cut too."""
+    from quotefinder.core.textsafe import SHOWN_AT_MOST, shown
+
+    assert shown("a\x1bb") == repr("a\x1bb") and shown(3.5) == "3.5"
+    for length in (SHOWN_AT_MOST, SHOWN_AT_MOST + 1, 100_000):
+        text = "é" * length
+        assert shown(text) == (repr(text) if length <= SHOWN_AT_MOST
+                               else f"{text[:SHOWN_AT_MOST]!r}... ({length} characters)")
+    nested = ["x" * 10_000] * 1_000
+    assert len(shown(nested)) < 10 * SHOWN_AT_MOST and shown(nested).startswith("['xxx")

@@ -17,7 +17,7 @@ import pytest
 
 from conftest import ROOT
 from quotefinder.questions import OUTCOMES
-from quotefinder.report.numbers import plain_number
+from quotefinder.report.numbers import p_value, p_words, plain_number
 from quotefinder.report.tables import _rows_as_columns, _spans_of, csv_bytes, plain_numbers
 from quotefinder.sweepcmd import main
 
@@ -167,3 +167,28 @@ def test_a_column_of_numbers_is_written_as_each_number_alone_would_be(seed: int)
         expected = [plain_number(v) for v in np.ravel(column)]
         assert written.dtype == object and len(written) == len(expected)
         assert [(type(w), repr(w)) for w in written] == [(type(e), repr(e)) for e in expected]
+
+
+def test_every_p_value_is_written_by_one_rule() -> None:
+    """Two significant figures of the p-value itself, the cap at 1 written as 1, the smallest as a bound, and the
+    phrase 'p = ...' reads the same number (drift, systems and the decision all call these two)."""
+    rng = np.random.default_rng(0)
+    for value in rng.uniform(0.001, 1.0, 200):
+        assert float(p_value(value)) == pytest.approx(value, rel=0.051)
+        assert p_words(value) == "p = " + p_value(value)
+    assert [p_value(v) for v in (1.0, 1.0000000002, 0.5, 0.0196, 0.00099, 0.0, None)] == [
+        "1", "1", "0.5", "0.02", "< 0.001", "< 0.001", "-"]
+    assert p_words(2e-5) == "p < 0.001" and p_words(1.0) == "p = 1"
+
+
+def test_a_point_is_written_by_its_axes_alone_or_titled() -> None:
+    """The sweep's reports write a point as its axes' values in brackets, the recording's terminal and the monitor
+    with each axis's title: the same values, from the same `AxisSpec.shown`."""
+    from quotefinder.core.registry import system
+    from quotefinder.report.numbers import point_words, titled_point_words
+
+    axes = system("quote-finder").axes
+    point = (0.1 + 0.2, 0.6)
+    values = [spec.shown(value) for spec, value in zip(axes, point, strict=True)]
+    assert point_words(axes, point) == f"({values[0]}, {values[1]})" and values[0] == "0.3"
+    assert titled_point_words(axes, point) == f"{axes[0].title} {values[0]}, {axes[1].title} {values[1]}"

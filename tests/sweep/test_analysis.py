@@ -10,9 +10,10 @@ import pytest
 
 from conftest import decided, judged_curve, random_repeats, replayed_of
 from quotefinder.questions import Outcome
-from quotefinder.sweep.analysis import Action, Settings, analyse
+from quotefinder.report.wording import gate_words
+from quotefinder.sweep.analysis import EXAMPLE_RATE, Action, Bound, Settings, analyse
 from quotefinder.sweep.grid import Table, parse_axis
-from quotefinder.sweep.guarantee import upper_bound
+from quotefinder.sweep.guarantee import best_case_alpha, upper_bound
 
 
 def test_analyse_averages_repeats_and_finds_flaky_questions(tmp_path: Path) -> None:
@@ -37,7 +38,10 @@ def test_the_gate_holds_only_if_every_repeat_holds(tmp_path: Path) -> None:
     assert len(set(wrong)) > 1  # the repeats disagree, so the worst one must decide
     assert result.gate((0.3, 0.6), max(wrong), None).holds
     assert not result.gate((0.3, 0.6), max(wrong) - 1, None).holds
-    assert "the worst of the repeats" in result.gate((0.3, 0.6), max(wrong), None).words
+    gate = result.gate((0.3, 0.6), max(wrong), None)
+    assert gate.worst_of == len(wrong) and [(c.bound, c.found, c.holds) for c in gate.checks] == [
+        (Bound.MAX_WRONG, max(wrong), True)]
+    assert "the worst of the repeats" in gate_words(result, gate)
 
 
 def test_with_a_certificate_the_recommended_cell_is_certified_and_the_rules_choice_among_them(tmp_path: Path) -> None:
@@ -156,3 +160,19 @@ def test_the_guarantee_counts_the_default_point_s_wrong_and_unjudged_quotes_in_t
     delta = mixed.guarantee.delta
     assert mixed.guarantee.default_bound == pytest.approx(0.5 * upper_bound(answerable, n_answer, 1, delta / 2)
                                                           + 0.5 * upper_bound(unanswerable, n_none, 1, delta / 2))
+
+
+def test_the_result_is_frozen_and_prices_the_example_rate_in_questions(tmp_path: Path) -> None:
+    """Nothing changes a sweep after `analyse` builds it; the guarantee's priced example is the fewest questions
+    whose flawless grid certifies EXAMPLE_RATE (checked against the best case of one fewer)."""
+    runs = random_repeats(4, questions=12, repeats=2)
+    axis = parse_axis("0:1:0.1")
+    result = analyse(replayed_of(runs, tmp_path), axis, axis, Settings(folds=0))
+    for target, name in ((result, "rule"), (result.default, "h"), (result.guarantee, "needed"),
+                         (result.decision, "bound_kind")):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(target, name, None)
+    g = result.guarantee
+    assert g.example_needed is not None and g.example_needed > g.n
+    assert best_case_alpha(g.example_needed, g.rows, g.delta) <= EXAMPLE_RATE
+    assert best_case_alpha(g.example_needed - 1, g.rows, g.delta) > EXAMPLE_RATE

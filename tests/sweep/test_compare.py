@@ -237,7 +237,7 @@ def test_a_second_recording_of_the_same_pages_is_noise_not_a_regression(tmp_path
     summary = (tmp_path / "r" / "summary.md").read_text()
     worse, fixed = (int(x) for x in re.search(r"(\d+) worse against (\d+) fixed", summary).groups())
     assert worse > 0 and fixed > 0  # noise moved questions both ways ...
-    assert sign_test(worse, fixed) >= 0.05 and f"p = {sign_test(worse, fixed):.3g}" in summary
+    assert sign_test(worse, fixed) >= 0.05 and f"p = {sign_test(worse, fixed):.2g}" in summary
     assert main([str(tmp_path / "second"), "--baseline", str(tmp_path / "first"), *out, "--strict"]) == 1
 
 
@@ -256,6 +256,6 @@ def test_many_questions_getting_worse_fail_the_sign_test(tmp_path, standin_for, 
     assert main([str(tmp_path / "after"), "--baseline", str(tmp_path / "before"), "--no-plots",
                  "--out", str(tmp_path / "r")]) == 1
     summary = (tmp_path / "r" / "summary.md").read_text()
-    assert f"8 worse against 1 fixed, one-sided exact sign test p = {10 / 512:.3g} < 0.05: WORSE" in summary
+    assert f"8 worse against 1 fixed, one-sided exact sign test p = {10 / 512:.2g} < 0.05: WORSE" in summary
     assert main([str(tmp_path / "after"), "--baseline", str(tmp_path / "before"), "--no-plots",
                  "--out", str(tmp_path / "r"), "--significance", "0.01"]) == 0
