@@ -1,6 +1,6 @@
 """A request's identity and the checks a reader makes: canonical JSON is json.dumps' sorted, compact spelling; the
-key covers the version, path, repeat and body and nothing else; a server's value is quoted cut short; citations and
-probabilities are read or refused with the field's path."""
+key covers the version, path, repeat and body and nothing else; citations and probabilities are read or refused
+with the field's path."""
 
 from __future__ import annotations
 
@@ -11,14 +11,12 @@ import pytest
 
 from quotefinder.core.errors import ContractError
 from quotefinder.core.requests import (
-    SHOWN_AT_MOST,
     ApiRequest,
     canonical_json,
     cited,
     cited_shown,
     field_of,
     probability,
-    shown,
 )
 
 
@@ -51,12 +49,6 @@ def test_the_key_is_the_request_and_never_its_label() -> None:
               ApiRequest("/rank", {"b": 1, "a": [1, 2]}).key, ApiRequest("/search", {"b": 2, "a": [1, 2]}).key}
     assert request.key not in others and len(others) == 3
     assert len(request.key) == 64 and int(request.key, 16) >= 0
-
-
-def test_a_servers_value_is_quoted_cut_short() -> None:
-    assert shown("short") == "'short'"
-    long = shown("x" * 100_000)
-    assert long.startswith("'" + "x" * (SHOWN_AT_MOST - 1)) and long.endswith("... (100002 characters)")
 
 
 def test_citations_are_bounded_numbers() -> None:

@@ -41,7 +41,7 @@ def test_a_run_holds_one_pipeline(ten: Path) -> None:
 
 
 def test_the_quote_finder_covers_its_has_answer_range_and_default() -> None:
-    options = RecordOptions(has_answer_range=(0.2, 0.8))
+    options = RecordOptions(span=(0.2, 0.8))
     assert recording_coverage(QUOTE_FINDER, options, (0.5, 0.6), None) == {"has_answer": ((0.2, 0.8), 0.5)}
 
 

@@ -8,7 +8,7 @@ import io
 from pathlib import Path
 
 from quotefinder.report.console import show_sweep
-from quotefinder.report.wording import decision_lines
+from quotefinder.report.wording import comparison_verdict_words, decision_lines, tally_words
 from quotefinder.sweep.grid import parse_axis
 from quotefinder.sweep.session import SweepOptions, run_sweep
 
@@ -41,5 +41,5 @@ def test_the_terminal_says_what_was_swept_the_decision_and_where_the_report_went
 def test_a_comparison_is_shown_with_its_verdict(ten: Path) -> None:
     result, comparison = run_sweep(SweepOptions(ten, GRID, GRID, baseline=ten), say=lambda _: None)
     text = shown(result, Path("out"), None, comparison)
-    assert f"\nAgainst {ten}: {comparison.tally_words()}\n" in text
-    assert f"Worse overall? {comparison.verdict_words()}\n" in text
+    assert f"\nAgainst {ten}: {tally_words(comparison)}\n" in text
+    assert f"Worse overall? {comparison_verdict_words(comparison)}\n" in text

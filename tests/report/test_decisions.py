@@ -11,7 +11,8 @@ from pathlib import Path
 from quotefinder.recipe.system import QUOTE_FINDER
 from quotefinder.record.session import Recording, RecordOptions
 from quotefinder.report import decisions
-from quotefinder.report.decisions import point_words, report_decisions, show_estimate
+from quotefinder.report.decisions import report_decisions, show_estimate
+from quotefinder.report.numbers import titled_point_words
 
 
 def opened(ten: Path) -> Recording:
@@ -31,7 +32,7 @@ def test_each_question_then_the_table_at_the_default_point(ten: Path) -> None:
     assert text.startswith("SYNTHETIC evidence: recorded against the stand-in API, not the real one.\n")
     questions = len(recording.questions.questions)
     assert len(re.findall(rf"^\[\d+/{questions}\] ", text, re.MULTILINE)) == questions
-    at = point_words(QUOTE_FINDER, recording.recorder.default)
+    at = titled_point_words(QUOTE_FINDER.axes, recording.recorder.default)
     assert at.startswith("HAS_ANSWER_CUTOFF ") and ", ANSWER_CUTOFF " in at
     assert f"At {at} (synthetic), over {recording.previous.repeats} repeats:" in text
     arrows = re.findall(r"^  -> (.+)$", text, re.MULTILINE)

@@ -19,9 +19,9 @@ from quotefinder.report.drift import (
     stages_frame,
     verdict,
 )
+from quotefinder.standin import load_scenario
 from quotefinder.sweep.grid import parse_axis
 from quotefinder.sweep.session import SweepOptions, run_drift
-from quotefinder.testing.standin import load_scenario
 
 GRID = parse_axis("0:1:0.25")
 

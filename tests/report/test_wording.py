@@ -38,7 +38,7 @@ def result(ten: Path):
 
 def test_a_cell_and_a_point_are_written_as_their_axes_write_them(result) -> None:
     assert cell_words(result, (1, 3)) == "(0.25, 0.75)"
-    assert point_words(result, (0.25, 0.75)) == "(0.25, 0.75)"
+    assert point_words(result.system.axes, (0.25, 0.75)) == "(0.25, 0.75)"
     assert written(result, (0.25, 0.75)) == [0.25, 0.75]
     assert sweep_title(result) == "Cutoff sweep"
     assert pipeline_words(result) is None  # the recipe's pipeline goes without saying
