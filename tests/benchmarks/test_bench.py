@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from quotefinder.testing import bench
+from benchmarks import bench
 
 
 def test_the_benchmark_runs_and_reports_every_measure(tmp_path: Path, capsys) -> None:

@@ -1,7 +1,7 @@
-"""`python -m quotefinder.testing.store_bench --run RUN --work DIR`: one file per response (`cache.FileStore`)
+"""`python -m benchmarks.store_bench --run RUN --work DIR`: one file per response (`cache.FileStore`)
 against the SQLite prototype (`testing.sqlite_store.SQLiteStore`), side by side on one machine, for issue 19.
 
-RUN is a run `python -m quotefinder.testing.bench` recorded (its questions.yaml and scenario.json beside it).
+RUN is a run `python -m benchmarks.bench` recorded (its questions.yaml and scenario.json beside it).
 Measured, each store in turn:
 
 1. recording: the first `--record` questions through the stand-in (no latency, no limit, 32 at once) into a
@@ -40,21 +40,22 @@ from statistics import median
 from typing import Any
 from unittest import mock
 
-from ..core.errors import CorruptEntry
-from ..core.requests import ApiRequest
-from ..questions import load_questions
-from ..record.cache import FileStore, decode_entry
-from ..record.client import ApiClient, RateLimiter, RetryPolicy
-from ..record.received import Received
-from ..record.recorder import QuestionRun, Recorder
-from ..record.rundir import RunRecord
-from ..record.secret import Secret
-from ..record.store import ResponseStore
-from ..sweep import replay as replay_module
-from ..sweep.grid import parse_axis
-from ..sweep.replay import run_system
+from quotefinder.core.errors import CorruptEntry
+from quotefinder.core.requests import ApiRequest
+from quotefinder.questions import load_questions
+from quotefinder.record.cache import FileStore, decode_entry
+from quotefinder.record.client import ApiClient, RateLimiter, RetryPolicy
+from quotefinder.record.received import Received
+from quotefinder.record.recorder import QuestionRun, Recorder
+from quotefinder.record.rundir import RunRecord
+from quotefinder.record.secret import Secret
+from quotefinder.record.store import ResponseStore
+from quotefinder.sweep import replay as replay_module
+from quotefinder.sweep.grid import parse_axis
+from quotefinder.sweep.replay import run_system
+from quotefinder.testing.sqlite_store import FILE_NAME, SQLiteStore
+
 from .bench import StandInProcess, machine, subset
-from .sqlite_store import FILE_NAME, SQLiteStore
 
 KINDS = ("files", "sqlite")
 PARTS = ("replay", "floor", "record", "crash", "git")
@@ -268,7 +269,7 @@ def crash_safety(kinds: Sequence[str], questions: Path, work: Path, base_url: st
     for kind in kinds:
         run = work / f"crash-{kind}"
         shutil.rmtree(run, ignore_errors=True)
-        command = [sys.executable, "-m", "quotefinder.testing.store_bench", "--child", kind, "--run", str(run),
+        command = [sys.executable, "-m", "benchmarks.store_bench", "--child", kind, "--run", str(run),
                    "--questions", str(questions), "--base-url", base_url]
         audits, finished_early = [], 0
         for _ in range(kills):
@@ -460,7 +461,7 @@ def table(results: dict[str, Any]) -> Iterator[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m quotefinder.testing.store_bench", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.store_bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--run", type=Path, required=True, help="a run bench.py recorded (files)")
     parser.add_argument("--work", type=Path, default=Path("bench-data/stores"))
