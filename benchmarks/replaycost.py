@@ -67,11 +67,10 @@ def coverage_of(run: Path, record: RunRecord) -> replay.Coverage:
 
 
 def served_replays(record: RunRecord, pairs: list[replay.Pair], coverage: replay.Coverage, served: Served
-                   ) -> list[replay.Replay]:
-    """Every pair replayed through `served` (`replay._replay_one`, as `replay_pairs` does with the run's store)."""
+                   ) -> dict[replay.Pair, replay.Replay]:
+    """Every pair replayed through `served` (`replay.replay`, as `replay_pairs` does with the run's store)."""
     under_test, config = replay.run_system(record)
-    return [replay._replay_one(served, under_test, config, coverage, text, repeat)  # type: ignore[arg-type]
-            for text, repeat in pairs]
+    return replay.replay(under_test, config, served, pairs, coverage)  # type: ignore[arg-type]
 
 
 def cpu(work: Callable[..., object], *args: Any) -> float:

@@ -149,15 +149,16 @@ def replay_timings(run: Path, sqlite_run: Path) -> dict[str, Any]:
             started = time.perf_counter()
             replay_module.replay_pairs(dirs[kind], pairs, coverage, chosen)
             again = time.perf_counter() - started
-        failed = sum(1 for curve, _, _ in replays if isinstance(curve, str))
-        keys = [entry[0] for _, entries, _ in replays for entry in entries]
+        failed = sum(1 for found in replays.values() if isinstance(found, replay_module.Unreplayable))
+        keys = [entry[0] for found in replays.values() if isinstance(found, replay_module.Record)
+                for entry in found.entries if isinstance(entry, tuple)]
         store = make_store(kind, dirs[kind])
         started = time.perf_counter()
         looked = [store.entry(key) for key in keys]
         check = time.perf_counter() - started
         store.close()
         assert all(found is not None for found in looked)
-        curves[kind] = [curve for curve, _, _ in replays]
+        curves[kind] = [getattr(found, "curve", None) for found in replays.values()]
         results[kind] = {"first_s": first, "first_cold": cold, "again_s": again, "failed": failed,
                          "entries_read": len(keys), "entry_check_s": check}
         print(f"  replay, {kind}: first {first:.2f} s ({'cold' if cold else 'warm'}), again {again:.2f} s, "
