@@ -19,8 +19,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from quotefinder.core import flow
 from quotefinder.questions import OUTCOMES, Outcome, Question, QuestionSet
-from quotefinder.recipe import pipeline, sentences
+from quotefinder.recipe import sentences
 from quotefinder.recipe.decision import Candidate, Decision, decide, qualified, set_key
 from quotefinder.recipe.pipeline import Trace
 from quotefinder.recipe.system import QUOTE_FINDER
@@ -285,7 +286,7 @@ def items_of(replayed: Replayed, repeat: int = 0, points: Sequence[float] = ()) 
     cache = ResponseCache(replayed.run_dir)
     config = replayed.record.config
     coverage = {"has_answer": tuple({*points, config.has_answer_cutoff})}
-    traces = [pipeline.replay(QUOTE_FINDER.steps(q.question, config.pipeline, coverage, repeat),
+    traces = [flow.replay(QUOTE_FINDER.steps(q.question, config.pipeline, coverage, repeat),
                               lambda request: cache.require(request).data) for q in replayed.questions]
     return list(zip(replayed.questions, traces, strict=True))
 
