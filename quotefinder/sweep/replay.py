@@ -20,7 +20,6 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +32,7 @@ from ..questions import Question, QuestionSet, load_questions
 from ..record.rundir import RUN_FILE, RunRecord
 from ..record.store import ResponseStore, open_store
 from . import parsed
-from .apart import Apart, answer, die_with_parent, forking
+from .apart import die_with_parent, forking
 from .index import Entry, Pair, Record, ReplayIndex, index_dir, index_key, index_path
 from .verdicts import load_verdicts, verdicts_path, with_verdicts
 
@@ -86,44 +85,12 @@ def judging_path(run_dir: Path, record: RunRecord, path: Path | None) -> Path:
     return found
 
 
-def judged_with(path: Path, cache: Path | None = None,
-                kept: tuple[QuestionSet | None, bytes, str] | None = None) -> QuestionSet:
+def judged_with(path: Path, cache: Path | None = None) -> QuestionSet:
     """The question file at `path`, parsed as it is now (or, given a `cache`, as a sweep parsed the same bytes
-    before: `parsed.parsed`; `kept`, what `parsed.kept_questions` found there), with the verdicts beside it
-    (`ten.verdicts.yaml` for `ten.yaml`), read now, attached to the questions they judge."""
-    questions = load_questions(path) if cache is None else parsed.parsed(path, cache, kept)
+    before: `parsed.parsed`), with the verdicts beside it (`ten.verdicts.yaml` for `ten.yaml`), read now, attached to
+    the questions they judge."""
+    questions = load_questions(path) if cache is None else parsed.parsed(path, cache)
     return with_verdicts(questions, load_verdicts(verdicts_path(questions.path)))
-
-
-PARSE_APART_FROM = 256 * 1024  # bytes of question file (about 2,000 questions: 0.05 s to parse, without the
-# collector; the child's start and the pickled answer about half that); smaller files are parsed in this process
-
-
-class QuestionsInBackground(Apart[QuestionSet]):
-    """The judging question file (`judged_with`), parsed in a forked child (`Apart`) while this process reads the
-    replay index, when `jobs` allows a second process and the file is large enough to pay for the child; else
-    parsed in this process when `result` is called. The same `QuestionSet` either way (the child's is pickled
-    back field by field, `Question.__reduce__`), and the same error. With a `cache` (`parsed`) that keeps the
-    file's bytes parsed, nothing is parsed: the questions are read from it here."""
-
-    def __init__(self, path: Path, jobs: int, cache: Path | None = None) -> None:
-        self.path = path
-        kept = parsed.kept_questions(path, cache) if cache is not None else None
-        try:
-            large = path.stat().st_size >= PARSE_APART_FROM
-        except OSError:
-            large = False  # said by the parse, in this process
-        super().__init__("quotefinder-questions",
-                         lambda parent, sender: _parse_apart(parent, path, sender, cache, kept),
-                         lambda: judged_with(path, cache, kept),
-                         jobs > 1 and large and (kept is None or kept[0] is None))
-
-
-def _parse_apart(parent: int, path: Path, sender: Connection, cache: Path | None = None,
-                 kept: tuple[QuestionSet | None, bytes, str] | None = None) -> None:
-    """The child: the file's bytes and text as the parent read them for `kept_questions` (forked with it, so not
-    read and hashed again), parsed."""
-    answer(parent, sender, lambda: judged_with(path, cache, kept))
 
 
 Evidence = dict[str, str]  # each kind of evidence replayed ("live", "synthetic") -> the first entry that holds it
@@ -367,7 +334,7 @@ def replay_run(run_dir: Path, coverage: Coverage, questions_path: Path | None = 
 
     The replays are `replay`'s, wrapped: with `use_index`, the pairs whose entries are unchanged since the replay
     index (`sweep.index`) recorded them come from it, and the others are replayed and added to it; with `jobs`
-    above 1, they are replayed in worker processes (`Background`) while the question file is parsed. The result
+    above 1, they are replayed in worker processes (`Background`) while the question file is parsed here. The result
     is the same either way.
 
     `only` (question texts) narrows the judged questions to those; a refresh run (`eval.py --refresh`) is narrowed
@@ -384,15 +351,15 @@ def replay_run(run_dir: Path, coverage: Coverage, questions_path: Path | None = 
     pairs = [(text, r) for text in record.texts for r in repeats]
     under_test, config = run_system(record)
     derived = index_dir(run_dir) if use_index else None  # (none through a link: everything is replayed)
-    with QuestionsInBackground(judging_path(run_dir, record, questions_path), jobs, derived) as parsing:
-        key = index_key(under_test, record.config.pipeline_digest, coverage)
-        index = _open_index(run_dir, key, record.cache_format, jobs) if derived is not None else None
-        indexed = _usable(index, run_dir, record.cache_format, pairs) if index is not None else {}
-        with Background(run_dir, [p for p in pairs if p not in indexed], coverage,
-                        (under_test.name, config, record.cache_format), jobs) as background:
-            question_set = _judged(parsing.result(), run_dir, record, only)  # parsed while the workers replay
-            judged = [(q.question, r) for q in question_set.questions for r in repeats]
-            fresh = background.replays([pair for pair in judged if pair not in indexed])
+    judging = judging_path(run_dir, record, questions_path)
+    key = index_key(under_test, record.config.pipeline_digest, coverage)
+    index = _open_index(run_dir, key, record.cache_format, jobs) if derived is not None else None
+    indexed = _usable(index, run_dir, record.cache_format, pairs) if index is not None else {}
+    with Background(run_dir, [p for p in pairs if p not in indexed], coverage,
+                    (under_test.name, config, record.cache_format), jobs) as background:
+        question_set = _judged(judged_with(judging, derived), run_dir, record, only)  # while the workers replay
+        judged = [(q.question, r) for q in question_set.questions for r in repeats]
+        fresh = background.replays([pair for pair in judged if pair not in indexed])
     if index is not None:
         index.update({pair: found for pair, found in fresh.items() if isinstance(found, Record)}, keep=pairs)
         save_index(index, apart=jobs > 1 and len(fresh) >= PARALLEL_FROM)
