@@ -1,6 +1,6 @@
-"""What the two command lines share: option types that refuse bad values with a clear message, how an error,
-a SIGTERM or a closed stdout (`| head`) reaches the user, and how a sweep's process ends without freeing what it
-built (`run_then_exit`).
+"""What the two command lines share: option types that refuse bad values with a clear message, the
+words that explain the cutoffs, how an error, a SIGTERM or a closed stdout (`| head`) reaches the user, and
+the cyclic collector paused while a sweep builds its result (`collector_paused`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from decimal import Decimal, InvalidOperation
-from typing import Any, NoReturn, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from .core.errors import InputError, QuoteFinderError
 from .sweep.grid import Axis, parse_axis
@@ -167,55 +167,6 @@ def collector_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
-
-
-_left_for_exit: list[object] | None = None  # what a command built, kept to the process's end (`run_then_exit`)
-
-
-def leave_for_exit(*built: object) -> None:
-    """Keep what a command built alive to the end of its process, when `run_then_exit` runs it (otherwise nothing:
-    a caller of `main` gets its memory back as usual), so that the end frees none of it: freeing a
-    100,000-question sweep's objects one by one takes 0.4 s (BENCHMARKS.md)."""
-    if _left_for_exit is not None:
-        _left_for_exit.extend(built)
-
-
-def run_then_exit(main: Callable[[], int]) -> NoReturn:
-    """Run a command's `main` as its script does, without the cyclic collector, and end the process with its
-    status at once: stdout and stderr flushed, then `os._exit`, skipping the interpreter's teardown (freeing every
-    object, and a last collection over what `leave_for_exit` kept), as mypy ends by default (`--fast-exit`).
-
-    What the teardown would still do is already done when `main` returns: the report's files are written and
-    closed, the children it started have ended (`main` waits for the replay index's writer and the painters), and
-    the exit handlers the modules register have nothing left to do. The ordinary exit is kept for what still
-    needs it: a thread or a multiprocessing child still running; a profiler, tracer or coverage tool watching
-    (it reports at the exit); stdout or stderr failing to flush. An exception out of `main` ends the process as
-    it always does."""
-    global _left_for_exit
-    gc.disable()  # (`collector_paused` then leaves it off: no collection walks what is kept)
-    _left_for_exit = []
-    status = main()
-    if not _quiescent():
-        sys.exit(status)
-    try:
-        for stream in (sys.stdout, sys.stderr):
-            if stream is not None:  # (None: the process started with that descriptor closed, `2>&-`)
-                stream.flush()
-    except (OSError, ValueError):  # the ordinary exit reports it as it always has
-        sys.exit(status)
-    os._exit(status)
-
-
-def _quiescent() -> bool:
-    """Whether nothing but this thread runs, and nothing watches the process: no other thread, no multiprocessing
-    child, no profile or trace function (cProfile, `python -m trace`, coverage), no `sys.monitoring` tool."""
-    processes = sys.modules.get("multiprocessing")
-    if threading.active_count() > 1 or (processes is not None and processes.active_children()):
-        return False
-    if sys.getprofile() is not None or sys.gettrace() is not None:
-        return False
-    monitoring = getattr(sys, "monitoring", None)  # (Python 3.12 on)
-    return monitoring is None or all(monitoring.get_tool(tool) is None for tool in range(6))
 
 
 @contextlib.contextmanager

@@ -455,7 +455,6 @@ def _monitor(args: argparse.Namespace, options: SweepOptions, target: ReportDir)
     def work() -> int:
         target.check()
         monitor = run_monitor(options, args.runs, args.max_wrong_rate, say=lambda line: print(line, file=sys.stderr))
-        cli.leave_for_exit(monitor)
         axes = run_system(RunRecord.require(args.run))[0].axes
         write_monitor_report(target, monitor, axes)
         console.show_monitor(monitor, axes, target.path)
@@ -470,7 +469,6 @@ def _systems(args: argparse.Namespace, options: SweepOptions, target: ReportDir)
     def work() -> int:
         target.check()
         sweeps, systems = run_systems(args.runs, options, say=lambda line: print(line, file=sys.stderr))
-        cli.leave_for_exit(sweeps, systems)
         write_systems_report(target, sweeps, systems, page=not (args.no_plots or args.no_html))
         console.show_systems(systems, target.path, page=not (args.no_plots or args.no_html))
         return EXIT_OK
@@ -492,7 +490,6 @@ def _sweep(args: argparse.Namespace, options: SweepOptions, target: ReportDir,
             comparison = None
         else:
             result, comparison = run_sweep(options, args.review, ask)
-        cli.leave_for_exit(result, comparison, drift)
         gate = result.gate(args.at, args.max_wrong, args.min_correct) if args.at and _gated(args) else None
         write_report(target, result, comparison, gate, plots=not args.no_plots, painter=painter,
                      page=not args.no_html, drift=drift)
@@ -511,4 +508,4 @@ def _sweep(args: argparse.Namespace, options: SweepOptions, target: ReportDir,
 
 
 if __name__ == "__main__":
-    cli.run_then_exit(main)
+    sys.exit(main())

@@ -21,9 +21,9 @@ LAYERS = [
     ("report", {"quotefinder.report"}),
     ("command lines", {"quotefinder.cli", "quotefinder.evalcmd", "quotefinder.sweepcmd",
                        "quotefinder.questions.__main__", "quotefinder.pipelines"}),
-    # The tools beside the product: the stand-in API and its scenario tools (and, until they move to
-    # benchmarks/, the benchmarks in quotefinder.testing). Users run them; the product never imports them.
-    ("tools", {"quotefinder.standin", "quotefinder.testing"}),
+    # The tool beside the product: the stand-in API and its scenario tools. Users run it; the product never
+    # imports it.
+    ("tools", {"quotefinder.standin"}),
 ]
 SYSTEMS = {"quotefinder.recipe", "quotefinder.quoteanswer", "quotefinder.oneshot"}  # peers
 LAYERS[1][1].update(SYSTEMS)
@@ -103,7 +103,7 @@ def naming_a_system(root: Path = ROOT) -> list[str]:
 
 
 def test_no_layer_names_a_system_but_the_system_itself() -> None:
-    """Outside the systems' packages (and `quotefinder.testing`), no module imports a system: every layer asks
+    """Outside the systems' packages (and the stand-in), no module imports a system: every layer asks
     the registry, so a new system is its own package and one registration."""
     naming = naming_a_system()
     assert not naming, "modules that import a system (ask `core.registry`):\n" + "\n".join(naming)
@@ -116,7 +116,7 @@ def test_the_checker_catches_a_layer_that_imports_a_system(tmp_path: Path) -> No
         "quotefinder.report.named": "from ..core.registry import system\nfrom ..recipe.config import SYSTEM\n",
         "quotefinder.cli": "import quotefinder.oneshot.system\n",
         "quotefinder.recipe.own": "from .config import RECIPE\n",
-        "quotefinder.testing.tool": "from ..recipe import sentences\n",
+        "quotefinder.standin.tool": "from ..recipe import sentences\n",
     })
     assert naming_a_system(tmp_path) == ["quotefinder/cli.py:1 imports quotefinder.oneshot.system",
                                          "quotefinder/report/named.py:2 imports quotefinder.recipe.config"]
@@ -220,9 +220,8 @@ def mirror_of(path: Path) -> Path:
 
 
 def test_every_module_has_the_test_file_of_its_name() -> None:
-    """Tests mirror the package one file per module (quotefinder/testing/ apart: its tools are moving out of the
-    package), so that a module's tests are found where its name says."""
-    modules = [path for path in sorted(PACKAGE.rglob("*.py")) if "testing" not in path.relative_to(PACKAGE).parts]
+    """Tests mirror the package one file per module, so that a module's tests are found where its name says."""
+    modules = sorted(PACKAGE.rglob("*.py"))
     missing = {str(path.relative_to(ROOT)) for path in modules if not mirror_of(path).exists()}
     for name in DOCSTRING_ONLY:
         body = ast.parse((ROOT / name).read_text(encoding="utf-8")).body

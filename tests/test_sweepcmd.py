@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import gc
-import hashlib
 import json
 import math
 import os
@@ -478,8 +477,8 @@ POOLED = "import quotefinder.sweep.replay as replay\nreplay.PARALLEL_FROM = 1  #
 def sweep_process(ten: Path, out: Path, *args: str, pooled: bool = True) -> subprocess.Popen[bytes]:
     """`python sweep.py RUN --out OUT ARGS` in its own process group, stdout and stderr to pipes (as in
     `$(python sweep.py ...)` or `| tee`); `pooled`: the run is loaded by a pool of worker processes."""
-    code = f"{POOLED if pooled else ''}\nfrom quotefinder import cli\nfrom quotefinder.sweepcmd import main\n" \
-           "cli.run_then_exit(main)"  # as sweep.py ends
+    code = f"{POOLED if pooled else ''}\nimport sys\nfrom quotefinder.sweepcmd import main\n" \
+           "sys.exit(main())"  # as sweep.py ends
     return subprocess.Popen([sys.executable, "-c", code, str(ten), "--out", str(out), "--jobs", "2", *args],
                             cwd=ten.parent.parent, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
@@ -601,73 +600,6 @@ def test_a_sweep_pauses_the_collector_while_it_works_and_leaves_it_as_it_found_i
         gc.enable()
 
 
-BUFFERED = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # stdout in blocks, as on a pipe
-
-
-def ending(ordinary: bool, marker: Path) -> list[str]:
-    """`python ...` running sweep.py as its script does (`ordinary`: ending `sys.exit(main())` instead), with the
-    run loaded by a pool and its replay index written apart (`POOLED`), and an exit handler that creates
-    `marker`: the ordinary exit runs it, the script's end at once does not."""
-    end = "sys.exit(main())" if ordinary else f"runpy.run_path({str(ROOT / 'sweep.py')!r}, run_name='__main__')"
-    return [sys.executable, "-c", f"{POOLED}\nimport atexit, runpy, sys\nfrom pathlib import Path\n"
-            f"from quotefinder.sweepcmd import main\natexit.register(Path({str(marker)!r}).touch)\n{end}\n"]
-
-
-def whole_indexes(run_dir: Path) -> list[str]:
-    """The run's replay index files whose first line is the SHA-256 of the rest: written whole."""
-    found = []
-    for path in sorted(index_dir(run_dir).glob("*.index")):
-        digest, _, body = path.read_bytes().partition(b"\n")
-        if hashlib.sha256(body).hexdigest().encode() == digest:
-            found.append(path.name)
-    return found
-
-
-@pytest.mark.parametrize("args, status", [([], 0), (["--at", "0.3,0.6", "--max-wrong", "0"], 1),
-                                          (["--at", "0.3,0.6", "--questions", "missing.yaml"], 2)],
-                         ids=["report", "failed-gate", "error"])
-def test_the_script_ends_at_once_with_every_line_printed_and_every_file_written(
-        ten: Path, tmp_path: Path, args: list[str], status: int) -> None:
-    """sweep.py ends its process without the interpreter's teardown (`cli.run_then_exit`: no exit handler runs).
-    What it prints to a file (written in blocks, as CI's log is) and to stderr, its exit status, its report (plots
-    and page included) and the replay index its child wrote are those of an ordinary exit, byte for byte."""
-    seen, indexes = [], []
-    for name in ("script", "ordinary"):  # (the script's sweep is the first: it replays, and writes the index)
-        out = tmp_path / name
-        with open(tmp_path / f"{name}.stdout", "wb") as stdout:
-            done = subprocess.run([*ending(name == "ordinary", tmp_path / f"{name}.ended"), str(ten), "--out",
-                                   str(out), "--jobs", "2", *args], stdout=stdout, stderr=subprocess.PIPE,
-                                  cwd=ten.parent.parent, env=BUFFERED, timeout=300)
-        printed = (tmp_path / f"{name}.stdout").read_text(encoding="utf-8").replace(str(out), "OUT")
-        seen.append((done.returncode, printed, done.stderr.decode().replace(str(out), "OUT")))
-        indexes.append(whole_indexes(ten))
-    assert seen[0] == seen[1]
-    assert not (tmp_path / "script.ended").exists() and (tmp_path / "ordinary.ended").exists()
-    assert seen[0][0] == status and (seen[0][1] if status < 2 else seen[0][2]).strip()
-    if status < 2:
-        assert seen[0][1].endswith("and the tables beside it\n")  # (the whole of it, to its last line)
-        written = run_files(tmp_path / "script")
-        assert written == run_files(tmp_path / "ordinary") and {"index.html", "heatmap-wrong.png"} <= set(written)
-        assert len(indexes[0]) == 1 and indexes[1] == indexes[0]  # written whole apart, then read, not rewritten
-
-
-def closed_stderr() -> None:
-    os.close(2)  # (in the child, before it runs Python: it starts with `2>&-`)
-
-
-def test_the_script_keeps_its_exit_status_with_stderr_closed(ten: Path, tmp_path: Path) -> None:
-    """Started with stderr closed (`2>&-`, so that `sys.stderr` is None), sweep.py still ends with the status an
-    ordinary exit gives: 0 for a report, 2 for an error it cannot print."""
-    statuses = {}
-    for name in ("script", "ordinary"):
-        for args in ([], ["--questions", "missing.yaml"]):
-            done = subprocess.run([*ending(name == "ordinary", tmp_path / f"{name}.ended"), str(ten), "--out",
-                                   str(tmp_path / name), "--no-plots", "--force", *args], stdout=subprocess.DEVNULL,
-                                  preexec_fn=closed_stderr, cwd=ten.parent.parent, timeout=300)
-            statuses.setdefault(name, []).append(done.returncode)
-    assert statuses == {"script": [0, 2], "ordinary": [0, 2]}
-
-
 def test_a_profiled_sweep_ends_ordinarily_and_writes_its_profile(ten: Path, tmp_path: Path) -> None:
     """Under a profiler (`python -m cProfile -o FILE sweep.py ...`, as BENCHMARKS.md profiles a sweep), the sweep
     ends with the ordinary exit, so that the profiler writes what it measured."""
@@ -679,47 +611,6 @@ def test_a_profiled_sweep_ends_ordinarily_and_writes_its_profile(ten: Path, tmp_
     import pstats
 
     assert any(name == "main" for _, _, name in pstats.Stats(str(profile)).stats)  # type: ignore[attr-defined]
-
-
-@pytest.mark.parametrize("running", ["", "thread", "process"])
-def test_run_then_exit_skips_the_teardown_only_when_nothing_else_is_running(tmp_path: Path, running: str) -> None:
-    """Quiescent, the process ends at once with the command's status and its output flushed (to a pipe, where it is
-    written in blocks), and no exit handler runs; a thread or a multiprocessing child still running (daemons here,
-    which the ordinary exit does not wait for) gets the ordinary exit, which runs the handlers."""
-    start = {"": "", "thread": "threading.Thread(target=time.sleep, args=(60,), daemon=True).start()",
-             "process": "multiprocessing.get_context('fork').Process(target=time.sleep, args=(60,), daemon=True)"
-                        ".start()"}
-    script = ("import atexit, multiprocessing, threading, time\nfrom quotefinder import cli\n"
-              "atexit.register(print, 'teardown')\n"
-              f"def main():\n    print('printed')\n    {start[running] or 'pass'}\n    return 3\n"
-              "cli.run_then_exit(main)\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, env=BUFFERED,
-                          timeout=60)
-    assert (done.returncode, done.stdout, done.stderr) == (3, "printed\n" + ("teardown\n" if running else ""), "")
-
-
-def test_what_a_command_leaves_for_its_exit_is_kept_only_when_the_script_exits_at_once(tmp_path: Path) -> None:
-    """Run by `cli.run_then_exit`, what a command leaves (`cli.leave_for_exit`) stays alive to the end, so that
-    nothing frees it; a caller of `main` (a test, a notebook) gets it back when it is dropped."""
-    import weakref
-
-    from quotefinder import cli
-
-    class Built:
-        pass
-
-    built = Built()
-    gone = weakref.ref(built)
-    cli.leave_for_exit(built)
-    del built
-    assert gone() is None
-    script = ("import weakref\nfrom quotefinder import cli\nclass Built:\n    pass\n"
-              "def main():\n    built = Built()\n    global kept\n    kept = weakref.ref(built)\n"
-              "    cli.leave_for_exit(built)\n    return 0\n"
-              "def checked():\n    main()\n    print('alive' if kept() is not None else 'freed')\n    return 0\n"
-              "cli.run_then_exit(checked)\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=60)
-    assert (done.returncode, done.stdout) == (0, "alive\n")
 
 
 def test_a_sweep_of_tables_alone_loads_no_http_client_plots_or_pandas(ten: Path, tmp_path: Path) -> None:

@@ -13,11 +13,10 @@ from pathlib import Path
 from conftest import ROOT
 
 # The top level of `quotefinder/` as it ships: core, the systems, record, sweep, report, the command lines and the
-# stand-in. `quotefinder/testing` (the benchmarks, on their way to benchmarks/) never ships.
+# stand-in. The benchmarks (`benchmarks/`, beside the package) never ship.
 SUBPACKAGES = {"core", "recipe", "quoteanswer", "oneshot", "questions", "pipelines", "record", "sweep", "report",
                "standin"}
 MODULES = {"__init__.py", "cli.py", "evalcmd.py", "sweepcmd.py"}
-NOT_SHIPPED = "quotefinder/testing/"
 
 
 def clean_copy(destination: Path) -> Path:
@@ -51,14 +50,11 @@ def test_the_wheel_holds_the_product_and_the_stand_in_and_nothing_else(tmp_path:
     assert {n.split("/")[0] for n in shipped} == {"quotefinder"}, found  # no tests/, benchmarks/, data/
     top = {n.split("/")[1] for n in shipped}
     assert top == SUBPACKAGES | MODULES, f"top level {sorted(top)}, expected {sorted(SUBPACKAGES | MODULES)}\n{found}"
-    assert not [n for n in shipped if n.startswith(NOT_SHIPPED)], found
 
-    # Every module of the checkout's package ships (whatever else `quotefinder/testing` still holds does not),
-    # and the report's page assets beside them; nothing else does.
+    # Every module of the checkout's package ships, and the report's page assets beside them; nothing else does.
     package = source / "quotefinder"
     modules = {p.relative_to(source).as_posix() for p in package.rglob("*.py")}
-    expected = {m for m in modules if not m.startswith(NOT_SHIPPED)} | {"quotefinder/report/page.js",
-                                                                         "quotefinder/report/page.css"}
+    expected = modules | {"quotefinder/report/page.js", "quotefinder/report/page.css"}
     assert set(shipped) == expected, (f"missing {sorted(expected - set(shipped))}, "
                                       f"unexpected {sorted(set(shipped) - expected)}\n{found}")
     assert {"quotefinder/standin/__main__.py", "quotefinder/standin/server.py", "quotefinder/standin/squad.py",

@@ -97,23 +97,7 @@ def risk_coverage_frame(result: Sweep) -> pd.DataFrame:
         coverage = (mix.share * quoted[answerable].mean(axis=0)
                     + (1 - mix.share) * quoted[unanswerable].mean(axis=0))
     return pd.DataFrame({"value": result.a_axis.values, "coverage": coverage,
-                         "observed": np.asarray(g.observed[i], dtype=float), "bound": row_bounds(result, i)})
-
-
-def row_bounds(result: Sweep, i: int) -> np.ndarray:
-    """`guarantee.bounds[i]`, one row of it, cell by cell (equal totals share one bound): the whole array
-    would import scipy, which would cost a small sweep more than all its drawing."""
-    g = result.guarantee
-    level = g.delta / g.rows
-    found: dict[tuple[int, ...], float] = {}
-    row = []
-    for j in range(len(result.a_axis.values)):
-        mix = g.mix
-        key = (int(g.totals[i, j]),) if mix is None else (int(mix.answer_totals[i, j]), int(mix.none_totals[i, j]))
-        if key not in found:
-            found[key] = g.bound_at((i, j), level)
-        row.append(found[key])
-    return np.array(row)
+                         "observed": np.asarray(g.observed[i], dtype=float), "bound": g.bounds[i]})
 
 
 def bound_words(result: Sweep) -> str:

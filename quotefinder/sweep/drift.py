@@ -46,19 +46,18 @@ from typing import Any
 
 import numpy as np
 
-from ..core import flow
 from ..core.errors import CorruptEntry, InputError
 from ..core.plugin import Reading, System
 from ..core.requests import ApiRequest
 from ..questions import Question
 from ..record.rundir import RUN_FILE, RunRecord, run_json_digest
-from ..record.store import open_store
+from ..record.store import ResponseStore, open_store
 from .analysis import LOSSY, Sweep
 from .compare import SIGNIFICANCE, Change, ChangeKind, changes_at, pipeline_changes, sign_test_of
 from .grid import at_point
 from .guarantee import DELTA, upper_bounds
 from .monitor import Weighted
-from .replay import Coverage, run_system
+from .replay import Coverage, Unreplayable, replay, run_system
 
 LABELS = {"answer": "answer", "no-answer": "no-answer", "": "unlabelled"}
 
@@ -287,14 +286,18 @@ def shipped_point(at: tuple[float, float] | None, original: Sweep) -> tuple[tupl
             f"the point {original.replayed.run_dir}'s decision ships: {original.decision.action.value}")
 
 
-def _walk(store: Any, under_test: System, config: Any, coverage: Coverage, text: str, repeat: int,
-          then: Any) -> list[tuple[Reading, Reading | None]]:
-    """Each request of one question repeat in the refresh, read (`System.readings`), beside the original's reading of
-    the same request (None when the original never asked it)."""
+def _walk(store: ResponseStore, under_test: System, config: Any, coverage: Coverage, text: str, repeat: int,
+          then: ResponseStore) -> list[tuple[Reading, Reading | None]]:
+    """Each request of one question repeat in the refresh (its `store`), read (`System.readings`), beside the
+    original's reading of the same request (None when the original never asked it).
+
+    The refresh is read through the sweep's own door, `replay.replay`, which is told each request and the data that
+    answered it. The original is looked up request by request (`ResponseStore.get`), not replayed: the comparison
+    is of the same request then and now, and where something upstream changed the refresh asks requests the
+    original's own replay would never reach."""
     found: list[tuple[Reading, Reading | None]] = []
 
-    def lookup(request: ApiRequest) -> Any:
-        data = store.require(request).data
+    def compared(request: ApiRequest, data: Any) -> None:
         try:
             old = then.get(request)
         except CorruptEntry as error:
@@ -302,9 +305,10 @@ def _walk(store: Any, under_test: System, config: Any, coverage: Coverage, text:
         olds = under_test.readings(request, old.data) if old is not None else []
         for n, reading in enumerate(under_test.readings(request, data)):
             found.append((reading, olds[n] if n < len(olds) else None))
-        return data
 
-    flow.replay(under_test.steps(text, config, coverage, repeat), lookup)
+    replayed = replay(under_test, config, store, [(text, repeat)], coverage, seen=compared)[text, repeat]
+    if isinstance(replayed, Unreplayable):
+        raise InputError(replayed.why)
     return found
 
 

@@ -16,11 +16,10 @@ import dataclasses
 import multiprocessing
 import os
 import signal
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +32,7 @@ from ..questions import Question, QuestionSet, load_questions
 from ..record.rundir import RUN_FILE, RunRecord
 from ..record.store import ResponseStore, open_store
 from . import parsed
-from .apart import Apart, answer, die_with_parent, forking
+from .apart import die_with_parent, forking
 from .index import Entry, Pair, Record, ReplayIndex, index_dir, index_key, index_path
 from .verdicts import load_verdicts, verdicts_path, with_verdicts
 
@@ -86,44 +85,12 @@ def judging_path(run_dir: Path, record: RunRecord, path: Path | None) -> Path:
     return found
 
 
-def judged_with(path: Path, cache: Path | None = None,
-                kept: tuple[QuestionSet | None, bytes, str] | None = None) -> QuestionSet:
+def judged_with(path: Path, cache: Path | None = None) -> QuestionSet:
     """The question file at `path`, parsed as it is now (or, given a `cache`, as a sweep parsed the same bytes
-    before: `parsed.parsed`; `kept`, what `parsed.kept_questions` found there), with the verdicts beside it
-    (`ten.verdicts.yaml` for `ten.yaml`), read now, attached to the questions they judge."""
-    questions = load_questions(path) if cache is None else parsed.parsed(path, cache, kept)
+    before: `parsed.parsed`), with the verdicts beside it (`ten.verdicts.yaml` for `ten.yaml`), read now, attached to
+    the questions they judge."""
+    questions = load_questions(path) if cache is None else parsed.parsed(path, cache)
     return with_verdicts(questions, load_verdicts(verdicts_path(questions.path)))
-
-
-PARSE_APART_FROM = 256 * 1024  # bytes of question file (about 2,000 questions: 0.05 s to parse, without the
-# collector; the child's start and the pickled answer about half that); smaller files are parsed in this process
-
-
-class QuestionsInBackground(Apart[QuestionSet]):
-    """The judging question file (`judged_with`), parsed in a forked child (`Apart`) while this process reads the
-    replay index, when `jobs` allows a second process and the file is large enough to pay for the child; else
-    parsed in this process when `result` is called. The same `QuestionSet` either way (the child's is pickled
-    back field by field, `Question.__reduce__`), and the same error. With a `cache` (`parsed`) that keeps the
-    file's bytes parsed, nothing is parsed: the questions are read from it here."""
-
-    def __init__(self, path: Path, jobs: int, cache: Path | None = None) -> None:
-        self.path = path
-        kept = parsed.kept_questions(path, cache) if cache is not None else None
-        try:
-            large = path.stat().st_size >= PARSE_APART_FROM
-        except OSError:
-            large = False  # said by the parse, in this process
-        super().__init__("quotefinder-questions",
-                         lambda parent, sender: _parse_apart(parent, path, sender, cache, kept),
-                         lambda: judged_with(path, cache, kept),
-                         jobs > 1 and large and (kept is None or kept[0] is None))
-
-
-def _parse_apart(parent: int, path: Path, sender: Connection, cache: Path | None = None,
-                 kept: tuple[QuestionSet | None, bytes, str] | None = None) -> None:
-    """The child: the file's bytes and text as the parent read them for `kept_questions` (forked with it, so not
-    read and hashed again), parsed."""
-    answer(parent, sender, lambda: judged_with(path, cache, kept))
 
 
 Evidence = dict[str, str]  # each kind of evidence replayed ("live", "synthetic") -> the first entry that holds it
@@ -137,44 +104,67 @@ def run_system(record: RunRecord) -> tuple[System, Any]:
     return system(record.config.system), record.config.pipeline
 
 
-Replay = tuple[Curve | str, tuple[Entry, ...], Evidence]  # one pair: its curve (or why not), entries, evidence
+@dataclass(frozen=True)
+class Unreplayable:
+    """Why one (question, repeat) cannot be replayed from the store: a response the run does not hold, a torn or
+    edited entry, or a response that breaks the API contract; with the evidence of the entries read before."""
+
+    why: str
+    evidence: Evidence
 
 
-def replay_pairs(run_dir: Path, pairs: Sequence[Pair], coverage: Coverage, chosen: tuple[str, Any, str]
-                 ) -> list[Replay]:
-    """Each (question, repeat)'s curve, replayed from the cache alone through the system's own request flow
-    (`chosen`: the system's name and its pipeline), or why it cannot be replayed; with the entries it read (for
-    the replay index: each as `ResponseStore.read` saw it before its bytes were read, so a later change is always
-    seen) and their evidence."""
-    store = open_store(run_dir, chosen[2])
-    under_test, config = system(chosen[0]), chosen[1]
-    try:
-        return [_replay_one(store, under_test, config, coverage, text, repeat) for text, repeat in pairs]
-    finally:
-        store.close()
+Replay = Record | Unreplayable  # one (question, repeat): its curve, evidence and entries (`index.Record`), or why not
 
 
-def _replay_one(store: ResponseStore, under_test: System, config: Any, coverage: Coverage, text: str,
-                repeat: int) -> Replay:
+def replay(under_test: System, config: Any, store: ResponseStore, pairs: Iterable[Pair], coverage: Coverage,
+           seen: Callable[[ApiRequest, Any], None] | None = None) -> dict[Pair, Replay]:
+    """The replay: each (question text, repeat) of `pairs` run through the system's own request flow
+    (`System.steps`, with `config`, for the axis values in `coverage`) against `store` alone, into its curve
+    (`System.curve`). Each comes back as a `Record`: the curve, the evidence of the entries it read (each kind,
+    with the first entry that holds it) and those entries as `ResponseStore.read` saw them before their bytes were
+    read (so that a later change is always seen); or as `Unreplayable`, saying why. `seen`, when given, is told
+    every request read and the data that answered it (the drift compares them with the original's).
+
+    Nothing else is in here: the replay index (`replay_run`, with `index.ReplayIndex`) and the worker processes
+    (`Background`) wrap this function, and give what it gives."""
+    return {(text, repeat): _replay_one(under_test, config, store, coverage, text, repeat, seen)
+            for text, repeat in pairs}
+
+
+def _replay_one(under_test: System, config: Any, store: ResponseStore, coverage: Coverage, text: str, repeat: int,
+                seen: Callable[[ApiRequest, Any], None] | None) -> Replay:
     entries: list[Entry] = []
     evidence: Evidence = {}
 
     def lookup(request: ApiRequest) -> Any:
-        received, entry = store.read(request)  # (the entry as it was before its bytes were read)
+        received, entry = store.read(request)
         entries.append(entry)
         evidence.setdefault(received.evidence, store.where(request))
+        if seen is not None:
+            seen(request, received.data)
         return received.data
 
     try:
         trace = flow.replay(under_test.steps(text, config, coverage, repeat), lookup)
-        return under_test.curve(trace), tuple(entries), evidence
     except MissingResponse as missing:
-        return f"the run does not hold {missing}" + (f" (repeat {repeat})" if repeat else ""), (), evidence
+        return Unreplayable(f"the run does not hold {missing}" + (f" (repeat {repeat})" if repeat else ""), evidence)
     except (CorruptEntry, ContractError) as error:
-        return str(error), (), evidence
+        return Unreplayable(str(error), evidence)
+    return Record(under_test.curve(trace), evidence, tuple(entries))
 
 
-def merged_evidence(replays: Iterable[Evidence]) -> Evidence:
+def replay_pairs(run_dir: Path, pairs: Sequence[Pair], coverage: Coverage, chosen: tuple[str, Any, str]
+                 ) -> dict[Pair, Replay]:
+    """`replay` of `pairs` from the run's store (`chosen`: the system's name, its pipeline and the run's cache
+    format), opened here and closed after: what a worker process does with its chunk."""
+    store = open_store(run_dir, chosen[2])
+    try:
+        return replay(system(chosen[0]), chosen[1], store, pairs, coverage)
+    finally:
+        store.close()
+
+
+def merged_evidence(replays: Iterable[Mapping[str, str]]) -> Evidence:
     """Each kind of evidence among `replays`, with the first entry that holds it."""
     merged: Evidence = {}
     for evidence in replays:
@@ -259,12 +249,13 @@ def index_written(path: Path | None = None, stop: bool = False) -> None:
 atexit.register(index_written)  # (before multiprocessing's own exit handler, which would stop them)
 
 
-def _replay_chunk(job: tuple[Path, Sequence[Pair], Coverage, tuple[str, Any, str]]) -> list[Replay]:
+def _replay_chunk(job: tuple[Path, Sequence[Pair], Coverage, tuple[str, Any, str]]) -> dict[Pair, Replay]:
     return replay_pairs(*job)
 
 
 class Background:
-    """Replays a run's recorded questions in worker processes while the caller does other work.
+    """`replay` in worker processes, while the caller does other work (a wrapper: the same replays as
+    `replay_pairs` in this process).
 
     Loading is reading and parsing files, which one Python process does on one core; with `jobs`
     processes it starts at once, and `replays(pairs)` collects it: each worker hands back curves, never traces.
@@ -277,18 +268,17 @@ class Background:
                  jobs: int) -> None:
         self.job = (run_dir, coverage, chosen)
         self.pool: ProcessPoolExecutor | None = None
-        self.pending: Iterator[list[Replay]] | None = None
-        self.recorded: list[Sequence[Pair]] = []
+        self.pending: Iterator[dict[Pair, Replay]] | None = None
         if jobs > 1 and len(recorded) >= PARALLEL_FROM:
             method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
             size = -(-len(recorded) // (jobs * 16))  # many small chunks: no worker idles at the end
-            self.recorded = [recorded[i : i + size] for i in range(0, len(recorded), size)]
+            chunks = [recorded[i : i + size] for i in range(0, len(recorded), size)]
             try:
                 with forking():  # the workers start as the chunks are submitted
                     self.pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method),
                                                     initializer=die_with_parent, initargs=(os.getpid(),))
                     self.pending = self.pool.map(_replay_chunk, [(run_dir, chunk, coverage, chosen)
-                                                                 for chunk in self.recorded])
+                                                                 for chunk in chunks])
             except BaseException:  # a Ctrl+C held back while they started: no `with` will close the pool
                 self.close()
                 raise
@@ -297,11 +287,11 @@ class Background:
         """What replaying gave: each of `pairs` (in serial), or every recorded pair (the workers')."""
         run_dir, coverage, chosen = self.job
         if self.pending is None:
-            return dict(zip(pairs, replay_pairs(run_dir, pairs, coverage, chosen), strict=True))
+            return replay_pairs(run_dir, pairs, coverage, chosen)
         done: dict[Pair, Replay] = {}
         try:
-            for chunk, replays in zip(self.recorded, self.pending, strict=True):
-                done.update(zip(chunk, replays, strict=True))
+            for replays in self.pending:
+                done.update(replays)
         except BrokenProcessPool:
             raise QuoteFinderError(f"{run_dir}: a process loading the run ended abruptly (killed, or out of memory); "
                                    "sweep again, or with --jobs 1 to load it in this process") from None
@@ -342,8 +332,10 @@ def replay_run(run_dir: Path, coverage: Coverage, questions_path: Path | None = 
     unless `allow_incomplete`. The record returned carries the evidence of the entries replayed
     (`derived_evidence`), never run.json's word alone.
 
-    With `use_index`, the pairs whose entries are unchanged since the replay index (`sweep.index`) recorded them
-    come from it, and the others are replayed and added to it; the result is the same either way.
+    The replays are `replay`'s, wrapped: with `use_index`, the pairs whose entries are unchanged since the replay
+    index (`sweep.index`) recorded them come from it, and the others are replayed and added to it; with `jobs`
+    above 1, they are replayed in worker processes (`Background`) while the question file is parsed here. The result
+    is the same either way.
 
     `only` (question texts) narrows the judged questions to those; a refresh run (`eval.py --refresh`) is narrowed
     to the sample it recorded, since the question file also lists the questions not sampled.
@@ -355,80 +347,103 @@ def replay_run(run_dir: Path, coverage: Coverage, questions_path: Path | None = 
             f"{run_dir}: the run is marked incomplete: {record.incompleteness}; "
             "finish it with eval.py, or pass --allow-incomplete to sweep the questions that can be replayed"
         )
-    recorded = record.texts
     repeats = range(record.repeats)
-    pairs = [(text, r) for text in recorded for r in repeats]
+    pairs = [(text, r) for text in record.texts for r in repeats]
     under_test, config = run_system(record)
-    chosen = (under_test.name, config, record.cache_format)
-    derived = index_dir(run_dir) if use_index else None
-    use_index = derived is not None  # (none through a link: everything is replayed)
-    with QuestionsInBackground(judging_path(run_dir, record, questions_path), jobs, derived) as parsing:
-        key = index_key(under_test, record.config.pipeline_digest, coverage)
-        written = index_path(run_dir, key)
-        if written is not None:
-            index_written(written)  # one still being written apart by an earlier replay
-        index = ReplayIndex.open(run_dir, key, record.cache_format, apart=jobs > 1) if use_index else None
-        indexed = {}
-        if index is not None:
-            try:
-                store = open_store(run_dir, record.cache_format)
-                try:
-                    indexed = index.usable(pairs, store)
-                finally:
-                    store.close()
-            finally:
-                index.close()  # its check apart, when `usable` was never reached
-        with Background(run_dir, [p for p in pairs if p not in indexed], coverage, chosen, jobs) as background:
-            question_set = parsing.result()  # parsed while the index was read, or while the workers replay
-            known = set(recorded)
-            narrowed = set(only) if only is not None else known if record.refresh is not None else None
-            if narrowed is not None:
-                question_set = dataclasses.replace(
-                    question_set, questions=tuple(q for q in question_set.questions if q.question in narrowed))
-            strangers = [q for q in question_set.questions if q.question not in known]
-            if strangers:
-                names = ", ".join(f"{q.id!r} (line {q.line})" for q in strangers[:SHOW])
-                raise InputError(
-                    f"{question_set.path}: {len(strangers)} question(s) are not in the run {run_dir}: {names}. "
-                    f"Record them with `python eval.py {question_set.path} --run {run_dir}`"
-                )
-            judged = [(q.question, r) for q in question_set.questions for r in repeats]
-            fresh = background.replays([pair for pair in judged if pair not in indexed])
-    found: dict[Pair, Replay] = {pair: (r.curve, (), dict(r.evidence)) for pair, r in indexed.items()}  # (their
-    # entries stay in the index)
-    found.update(fresh)
+    derived = index_dir(run_dir) if use_index else None  # (none through a link: everything is replayed)
+    judging = judging_path(run_dir, record, questions_path)
+    key = index_key(under_test, record.config.pipeline_digest, coverage)
+    index = _open_index(run_dir, key, record.cache_format, jobs) if derived is not None else None
+    indexed = _usable(index, run_dir, record.cache_format, pairs) if index is not None else {}
+    with Background(run_dir, [p for p in pairs if p not in indexed], coverage,
+                    (under_test.name, config, record.cache_format), jobs) as background:
+        question_set = _judged(judged_with(judging, derived), run_dir, record, only)  # while the workers replay
+        judged = [(q.question, r) for q in question_set.questions for r in repeats]
+        fresh = background.replays([pair for pair in judged if pair not in indexed])
     if index is not None:
-        index.update({pair: Record(curve, dict(evidence), entries) for pair, (curve, entries, evidence)
-                      in fresh.items() if isinstance(curve, Curve)}, keep=pairs)
+        index.update({pair: found for pair, found in fresh.items() if isinstance(found, Record)}, keep=pairs)
         save_index(index, apart=jobs > 1 and len(fresh) >= PARALLEL_FROM)
-    curves = [found[pair][0] for pair in judged]
-    evidence = merged_evidence(found[pair][2] for pair in judged)
-    record = dataclasses.replace(record, evidence=derived_evidence(run_dir, record, evidence))
-    replayed = Replayed(run_dir, record, question_set, [], [[] for _ in repeats],
-                        unjudged_in_run=len(known - set(question_set.by_text())))
-    # what eval.py said of the question repeats it had not recorded when it stopped: "not recorded yet (...)"
+    found: dict[Pair, Replay] = {**indexed, **fresh}
+    replays = [found[pair] for pair in judged]
+    record = dataclasses.replace(record, evidence=derived_evidence(run_dir, record,
+                                                                   merged_evidence(r.evidence for r in replays)))
+    replayed = _sorted_out(run_dir, record, question_set, replays)
+    if replayed.excluded and not allow_incomplete:
+        raise _cannot_replay(run_dir, under_test, question_set, replayed.excluded, coverage)
+    return replayed
+
+
+def _open_index(run_dir: Path, key: str, cache_format: str | None, jobs: int) -> ReplayIndex:
+    written = index_path(run_dir, key)
+    if written is not None:
+        index_written(written)  # one still being written apart by an earlier replay
+    return ReplayIndex.open(run_dir, key, cache_format, apart=jobs > 1)
+
+
+def _usable(index: ReplayIndex, run_dir: Path, cache_format: str | None, pairs: Sequence[Pair]
+            ) -> dict[Pair, Record]:
+    """The index's records of `pairs` whose entries are unchanged (`ReplayIndex.usable`)."""
+    try:
+        store = open_store(run_dir, cache_format)
+        try:
+            return index.usable(pairs, store)
+        finally:
+            store.close()
+    finally:
+        index.close()  # its check apart, when `usable` was never reached
+
+
+def _judged(question_set: QuestionSet, run_dir: Path, record: RunRecord, only: Collection[str] | None
+            ) -> QuestionSet:
+    """The questions to judge: the file's, narrowed to `only` (or to a refresh's sample); `InputError` for a
+    question the run did not record."""
+    known = set(record.texts)
+    narrowed = set(only) if only is not None else known if record.refresh is not None else None
+    if narrowed is not None:
+        question_set = dataclasses.replace(
+            question_set, questions=tuple(q for q in question_set.questions if q.question in narrowed))
+    strangers = [q for q in question_set.questions if q.question not in known]
+    if strangers:
+        names = ", ".join(f"{q.id!r} (line {q.line})" for q in strangers[:SHOW])
+        raise InputError(
+            f"{question_set.path}: {len(strangers)} question(s) are not in the run {run_dir}: {names}. "
+            f"Record them with `python eval.py {question_set.path} --run {run_dir}`"
+        )
+    return question_set
+
+
+def _sorted_out(run_dir: Path, record: RunRecord, question_set: QuestionSet, replays: Sequence[Replay]) -> Replayed:
+    """The judged questions with their curves in every repeat (`replays`: each question's repeats in turn), and
+    those left out with why: the first repeat that could not be replayed, in eval.py's words when it stopped
+    before recording it ("not recorded yet (...)")."""
+    repeats = record.repeats
+    replayed = Replayed(run_dir, record, question_set, [], [[] for _ in range(repeats)],
+                        unjudged_in_run=len(set(record.texts) - set(question_set.by_text())))
     texts = {q.id: q.question for q in record.questions}
     pending = {(texts.get(e.id), e.repeat): e.error for e in record.errors if e.pending}
     for n, question in enumerate(question_set.questions):
-        observed = curves[n * len(repeats) : (n + 1) * len(repeats)]
-        replayable = [curve for curve in observed if isinstance(curve, Curve)]
-        if len(replayable) < len(observed):
-            r, why = next((r, why) for r, why in enumerate(observed) if isinstance(why, str))
+        observed = replays[n * repeats : (n + 1) * repeats]
+        failed = next(((r, found) for r, found in enumerate(observed) if isinstance(found, Unreplayable)), None)
+        if failed is not None:
+            r, why = failed[0], failed[1].why
             if (question.question, r) in pending:
                 why = pending[question.question, r] + (f" (repeat {r})" if r else "")
             replayed.excluded.append(Excluded(question, why))
             continue
         replayed.questions.append(question)
-        for run, curve in zip(replayed.curves, replayable, strict=True):
-            run.append(curve)
-    problems = replayed.excluded
-    if problems and not allow_incomplete:
-        lines = "\n".join(f"  {p.question.id}: {p.why}" for p in problems[:SHOW])
-        more = f"\n  ... and {len(problems) - SHOW} more" if len(problems) > SHOW else ""
-        ranges = " ".join(range_flag(under_test, name, values) for name, values in sorted(coverage.items()) if values)
-        raise InputError(
-            f"{run_dir}: {len(problems)} question(s) cannot be replayed on this grid:\n{lines}{more}\n"
-            f"Extend the run with `python eval.py {question_set.path} --run {run_dir} {ranges}`, "
-            "or pass --allow-incomplete to leave them out"
-        )
+        for run, found in zip(replayed.curves, observed, strict=True):
+            assert isinstance(found, Record)
+            run.append(found.curve)
     return replayed
+
+
+def _cannot_replay(run_dir: Path, under_test: System, question_set: QuestionSet, problems: Sequence[Excluded],
+                   coverage: Coverage) -> InputError:
+    lines = "\n".join(f"  {p.question.id}: {p.why}" for p in problems[:SHOW])
+    more = f"\n  ... and {len(problems) - SHOW} more" if len(problems) > SHOW else ""
+    ranges = " ".join(range_flag(under_test, name, values) for name, values in sorted(coverage.items()) if values)
+    return InputError(
+        f"{run_dir}: {len(problems)} question(s) cannot be replayed on this grid:\n{lines}{more}\n"
+        f"Extend the run with `python eval.py {question_set.path} --run {run_dir} {ranges}`, "
+        "or pass --allow-incomplete to leave them out"
+    )

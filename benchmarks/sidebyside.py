@@ -1,4 +1,4 @@
-"""`python -m quotefinder.testing.sidebyside --before DIR --run RUN`: a change's speed against the code before it,
+"""`python -m benchmarks.sidebyside --before DIR --run RUN`: a change's speed against the code before it,
 measured side by side in one run (this machine's speed moves by a third from hour to hour; alternating the two
 codes round by round is what makes their difference readable).
 
@@ -30,7 +30,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ..record.rundir import RunRecord
+from quotefinder.record.rundir import RunRecord
+
 from .bench import BIG_GRID, FLOOR, SMALL_GRID, indexes_of, reading_round, timed
 
 REPORT = ("--no-plots", "--force")
@@ -73,14 +74,14 @@ def same_reports(left: Path, right: Path) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m quotefinder.testing.sidebyside", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.sidebyside", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--before", type=Path, required=True, help="a checkout of the code before the change")
     parser.add_argument("--run", type=Path, required=True, help="a recorded run (e.g. bench-data/run)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--work", type=Path, default=Path("bench-data/sidebyside"))
     args = parser.parse_args(argv)
-    after = Path(__file__).resolve().parents[2]
+    after = Path(__file__).resolve().parents[1]
     codes = {"before": args.before.resolve(), "after": after}
     for code in codes.values():
         if not compileall.compile_dir(code / "quotefinder", quiet=1):

@@ -1,4 +1,4 @@
-"""`python -m quotefinder.testing.bench`: the scale benchmarks behind BENCHMARKS.md, in one command.
+"""`python -m benchmarks.bench`: the scale benchmarks behind BENCHMARKS.md, in one command.
 
 1. Sweeping at scale. Generate a synthetic question set and stand-in scenario (default 10,000
    questions), record it through the stand-in (no latency, no limit; reused on later runs), then time
@@ -37,14 +37,14 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-from .. import __version__
-from ..core.requests import ApiRequest
-from ..questions import load_questions
-from ..record.cache import ResponseCache, decode_entry
-from ..record.client import ApiClient, RateLimiter, RetryPolicy
-from ..record.received import Received
-from ..record.recorder import QuestionRun, Recorder
-from ..record.rundir import RunRecord
+from quotefinder import __version__
+from quotefinder.core.requests import ApiRequest
+from quotefinder.questions import load_questions
+from quotefinder.record.cache import ResponseCache, decode_entry
+from quotefinder.record.client import ApiClient, RateLimiter, RetryPolicy
+from quotefinder.record.received import Received
+from quotefinder.record.recorder import QuestionRun, Recorder
+from quotefinder.record.rundir import RunRecord
 
 TARGETS = {"sweep_s": 5.0, "grid_ratio": 1.3, "memory_mib": 1024.0, "rate_share": 0.9,
            "demo_s": 1.5, "demo_ratio": 2.0, "every_file_s": 10.0}
@@ -308,7 +308,7 @@ SMALL_GRID = ("--has-answer", "0.3:0.3:0.1", "--answer", "0.6:0.6:0.1")  # 1 x 1
 def indexes_of(run: Path) -> list[Path]:
     """Where a run's replay index may be: in the user's cache (`index.index_dir`, this code) and in the run (the
     code before it kept it there; `sidebyside` times both)."""
-    from ..sweep.index import index_dir
+    from quotefinder.sweep.index import index_dir
 
     return [path for path in (index_dir(run), run / "replay-index") if path is not None]
 
@@ -378,7 +378,7 @@ def report(args: argparse.Namespace, count_responses: int, recorded: tuple[float
     ratio = big[0] / small[0]
     lines = [
         f"Machine: {machine()}.",
-        f"Command: `python -m quotefinder.testing.bench --questions {args.questions} --repeats {args.repeats}` "
+        f"Command: `python -m benchmarks.bench --questions {args.questions} --repeats {args.repeats}` "
         f"(quotefinder {__version__}); synthetic data, recorded through the stand-in.",
         "",
         "| Measure | Result | Target | Met |",
@@ -449,7 +449,7 @@ def report(args: argparse.Namespace, count_responses: int, recorded: tuple[float
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m quotefinder.testing.bench", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--questions", type=int, default=10_000, help="size of the synthetic set (default 10000)")
     parser.add_argument("--repeats", type=int, default=3, help="timed sweeps per grid (default 3)")

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from quotefinder.testing import bench
+import pytest
+
+from benchmarks import bench
+
+pytestmark = pytest.mark.slow  # it records a set and drives the page: about a minute
 
 
 def test_the_benchmark_runs_and_reports_every_measure(tmp_path: Path, capsys) -> None:

@@ -1,4 +1,4 @@
-"""`python -m quotefinder.testing.replaycost --run RUN`: what a first sweep's replay costs, against the floor
+"""`python -m benchmarks.replaycost --run RUN`: what a first sweep's replay costs, against the floor
 (BENCHMARKS.md, issue 19 part eleven).
 
 After one untimed floor (so that the responses are in the page cache), each round times, alternating:
@@ -29,13 +29,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..cli import collector_paused
-from ..record.received import Received
-from ..record.rundir import RunRecord
-from ..record.store import Entry, ResponseStore, open_store
-from ..sweep import replay, session
-from ..sweep.grid import parse_axis
-from ..sweep.index import SUFFIX, index_dir
+from quotefinder.cli import collector_paused
+from quotefinder.record.received import Received
+from quotefinder.record.rundir import RunRecord
+from quotefinder.record.store import Entry, ResponseStore, open_store
+from quotefinder.sweep import replay, session
+from quotefinder.sweep.grid import parse_axis
+from quotefinder.sweep.index import SUFFIX, index_dir
+
 from .bench import BIG_GRID, FLOOR, timed
 
 
@@ -66,11 +67,10 @@ def coverage_of(run: Path, record: RunRecord) -> replay.Coverage:
 
 
 def served_replays(record: RunRecord, pairs: list[replay.Pair], coverage: replay.Coverage, served: Served
-                   ) -> list[replay.Replay]:
-    """Every pair replayed through `served` (`replay._replay_one`, as `replay_pairs` does with the run's store)."""
+                   ) -> dict[replay.Pair, replay.Replay]:
+    """Every pair replayed through `served` (`replay.replay`, as `replay_pairs` does with the run's store)."""
     under_test, config = replay.run_system(record)
-    return [replay._replay_one(served, under_test, config, coverage, text, repeat)  # type: ignore[arg-type]
-            for text, repeat in pairs]
+    return replay.replay(under_test, config, served, pairs, coverage)  # type: ignore[arg-type]
 
 
 def cpu(work: Callable[..., object], *args: Any) -> float:
@@ -83,7 +83,7 @@ def cpu(work: Callable[..., object], *args: Any) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m quotefinder.testing.replaycost", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.replaycost", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--run", type=Path, required=True, help="a recorded run (e.g. bench-data/run)")
     parser.add_argument("--rounds", type=int, default=3)
