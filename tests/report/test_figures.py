@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from quotefinder.report import plots
-from quotefinder.report.figures import PlotAxis, marks, plan, risk_coverage_frame, row_bounds
+from quotefinder.report.figures import PlotAxis, marks, plan, risk_coverage_frame
 from quotefinder.report.tables import frame_of, grid_table
 from quotefinder.sweep.grid import parse_axis
 from quotefinder.sweep.session import SweepOptions, run_sweep
@@ -49,7 +49,6 @@ def test_the_risk_coverage_view_is_the_guarantees_row(swept) -> None:
     frame = risk_coverage_frame(result)
     assert frame["value"].tolist() == result.a_axis.values.tolist()
     assert ((frame["coverage"] >= 0) & (frame["coverage"] <= 1)).all()
-    assert np.allclose(row_bounds(result, i), result.guarantee.bounds[i])
     assert np.allclose(frame["bound"], result.guarantee.bounds[i])
 
 
