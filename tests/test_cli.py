@@ -24,8 +24,6 @@ from quotefinder.core.errors import InputError, RunDirError
     (cli.named_values, "=deep", "is not NAME=VALUES"),
     (cli.open_unit("--max-wrong-rate"), "1", "'1': --max-wrong-rate must be a number strictly between 0 and 1"),
     (cli.open_unit("--delta"), "nan", "strictly between 0 and 1"),
-    (cli.point, "0.3", "'0.3': write HAS_ANSWER_CUTOFF,ANSWER_CUTOFF, e.g. 0.3,0.6"),
-    (cli.point, "0.3,1.2", "'0.3,1.2': both cutoffs must be in [0, 1]"),
 ])
 def test_a_bad_value_is_refused_saying_what_was_expected(parse, text: str, words: str) -> None:
     with pytest.raises(argparse.ArgumentTypeError) as caught:
@@ -37,7 +35,7 @@ def test_good_values_are_read() -> None:
     assert cli.positive_int("3") == 3 and cli.count("0") == 0 and cli.folds("0") == 0 and cli.folds("5") == 5
     assert cli.cutoff_range("0.2:0.5") == (0.2, 0.5) and cli.cutoff_range("0:1:0.25") == (0.0, 1.0)
     assert cli.named_values(" tier = instant,deep ") == ("tier", "instant,deep")
-    assert cli.open_unit("x")("0.05") == 0.05 and cli.point("0.3,0.6") == (0.3, 0.6)
+    assert cli.open_unit("x")("0.05") == 0.05
     assert cli.axis("0:1:0.5").values.tolist() == [0.0, 0.5, 1.0]
     bounded = cli.bounded(float, 0, "a number >= 0", finite=False)
     assert bounded("inf") == float("inf")
