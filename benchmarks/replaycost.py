@@ -1,5 +1,5 @@
 """`python -m benchmarks.replaycost --run RUN`: what a first sweep's replay costs, against the floor
-(BENCHMARKS.md, issue 19 part eleven).
+(BENCHMARKS.md, "What a first sweep is up against").
 
 After one untimed floor (so that the responses are in the page cache), each round times, alternating:
 

@@ -1,6 +1,6 @@
-"""The replay-cost benchmark (BENCHMARKS.md, issue 19 part eleven): its replay from memory is the replay itself, its
-coverage the one a 101 x 101 sweep replays for, and the command runs end to end on the demo run, leaving nothing
-behind (its timings are evidence, not asserted)."""
+"""The replay-cost benchmark (BENCHMARKS.md, "What a first sweep is up against"): its replay from memory is
+the replay itself, its coverage the one a 101 x 101 sweep replays for, and the command runs end to end on the demo
+run, leaving nothing behind (its timings are evidence, not asserted)."""
 
 from __future__ import annotations
 

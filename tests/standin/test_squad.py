@@ -1,4 +1,4 @@
-"""The path the README walks from a fresh clone: the shared SQuAD sample turned into a question set, its
+"""The path docs/recording.md walks from a fresh clone: the shared SQuAD sample turned into a question set, its
 price seen before paying, a stand-in scenario built from the same paragraphs, recorded, swept."""
 
 from __future__ import annotations

@@ -144,9 +144,9 @@ def test_the_wrong_rate_gate_fails_when_the_fresh_sample_shows_it_above_alpha(te
 
 
 def test_an_unchanged_api_passes_the_rate_gate_on_a_small_sample(ten: Path, standin_for, capsys) -> None:
-    """`--drift --at H,A --max-wrong-rate ALPHA`, the README's and the workflow's command, on an unchanged API and a
-    sample of 6: exit 0. The refresh's own sweep certifies nothing (with --drift, --max-wrong-rate is the test of
-    the rate now), so no certificate of the small sample can fail the gate."""
+    """`--drift --at H,A --max-wrong-rate ALPHA`, the command of docs/drift-and-monitoring.md and the workflow, on an
+    unchanged API and a sample of 6: exit 0. The refresh's own sweep certifies nothing (with --drift, --max-wrong-rate
+    is the test of the rate now), so no certificate of the small sample can fail the gate."""
     server = ten_served(standin_for)
     assert refresh(ten, ten.parent / "calm", server, "--sample", "6", "--seed", "2") == 0
     capsys.readouterr()

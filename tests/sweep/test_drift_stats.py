@@ -128,5 +128,6 @@ def test_under_pure_noise_a_whole_refresh_fails_on_decisions_at_most_at_the_leve
     assert said / WORLDS > SIGNIFICANCE + 3 * LEVEL_SE  # the bias the advisory label is for
     assert failed_chosen / WORLDS <= SIGNIFICANCE + 3 * LEVEL_SE
     assert failed_default / WORLDS <= SIGNIFICANCE + 3 * LEVEL_SE
-    for share, printed in ((said, 0.098), (failed_default, 0.040)):  # as the README says, within 3 standard errors
+    # as docs/drift-and-monitoring.md says, within 3 standard errors
+    for share, printed in ((said, 0.098), (failed_default, 0.040)):
         assert abs(share / WORLDS - printed) <= 3 * math.sqrt(printed * (1 - printed) / WORLDS)

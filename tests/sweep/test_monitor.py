@@ -34,7 +34,7 @@ def se(p: float, draws: int = DRAWS) -> float:
 
 
 def near(share: float, printed: float) -> bool:
-    """A share the README prints, measured again: within three standard errors of it."""
+    """A share docs/drift-and-monitoring.md prints, measured again: within three standard errors of it."""
     return abs(share - printed) <= 3 * se(printed)
 
 
@@ -77,7 +77,8 @@ def test_a_rate_that_doubles_past_alpha_is_caught_within_two_refreshes_of_400() 
         assert raised[:, -1].mean() >= 0.9, (calm, raised.mean(axis=0))
         if calm:
             assert raised[:, calm - 1].mean() <= DELTA + 3 * se(DELTA)
-            assert near(raised[:, -1].mean(), 0.966) and near(raised[:, -2].mean(), 0.58)  # as the README says
+            # as docs/drift-and-monitoring.md says
+            assert near(raised[:, -1].mean(), 0.966) and near(raised[:, -2].mean(), 0.58)
 
 
 def test_the_chance_of_ever_alarming_at_alpha_stays_below_delta_over_50_refreshes() -> None:
@@ -89,7 +90,7 @@ def test_the_chance_of_ever_alarming_at_alpha_stays_below_delta_over_50_refreshe
     xs, effective = refreshes(rng, [0.05] * 50, sizes)
     ever = alarms(xs, effective, 0.05, DELTA)[:, -1].mean()
     assert ever <= DELTA + 3 * se(DELTA)
-    assert near(ever, 0.013)  # as the README says
+    assert near(ever, 0.013)  # as docs/drift-and-monitoring.md says
 
 
 @pytest.mark.slow
@@ -107,7 +108,7 @@ def test_a_long_calm_just_under_alpha_delays_the_alarm_by_at_most_one_refresh() 
         assert raised[:, calm - 1].mean() <= DELTA + 3 * se(DELTA)
         caught[calm] = raised[:, -1].mean()
     assert min(caught.values()) >= 0.9, caught
-    assert near(caught[5], 0.954) and near(caught[100], 0.959)  # as the README says
+    assert near(caught[5], 0.954) and near(caught[100], 0.959)  # as docs/drift-and-monitoring.md says
 
 
 def test_the_lower_bound_covers_the_highest_rate_at_every_refresh_at_once() -> None:
