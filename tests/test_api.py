@@ -1,5 +1,5 @@
 """`quotefinder.api`: the results say what the report files say, the report is `sweep.py`'s byte for byte, bad
-options are refused by name."""
+options are refused by name, and docs/api.md's example runs."""
 
 from __future__ import annotations
 
@@ -124,3 +124,21 @@ def test_compare_refuses_one_run_and_a_run_twice(demo: Path) -> None:
         quotefinder.compare(["runs/ten", "runs/../runs/ten"])
     with pytest.raises(quotefinder.InputError, match="at"):
         quotefinder.compare(["runs/ten", "runs/ten-terse-criteria"], at=(0.3, 0.9))
+
+
+def python_blocks(markdown: str) -> list[str]:
+    return re.findall(r"^```python\n(.*?)^```$", markdown, flags=re.MULTILINE | re.DOTALL)
+
+
+def test_the_docs_example_runs(demo: Path) -> None:
+    blocks = python_blocks((ROOT / "docs" / "api.md").read_text(encoding="utf-8"))
+    assert len(blocks) >= 5
+    namespace: dict[str, Any] = {}
+    for n, block in enumerate(blocks):
+        exec(compile(block, f"docs/api.md block {n + 1}", "exec"), namespace)
+    # what the example shows is the API's: a decision, a grid filtered, a comparison, a report written
+    assert namespace["decision"] == namespace["result"].decision
+    assert set(namespace["best"].index) <= set(namespace["grid"].index[namespace["grid"]["certified"]])
+    assert isinstance(namespace["systems"], quotefinder.SystemsResult)
+    assert (demo / "reports" / "api-example" / "decision.json").read_bytes() == \
+        json.dumps(namespace["decision"], indent=2, sort_keys=True).encode() + b"\n"

@@ -1,5 +1,5 @@
 """The package's own module: its version is the one the distribution is built with, and its public names
-(`__all__`) are the API's, typed and imported only when used."""
+(`__all__`) are the API's, documented, typed, and imported only when used."""
 
 from __future__ import annotations
 
@@ -22,11 +22,12 @@ def test_the_version_is_pyprojects() -> None:
     assert quotefinder.__doc__ and project["name"] in quotefinder.__doc__
 
 
-def test_the_public_names_are_the_apis() -> None:
+def test_the_public_names_are_the_apis_and_documented() -> None:
+    documented = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
     assert quotefinder.__all__ == sorted(quotefinder.__all__)
     for name in quotefinder.__all__:
         value = getattr(quotefinder, name)
-        assert value.__name__ == name, name
+        assert value.__name__ == name and f"`{name}`" in documented, name
         assert name in dir(quotefinder)
     assert quotefinder.open_run is api.open_run and quotefinder.SweepResult is api.SweepResult
 
