@@ -258,21 +258,22 @@ class Run:
         gate = result.gate(chosen.at, max_wrong, min_correct) if chosen.at is not None and gated else None
         return SweepResult(result, comparison, gate)
 
-    def drift(self, original: str | Path | None = None, *, max_wrong_rate: float | None = None,
-              **options: Any) -> SweepResult:
+    def drift(self, original: str | Path | None = None, **options: Any) -> SweepResult:
         """This run, a refresh (eval.py --refresh), swept and compared with the run it refreshes (`original`, else
         the one its run.json names), as `sweep.py RUN --drift [ORIGINAL]` does: the result's `drift` and its
-        decision's "drift". `max_wrong_rate` is the drift's test of the wrong-answer rate now; the other keyword
-        arguments are `sweep`'s (no `baseline`)."""
+        decision's "drift". The keyword arguments are `sweep`'s but `baseline` (the original is the baseline):
+        `at` is the shipped cell (default: the original's recommended cell), `max_wrong_rate` the drift's test of
+        the wrong-answer rate now.
+
+        The summary echoes `--drift` (or `--drift ORIGINAL`) and then the options, each on its own; `sweep.py`'s
+        own echo differs when `--drift` is followed by another option (it reads that option as --drift's value)."""
         if "baseline" in options:
             raise InputError("baseline: the drift is the comparison with the original run; leave baseline out")
-        _unit("max_wrong_rate", max_wrong_rate)
         chosen = self.options(**options)
-        if max_wrong_rate is not None:
-            echo = (*chosen.settings.options, f"--max-wrong-rate {_shown(max_wrong_rate)}")
-            chosen = replace(chosen, settings=replace(chosen.settings, max_wrong_rate=float(max_wrong_rate),
-                                                              options=echo))
-        result, found = run_drift(chosen, None if original is None else Path(original), max_wrong_rate)
+        echo = ("--drift" if original is None else f"--drift {original}", *chosen.settings.options)
+        chosen = replace(chosen, settings=replace(chosen.settings, options=echo))
+        result, found = run_drift(chosen, None if original is None else Path(original),
+                                  chosen.settings.max_wrong_rate)
         return SweepResult(result, drift=found)
 
 

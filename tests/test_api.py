@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 import quotefinder
-from conftest import ROOT, copy_run
+from conftest import ROOT, TEN_SCENARIO, copy_run, env_for
 
 REPORT_FILES = ("decision.json", "grid.csv", "questions.csv", "summary.md", "index.html")
 OPTIONS: dict[str, Any] = {"grid": {"has_answer": "0.2:0.5:0.05"}, "wrong_cost": 3, "max_wrong_rate": 0.4,
@@ -142,3 +142,28 @@ def test_the_docs_example_runs(demo: Path) -> None:
     assert isinstance(namespace["systems"], quotefinder.SystemsResult)
     assert (demo / "reports" / "api-example" / "decision.json").read_bytes() == \
         json.dumps(namespace["decision"], indent=2, sort_keys=True).encode() + b"\n"
+
+
+def test_drift_is_sweep_pys_drift(ten: Path, standin_for, monkeypatch: pytest.MonkeyPatch) -> None:
+    from quotefinder.evalcmd import main as eval_main  # (records the refresh: the stand-in serves the demo's API)
+    from quotefinder.standin import load_scenario
+
+    monkeypatch.chdir(ten.parent.parent)
+    server = standin_for(load_scenario(TEN_SCENARIO))
+    assert eval_main(["--refresh", "runs/ten", "--run", "runs/ten-later", "--rate", "0", "--retries", "0",
+                      "--concurrency", "1", "--sample", "5", "--seed", "7"], env=env_for(server)) == 0
+    done = sweep_py("runs/ten-later", "--drift", "--max-wrong-rate", "0.4", "--folds", "0", "--no-plots",
+                    "--out", "cli")
+    assert done.returncode in (0, 1), done.stderr
+    result = quotefinder.open_run("runs/ten-later").drift(max_wrong_rate=0.4, folds=0)
+    out = result.write_report("api", plots=False)
+    assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in Path("cli").iterdir())
+    for path in Path("cli").iterdir():
+        if path.name not in ("summary.md", "report.json"):  # (the summary's echo differs: `Run.drift`)
+            assert (out / path.name).read_bytes() == path.read_bytes(), path.name
+    ours = (out / "summary.md").read_text(encoding="utf-8").splitlines()
+    theirs = Path("cli/summary.md").read_text(encoding="utf-8").splitlines()
+    differ = [(a, b) for a, b in zip(ours, theirs, strict=True) if a != b]
+    assert [a for a, _ in differ] == ["- Options given: `--drift`, `--max-wrong-rate 0.4`, `--folds 0`"]
+    assert result.drift is not None and result.holds == (done.returncode == 0)
+    assert result.decision == json.loads(Path("cli/decision.json").read_text(encoding="utf-8"))
