@@ -190,13 +190,13 @@ class Run:
                 raise InputError(f"at={at!r}: {spec.name} {value!r} is not a value of that axis ({error})") from None
         return found[0], found[1]
 
-    def options(self, *, grid: Mapping[str, str] | None = None, wrong_cost: float = 2.0,
+    def _options(self, *, grid: Mapping[str, str] | None = None, wrong_cost: float = 2.0,
                 max_wrong_rate: float | None = None, delta: float = DELTA, answerable_share: float | None = None,
                 level: float = LEVEL, folds: int | None = None, seed: int = 0, at: Sequence[Value] | None = None,
                 baseline: str | Path | None = None, significance: float = SIGNIFICANCE, strict: bool = False,
                 questions: str | Path | None = None, allow_incomplete: bool = False, jobs: int = 1) -> SweepOptions:
-        """The `SweepOptions` these keyword arguments (`sweep`'s) stand for, checked: `InputError` naming the
-        option for a value it does not take."""
+        """The `SweepOptions` `sweep`'s keyword arguments stand for, checked: `InputError` naming the option for a
+        value it does not take."""
         if isinstance(wrong_cost, bool) or not isinstance(wrong_cost, int | float) or not (
                 math.isfinite(wrong_cost) and wrong_cost >= 0):
             raise InputError(f"wrong_cost={wrong_cost!r}: give a finite number >= 0")
@@ -233,7 +233,12 @@ class Run:
                             baseline=None if baseline is None else Path(baseline), significance=float(significance),
                             strict=strict)
 
-    def sweep(self, *, max_wrong: int | None = None, min_correct: int | None = None, **options: Any) -> SweepResult:
+    def sweep(self, *, grid: Mapping[str, str] | None = None, wrong_cost: float = 2.0,
+              max_wrong_rate: float | None = None, delta: float = DELTA, answerable_share: float | None = None,
+              level: float = LEVEL, folds: int | None = None, seed: int = 0, at: Sequence[Value] | None = None,
+              max_wrong: int | None = None, min_correct: int | None = None, baseline: str | Path | None = None,
+              significance: float = SIGNIFICANCE, strict: bool = False, questions: str | Path | None = None,
+              allow_incomplete: bool = False, jobs: int = 1) -> SweepResult:
         """Replay the run over the grid and analyse it, as `sweep.py RUN` with the same options does. The keyword
         arguments mirror its options: `grid={"has_answer": "0:1:0.05", "answer": "0.5:1:0.01"}` (an axis's
         values by its name, as --grid NAME=...), `wrong_cost`, `max_wrong_rate`, `delta`, `answerable_share`,
@@ -243,7 +248,10 @@ class Run:
         that fail do not raise: see `SweepResult.holds`."""
         _count("max_wrong", max_wrong)
         _count("min_correct", min_correct)
-        chosen = self.options(**options)
+        chosen = self._options(grid=grid, wrong_cost=wrong_cost, max_wrong_rate=max_wrong_rate, delta=delta,
+                               answerable_share=answerable_share, level=level, folds=folds, seed=seed, at=at,
+                               baseline=baseline, significance=significance, strict=strict, questions=questions,
+                               allow_incomplete=allow_incomplete, jobs=jobs)
         gated = max_wrong is not None or min_correct is not None or chosen.settings.max_wrong_rate is not None
         if chosen.at is None and (max_wrong is not None or min_correct is not None):
             raise InputError("max_wrong and min_correct check a point: give it with at=(H, A)")
@@ -269,7 +277,7 @@ class Run:
         own echo differs when `--drift` is followed by another option (it reads that option as --drift's value)."""
         if "baseline" in options:
             raise InputError("baseline: the drift is the comparison with the original run; leave baseline out")
-        chosen = self.options(**options)
+        chosen = self._options(**options)
         echo = ("--drift" if original is None else f"--drift {original}", *chosen.settings.options)
         chosen = replace(chosen, settings=replace(chosen.settings, options=echo))
         result, found = run_drift(chosen, None if original is None else Path(original),
@@ -302,6 +310,6 @@ def compare(runs: Sequence[str | Path | Run], **options: Any) -> SystemsResult:
     for run in opened:
         if (twice := seen.setdefault(run.path.resolve(), run.path)) is not run.path:
             raise InputError(f"runs: {run.path} is given twice (as {twice} too): compare different runs")
-    chosen = opened[0].options(**options)
+    chosen = opened[0]._options(**options)
     sweeps, systems = run_systems([run.path for run in opened], chosen, say=lambda line: None)
     return SystemsResult(tuple(sweeps), systems)
