@@ -1,0 +1,315 @@
+"""The Python API: what `sweep.py` does, as calls that return typed results and pandas DataFrames.
+
+    import quotefinder
+    run = quotefinder.open_run("runs/ten")
+    result = run.sweep(wrong_cost=3, grid={"has_answer": "0.2:0.5:0.01"})
+    result.decision            # what decision.json holds, as a dict
+    result.grid                # a DataFrame, a row per cell: what grid.csv holds
+    result.write_report("reports/mine")
+
+A thin face: each call checks its keyword arguments (an `InputError` naming the option), hands them to
+`sweep.session` as `SweepOptions`, and the results read `report/`'s tables and records, so a result says exactly
+what the report written from it says. Comparing systems is `compare(runs)`; a refresh's drift is `Run.drift()`.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .core.errors import InputError
+from .core.registry import axis_spec
+from .record.rundir import RunRecord
+from .report.directory import ReportDir, decision_json, write_report, write_systems_report
+from .report.systems import outcomes_frame, systems_decision, systems_frame
+from .report.tables import csv_bytes, grid_table, questions_table
+from .sweep.analysis import Gate, Settings, Sweep
+from .sweep.compare import SIGNIFICANCE, Comparison
+from .sweep.drift import Drift
+from .sweep.grid import Axis, parse_axis
+from .sweep.guarantee import DELTA
+from .sweep.replay import run_system
+from .sweep.session import SweepOptions, run_drift, run_sweep, run_systems
+from .sweep.stats import LEVEL
+from .sweep.systems import Systems
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+Value = float | int | str  # a value of an axis as it is written: 0.3; 5; deep
+
+
+def _frame(data: bytes) -> pd.DataFrame:
+    """A CSV report file's bytes read as `pandas.read_csv` reads the file."""
+    import pandas as pd  # here: `import quotefinder` stays cheap
+
+    return pd.read_csv(io.BytesIO(data))
+
+
+def _decision(data: bytes) -> dict[str, Any]:
+    parsed: dict[str, Any] = json.loads(data)
+    return parsed
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """One sweep of a run: `sweep` (the analysis, `sweep.analysis.Sweep`), the `comparison` with a baseline, the
+    `gate` checked at `at`, and a refresh's `drift` (each None when not asked for). The tables and the decision
+    are the report's own: `.grid` equals `pandas.read_csv("grid.csv")` and `.decision` `json.load(decision.json)`
+    of the report `write_report` writes."""
+
+    sweep: Sweep
+    comparison: Comparison | None = None
+    gate: Gate | None = None
+    drift: Drift | None = None
+
+    @property
+    def decision(self) -> dict[str, Any]:
+        """What decision.json holds: the action, the recommended and default cells, the guarantee..."""
+        return _decision(decision_json(self.sweep, self.drift))
+
+    @property
+    def grid(self) -> pd.DataFrame:
+        """A row per cell of the grid: the two axes, each outcome's count (a mean over repeats), quoted, the score,
+        with repeats each count's min and max, with `max_wrong_rate` `certified`, and the evidence."""
+        return _frame(csv_bytes(grid_table(self.sweep)))
+
+    @property
+    def questions(self) -> pd.DataFrame:
+        """A row per question: its outcome and quote at the default and the recommended cells, where it changes
+        along each axis, whether it needs a label, and with a baseline its change."""
+        return _frame(csv_bytes(questions_table(self.sweep, self.comparison), text=True))
+
+    @property
+    def holds(self) -> bool:
+        """Whether nothing checked failed: the gate's bounds hold, the run is not worse than the baseline, and a
+        refresh has not drifted (what `sweep.py` exits 0 for)."""
+        return not ((self.gate is not None and not self.gate.holds)
+                    or (self.comparison is not None and self.comparison.worse)
+                    or (self.drift is not None and self.drift.failed))
+
+    def write_report(self, out: str | Path, *, plots: bool = True, html: bool = True, force: bool = False) -> Path:
+        """Write the report into `out`, as `sweep.py RUN --out DIR` with the same options writes it (byte for byte:
+        the summary's "Options given" line echoes the keyword arguments as the options of `sweep.py` they
+        mirror, `wrong_cost=3` as `--wrong-cost 3`). `plots=False` and `html=False` are `--no-plots` and
+        `--no-html`; `force` is `--force`. Returns the directory."""
+        target = Path(out)
+        write_report(ReportDir(target, force=force), self.sweep, self.comparison, self.gate, plots=plots,
+                     page=html, drift=self.drift)
+        return target
+
+
+@dataclass(frozen=True)
+class SystemsResult:
+    """Several runs compared (`compare`): each run's `sweeps`, and `systems`, the comparison
+    (`sweep.systems.Systems`)."""
+
+    sweeps: tuple[Sweep, ...]
+    systems: Systems
+
+    @property
+    def decision(self) -> dict[str, Any]:
+        """What the comparison's decision.json holds: the system and the cell to ship."""
+        record = {**systems_decision(self.systems), "evidence": self.systems.evidence,
+                  "questions": len(self.systems.questions)}
+        return _decision(json.dumps(record, sort_keys=True, allow_nan=False).encode())
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """A row per system: what systems.csv holds."""
+        return _frame(csv_bytes(systems_frame(self.systems)))
+
+    @property
+    def questions(self) -> pd.DataFrame:
+        """Every question's outcome in every system: what the comparison's questions.csv holds."""
+        return _frame(csv_bytes(outcomes_frame(self.systems), text=True))
+
+    def write_report(self, out: str | Path, *, html: bool = True, force: bool = False) -> Path:
+        """Write the comparison's report into `out`, as `sweep.py RUN_A RUN_B --out DIR` does."""
+        target = Path(out)
+        write_systems_report(ReportDir(target, force=force), list(self.sweeps), self.systems, page=html)
+        return target
+
+
+def _unit(option: str, value: float | None) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1):
+        raise InputError(f"{option}={value!r}: give a number strictly between 0 and 1")
+
+
+def _count(option: str, value: int | None) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        raise InputError(f"{option}={value!r}: give a whole number >= 0")
+
+
+def _float(value: float | None) -> float | None:
+    return None if value is None else float(value)
+
+
+def _shown(value: object) -> str:
+    """A keyword argument's value as it would be typed on a command line."""
+    if isinstance(value, float) and value == int(value) and abs(value) < 1e15:
+        return str(int(value))
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Run:
+    """A run directory recorded by eval.py (`open_run`): `path`, and `record`, its run.json."""
+
+    path: Path
+    record: RunRecord
+
+    def _axes(self, grid: Mapping[str, str] | None) -> tuple[Axis | None, Axis | None]:
+        under_test = run_system(self.record)[0]
+        axes: list[Axis | None] = [None, None]
+        for name, text in (grid or {}).items():
+            try:
+                spec = axis_spec(under_test, name)
+            except KeyError as unknown:
+                raise InputError(f"grid={{{name!r}: ...}}: {unknown.args[0]}") from None
+            if not isinstance(text, str):
+                raise InputError(f"grid={{{name!r}: {text!r}}}: write the values as text, e.g. '0:1:0.05' (or 'A,B' "
+                                 "for an axis of names or whole numbers)")
+            axes[under_test.axes.index(spec)] = parse_axis(text, f"grid {name}", spec)
+        return axes[0], axes[1]
+
+    def _point(self, at: Sequence[Value]) -> tuple[float, float]:
+        under_test = run_system(self.record)[0]
+        if isinstance(at, str) or len(at) != 2:
+            raise InputError(f"at={at!r}: give a value of each axis, ({', '.join(s.name for s in under_test.axes)})")
+        found = []
+        for spec, value in zip(under_test.axes, at, strict=True):
+            try:
+                found.append(spec.read(value))
+            except ValueError as error:
+                raise InputError(f"at={at!r}: {spec.name} {value!r} is not a value of that axis ({error})") from None
+        return found[0], found[1]
+
+    def _options(self, *, grid: Mapping[str, str] | None = None, wrong_cost: float = 2.0,
+                max_wrong_rate: float | None = None, delta: float = DELTA, answerable_share: float | None = None,
+                level: float = LEVEL, folds: int | None = None, seed: int = 0, at: Sequence[Value] | None = None,
+                baseline: str | Path | None = None, significance: float = SIGNIFICANCE, strict: bool = False,
+                questions: str | Path | None = None, allow_incomplete: bool = False, jobs: int = 1) -> SweepOptions:
+        """The `SweepOptions` `sweep`'s keyword arguments stand for, checked: `InputError` naming the option for a
+        value it does not take."""
+        if isinstance(wrong_cost, bool) or not isinstance(wrong_cost, int | float) or not (
+                math.isfinite(wrong_cost) and wrong_cost >= 0):
+            raise InputError(f"wrong_cost={wrong_cost!r}: give a finite number >= 0")
+        for option, value in (("max_wrong_rate", max_wrong_rate), ("delta", delta),
+                              ("answerable_share", answerable_share), ("level", level),
+                              ("significance", significance)):
+            _unit(option, value)
+        for option, count in (("folds", folds), ("seed", seed), ("jobs", jobs)):
+            _count(option, count)
+        if strict and baseline is None:
+            raise InputError("strict=True makes the comparison with a baseline stricter: give baseline=RUN")
+        echo: list[str] = []
+        given: tuple[tuple[str, Any], ...] = (
+            ("wrong_cost", wrong_cost), ("max_wrong_rate", max_wrong_rate), ("delta", delta),
+            ("answerable_share", answerable_share), ("level", level), ("folds", folds), ("seed", seed), ("at", at),
+            ("baseline", baseline), ("significance", significance), ("strict", strict), ("questions", questions),
+            ("allow_incomplete", allow_incomplete))
+        for name, value in given:
+            default = _DEFAULTS.get(name)
+            if value is None or value == default:
+                continue
+            flag = "--" + name.replace("_", "-")
+            shown = ",".join(_shown(v) for v in value) if name == "at" and not isinstance(value, str) else value
+            echo.append(flag if value is True else f"{flag} {_shown(shown)}")
+        echo = [f"--grid {name}={text}" for name, text in (grid or {}).items()] + echo
+        first, second = self._axes(grid)
+        settings = Settings(wrong_cost=float(wrong_cost), folds=folds, seed=seed, level=float(level),
+                            max_wrong_rate=_float(max_wrong_rate), delta=float(delta),
+                            answerable_share=_float(answerable_share), options=tuple(echo))  # (floats, as parsed)
+        return SweepOptions(run=self.path, first=first, second=second, settings=settings,
+                            questions=None if questions is None else Path(questions),
+                            allow_incomplete=allow_incomplete, jobs=jobs,
+                            at=None if at is None else self._point(at),
+                            baseline=None if baseline is None else Path(baseline), significance=float(significance),
+                            strict=strict)
+
+    def sweep(self, *, grid: Mapping[str, str] | None = None, wrong_cost: float = 2.0,
+              max_wrong_rate: float | None = None, delta: float = DELTA, answerable_share: float | None = None,
+              level: float = LEVEL, folds: int | None = None, seed: int = 0, at: Sequence[Value] | None = None,
+              max_wrong: int | None = None, min_correct: int | None = None, baseline: str | Path | None = None,
+              significance: float = SIGNIFICANCE, strict: bool = False, questions: str | Path | None = None,
+              allow_incomplete: bool = False, jobs: int = 1) -> SweepResult:
+        """Replay the run over the grid and analyse it, as `sweep.py RUN` with the same options does. The keyword
+        arguments mirror its options: `grid={"has_answer": "0:1:0.05", "answer": "0.5:1:0.01"}` (an axis's
+        values by its name, as --grid NAME=...), `wrong_cost`, `max_wrong_rate`, `delta`, `answerable_share`,
+        `level`, `folds`, `seed`, `at` (a value of each axis, `(0.3, 0.9)`), `max_wrong`, `min_correct`,
+        `baseline` (a run), `significance`, `strict`, `questions` (a question file), `allow_incomplete`, `jobs`.
+        `InputError` naming the option for a value it does not take or options that do not go together; checks
+        that fail do not raise: see `SweepResult.holds`."""
+        _count("max_wrong", max_wrong)
+        _count("min_correct", min_correct)
+        chosen = self._options(grid=grid, wrong_cost=wrong_cost, max_wrong_rate=max_wrong_rate, delta=delta,
+                               answerable_share=answerable_share, level=level, folds=folds, seed=seed, at=at,
+                               baseline=baseline, significance=significance, strict=strict, questions=questions,
+                               allow_incomplete=allow_incomplete, jobs=jobs)
+        gated = max_wrong is not None or min_correct is not None or chosen.settings.max_wrong_rate is not None
+        if chosen.at is None and (max_wrong is not None or min_correct is not None):
+            raise InputError("max_wrong and min_correct check a point: give it with at=(H, A)")
+        if chosen.at is not None and not (gated or chosen.baseline is not None):
+            raise InputError("at=... names the point to check, but nothing is checked there: add max_wrong, "
+                             "min_correct or max_wrong_rate (or baseline=RUN to compare there)")
+        echo = chosen.settings.options + tuple(f"--{name.replace('_', '-')} {value}" for name, value in
+                                               (("max_wrong", max_wrong), ("min_correct", min_correct))
+                                               if value is not None)
+        chosen = replace(chosen, settings=replace(chosen.settings, options=echo))
+        result, comparison = run_sweep(chosen, say=lambda line: None)
+        gate = result.gate(chosen.at, max_wrong, min_correct) if chosen.at is not None and gated else None
+        return SweepResult(result, comparison, gate)
+
+    def drift(self, original: str | Path | None = None, **options: Any) -> SweepResult:
+        """This run, a refresh (eval.py --refresh), swept and compared with the run it refreshes (`original`, else
+        the one its run.json names), as `sweep.py RUN --drift [ORIGINAL]` does: the result's `drift` and its
+        decision's "drift". The keyword arguments are `sweep`'s but `baseline` (the original is the baseline):
+        `at` is the shipped cell (default: the original's recommended cell), `max_wrong_rate` the drift's test of
+        the wrong-answer rate now.
+
+        The summary echoes `--drift` (or `--drift ORIGINAL`) and then the options, each on its own; `sweep.py`'s
+        own echo differs when `--drift` is followed by another option (it reads that option as --drift's value)."""
+        if "baseline" in options:
+            raise InputError("baseline: the drift is the comparison with the original run; leave baseline out")
+        chosen = self._options(**options)
+        echo = ("--drift" if original is None else f"--drift {original}", *chosen.settings.options)
+        chosen = replace(chosen, settings=replace(chosen.settings, options=echo))
+        result, found = run_drift(chosen, None if original is None else Path(original),
+                                  chosen.settings.max_wrong_rate)
+        return SweepResult(result, drift=found)
+
+
+_DEFAULTS: dict[str, object] = {"wrong_cost": 2.0, "delta": DELTA, "level": LEVEL, "seed": 0,
+                                "significance": SIGNIFICANCE, "strict": False, "allow_incomplete": False}
+
+
+def open_run(path: str | Path) -> Run:
+    """The run recorded in the directory `path` (eval.py's output, e.g. "runs/ten"); `InputError` when it holds
+    none. Reports name the run as `path` is written, so give it as you would to `sweep.py`."""
+    where = Path(path)
+    return Run(where, RunRecord.require(where))
+
+
+def compare(runs: Sequence[str | Path | Run], **options: Any) -> SystemsResult:
+    """Several runs of one question set (each its own system or pipeline), each swept with the same keyword
+    arguments (`Run.sweep`'s, without the checks at a point) and tuned by its own rule, then compared on
+    cross-validated scores, as `sweep.py RUN_A RUN_B ...` does."""
+    opened = [run if isinstance(run, Run) else open_run(run) for run in runs]
+    if len(opened) < 2:
+        raise InputError(f"runs: compare needs two runs or more, not {len(opened)}")
+    for name in ("at", "baseline", "strict"):
+        if options.get(name) not in (None, False):
+            raise InputError(f"{name}: it checks one run; sweep a run alone for that (Run.sweep)")
+    seen: dict[Path, Path] = {}
+    for run in opened:
+        if (twice := seen.setdefault(run.path.resolve(), run.path)) is not run.path:
+            raise InputError(f"runs: {run.path} is given twice (as {twice} too): compare different runs")
+    chosen = opened[0]._options(**options)
+    sweeps, systems = run_systems([run.path for run in opened], chosen, say=lambda line: None)
+    return SystemsResult(tuple(sweeps), systems)
