@@ -79,7 +79,7 @@ def test_the_command_times_each_round_with_a_first_sweep_that_finds_no_index(ten
     assert len(rounds) == 2 and out.splitlines()[-1].startswith("medians: floor ")
     for line in rounds:  # floor, replay, pipeline alone, reading (a difference: may be below 0), first sweep
         seconds = [float(x) for x in re.findall(r"(\d+\.\d+) s", line)]
-        assert len(seconds) == 5 and all(s > 0 for s in seconds[:3] + seconds[4:]), line
+        assert len(seconds) == 5 and all(s >= 0 for s in seconds[:3] + seconds[4:]), line  # printed to 0.01 s
     assert worked == ["replay_pairs", "served_replays"] * 2
     assert found == [0, 0]  # the second round's too: the first round's sweep wrote one
     assert len(list(index_dir(ten).glob("*.index"))) == 1
