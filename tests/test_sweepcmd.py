@@ -441,7 +441,7 @@ def test_max_requests_leaves_questions_the_sweep_calls_not_recorded_yet(tmp_path
     assert main([str(run), "--no-plots", "--out", str(tmp_path / "r")]) == 2
     err = capsys.readouterr().err
     assert f"{run}: the run is marked incomplete: 8 question(s) not recorded yet (stopped by --max-requests); " \
-           "finish it with eval.py" in err
+           "finish it: `python eval.py " in err and f" --run {run} --estimate` first says what finishing" in err
     assert "failed" not in err
     assert main([str(run), "--no-plots", "--out", str(tmp_path / "r"), "--allow-incomplete"]) == 0
     out = capsys.readouterr().out
