@@ -232,6 +232,7 @@ def flips(frame: pd.DataFrame, path: Path, title: str, mark: float, *, axis: Plo
                 ax.hist(group["flip"], bins=bins, color=colour, hatch=hatch, edgecolor="white", alpha=0.8,
                         label=f"{_label(outcome)} if quoted ({len(group)})")
             ax.set_ylabel("questions whose quote flips here")
+            ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # counts of questions: whole ticks only
         ax.axvline(mark, color="black", linewidth=1.0, linestyle=(0, (4, 2)), label=f"recommended {mark:g}")
         ax.set_xlim(0, 1)
         ax.set_xlabel(axis.title)
