@@ -61,7 +61,7 @@ def test_the_demo_run_sweeps_offline_with_no_key(ten: Path, tmp_path: Path, no_n
     summary = (out / "summary.md").read_text()
     assert summary.startswith("# Cutoff sweep: `ten` (SYNTHETIC evidence)")
     assert "score = correct + no-answer - 2 x wrong" in summary
-    for name in ("heatmap-correct.png", "heatmap-wrong.png", "along-answer-cutoff.png", "flips.png"):
+    for name in ("heatmap-correct.png", "heatmap-wrong.png", "flips.png"):
         assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f"]({name})" in summary
     assert "synthetic evidence" in capsys.readouterr().out
 
