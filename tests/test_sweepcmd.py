@@ -61,7 +61,7 @@ def test_the_demo_run_sweeps_offline_with_no_key(ten: Path, tmp_path: Path, no_n
     summary = (out / "summary.md").read_text()
     assert summary.startswith("# Cutoff sweep: `ten` (SYNTHETIC evidence)")
     assert "score = correct + no-answer - 2 x wrong" in summary
-    for name in ("heatmap-correct.png", "heatmap-wrong.png", "along-answer-cutoff.png", "flips.png"):
+    for name in ("heatmap-correct.png", "heatmap-wrong.png", "flips.png"):
         assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f"]({name})" in summary
     assert "synthetic evidence" in capsys.readouterr().out
 
@@ -441,7 +441,7 @@ def test_max_requests_leaves_questions_the_sweep_calls_not_recorded_yet(tmp_path
     assert main([str(run), "--no-plots", "--out", str(tmp_path / "r")]) == 2
     err = capsys.readouterr().err
     assert f"{run}: the run is marked incomplete: 8 question(s) not recorded yet (stopped by --max-requests); " \
-           "finish it with eval.py" in err
+           "finish it: `python eval.py " in err and f" --run {run} --estimate` first says what finishing" in err
     assert "failed" not in err
     assert main([str(run), "--no-plots", "--out", str(tmp_path / "r"), "--allow-incomplete"]) == 0
     out = capsys.readouterr().out

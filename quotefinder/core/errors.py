@@ -12,6 +12,7 @@
     ├── ApiError                     an API request failed
     │   ├── AuthError                401/403: the key is wrong; stop at once, retrying only costs money
     │   ├── TransientError           429, 5xx, dropped connection, timeout: retried with backoff
+    │   ├── Unreachable              no connection before any response: no network, or a wrong base URL
     │   ├── EvidenceMixError         a live response arriving in a synthetic run, or the reverse
     │   ├── KeyEchoed                a response that carries the API key back (in any form): never saved
     │   └── InsecureEndpoint         a base URL that would send the key over plain http
@@ -82,6 +83,11 @@ class TransientError(ApiError):
     def __init__(self, message: str, *, status: int | None = None, retry_after: float | None = None) -> None:
         super().__init__(message, status=status)
         self.retry_after = retry_after
+
+
+class Unreachable(ApiError):
+    """The API could not be connected to before it ever answered (no network, a wrong base URL, a firewall):
+    one condition for the whole recording, not a failure per question; the recording stops at once."""
 
 
 class EvidenceMixError(ApiError):

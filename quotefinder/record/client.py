@@ -2,7 +2,9 @@
 
 `ApiClient.send` posts one `ApiRequest` with the bearer key, retries transient failures (429, 5xx,
 dropped connections, timeouts) with bounded exponential backoff that honours `Retry-After`, and
-returns the parsed JSON with the exchange's metadata. A 401 or 403 raises `AuthError` at once. The
+returns the parsed JSON with the exchange's metadata. A 401 or 403 raises `AuthError` at once. Until the API
+has answered once, connecting is given `CONNECT_TIMEOUT_S` and `UNREACHABLE_AFTER` attempts in all (across
+every request): then `Unreachable` says, once, that the API cannot be reached. The
 network is a constructor argument (`transport=`), so tests swap in `httpx.MockTransport` or point
 the client at the stand-in server over loopback.
 
@@ -27,7 +29,16 @@ from typing import Any
 import httpx
 import orjson
 
-from ..core.errors import ApiError, AuthError, BudgetSpent, InputError, InsecureEndpoint, KeyEchoed, TransientError
+from ..core.errors import (
+    ApiError,
+    AuthError,
+    BudgetSpent,
+    InputError,
+    InsecureEndpoint,
+    KeyEchoed,
+    TransientError,
+    Unreachable,
+)
 from ..core.perplexity import PERPLEXITY
 from ..core.plugin import ApiSpec
 from ..core.requests import ApiRequest
@@ -38,6 +49,8 @@ DEFAULT_BASE_URL = PERPLEXITY.default_base
 EVIDENCE_HEADER = "x-quotefinder-evidence"  # set by the stand-in; the real API never sends it
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_RETRY_AFTER_S = 120.0
+CONNECT_TIMEOUT_S = 4.0  # at most, to open a connection: a reachable API answers a connect in well under a second
+UNREACHABLE_AFTER = 2  # connect failures, across every request, before the API ever answered: it cannot be reached
 
 
 class RequestBudget:
@@ -178,7 +191,10 @@ class ApiClient:
         self.host = url.host
         self.secret = Secret(api_key)
         self._headers = {"Authorization": f"Bearer {api_key}"}
-        self._http = httpx.AsyncClient(transport=transport, timeout=timeout_s, follow_redirects=False)
+        timeout = httpx.Timeout(timeout_s, connect=min(timeout_s, CONNECT_TIMEOUT_S))
+        self._http = httpx.AsyncClient(transport=transport, timeout=timeout, follow_redirects=False)
+        self.answered = False  # whether any response (of any status) has arrived
+        self.connect_failures = 0  # attempts that could not connect before the first response
         self.retry = retry
         self.limiter = limiter or RateLimiter(0)
         self.on_retry = on_retry or (lambda error: None)
@@ -218,11 +234,16 @@ class ApiClient:
         started = time.perf_counter()
         try:
             response = await self._http.post(self.base_url + request.path, json=request.body, headers=self._headers)
+        except (httpx.ConnectError, httpx.ConnectTimeout) as error:
+            if not self.answered:
+                self._not_answered(error)
+            raise TransientError(f"{where}: connection failed ({type(error).__name__})") from None
         except httpx.TimeoutException:
             raise TransientError(f"{where}: timed out") from None
         except httpx.TransportError as error:
             raise TransientError(f"{where}: connection failed ({type(error).__name__})") from None
         elapsed = round(time.perf_counter() - started, 3)
+        self.answered = True
         status = response.status_code
         if status in (401, 403):
             raise AuthError(
@@ -245,6 +266,18 @@ class ApiClient:
         request_id = self.secret.redact(response.headers.get("x-request-id", ""))  # saved in the entry
         return Received(data=data, status=status, request_id=request_id, elapsed_s=elapsed, received_at=_now(),
                         evidence=evidence)
+
+    def _not_answered(self, error: httpx.TransportError) -> None:
+        """Count a connect failure before the API ever answered; `Unreachable` at the `UNREACHABLE_AFTER`th: no
+        more retries, one message for the whole recording."""
+        self.connect_failures += 1
+        if self.connect_failures < UNREACHABLE_AFTER:
+            return
+        why = "timed out" if isinstance(error, httpx.TimeoutException) else f"failed ({type(error).__name__})"
+        raise Unreachable(f"cannot reach the API at {self.base_url}: {self.connect_failures} connection attempts "
+                          f"{why} before any response. Check the network connection and {self.api.base_variable}, "
+                          "or pass --offline to use only the responses already saved; nothing saved is lost, "
+                          "rerun to resume")
 
     def _refuse_unsaveable(self, request: ApiRequest, where: str, raw: bytes, data: Any) -> None:
         """Raise unless the parsed body can be saved: nested no deeper than a cache entry can hold, and without

@@ -24,6 +24,7 @@ from ..core.errors import (
     MissingResponse,
     RefusedBefore,
     StorageError,
+    Unreachable,
 )
 from ..core.flow import record
 from ..core.flow import replay as drive
@@ -38,7 +39,7 @@ from .rundir import STOPS, QuestionError, RequestCounts
 from .secret import Secret
 from .store import ResponseStore
 
-FATAL = (AuthError, EvidenceMixError, StorageError)
+FATAL = (AuthError, EvidenceMixError, StorageError, Unreachable)
 
 
 @dataclass(frozen=True)
@@ -218,9 +219,10 @@ class Recorder:
     ) -> None:
         """Record `items` concurrently (at most `concurrency` questions at once).
 
-        A question whose requests fail gets `error` and the others go on; a refused key, mixed
-        evidence or a full disk stops everything. Finished items keep their results even if this is
-        cancelled. `secret` (the key the client sends) is blanked from every error and kept out of every entry.
+        A question whose requests fail gets `error` and the others go on; a refused key, an API that
+        cannot be reached, mixed evidence or a full disk stops everything. Finished items keep their results even
+        if this is cancelled. `secret` (the key the client sends) is blanked from every error and kept out of every
+        entry.
         """
         secret = secret or Secret()
         pending = iter(items)  # shared by the workers: each takes the next question when it is free

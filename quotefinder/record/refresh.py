@@ -24,6 +24,7 @@ import numpy as np
 
 from ..core.errors import InputError, RunDirError
 from ..questions import Question, QuestionSet, load_questions
+from .advice import finish
 from .rundir import RUN_FILE, Refresh, RunRecord, run_json_digest
 from .session import RecordOptions
 
@@ -108,8 +109,8 @@ def plan_refresh(original_dir: Path, run_dir: Path, size: int, seed: int) -> Ref
     if record.refresh is not None:
         raise InputError(f"{original_dir} is itself a refresh (of {record.refresh.run}); refresh the original run")
     if not record.complete:
-        raise InputError(f"{original_dir}: the run is marked incomplete ({record.incompleteness}); finish it with "
-                         "eval.py before refreshing it")
+        raise InputError(f"{original_dir}: the run is marked incomplete ({record.incompleteness}); finish it "
+                         f"before refreshing it: {finish(f'python eval.py QUESTIONS --run {original_dir}')}")
     population = original_questions(original_dir, record)
     if not population.questions:
         raise InputError(f"{population.path}: none of the questions {original_dir} recorded are in it any more")

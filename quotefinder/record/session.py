@@ -33,6 +33,7 @@ from ..core.registry import system as find_system
 from ..core.storage import remove_temporaries
 from ..core.textsafe import terminal
 from ..questions import QuestionSet, load_questions
+from .advice import finish
 from .client import ApiClient, RateLimiter, RequestBudget, RetryPolicy, TransientError, check_base_url
 from .recorder import QuestionRun, Recorder
 from .refused import Refusals
@@ -154,8 +155,9 @@ class Recording:
         if previous is not None and previous.refresh is not None and refresh is None:
             was = previous.refresh
             raise RunDirError(f"{run_dir}: is a refresh of {was.origin(run_dir)} (a sample of {was.sample}); resume "
-                              f"it with `eval.py --refresh {was.origin(run_dir)} --sample {was.sample} --seed "
-                              f"{was.seed} --run {run_dir}`, or record the question file into another --run DIR")
+                              "it: " + finish(f"eval.py --refresh {was.origin(run_dir)} --sample {was.sample} "
+                                              f"--seed {was.seed} --run {run_dir}")
+                              + "; or record the question file into another --run DIR")
         pipeline = run_pipeline(run_dir, previous, options.system, options.pipeline, questions.path)
         if previous is not None and (changes := previous.question_changes(questions)):
             notify(f"The question set changed since {run_dir} was recorded: {changes}. "

@@ -87,7 +87,8 @@ def show_monitor(monitor: Monitor, axes: tuple[AxisSpec, AxisSpec], out_dir: Pat
           f"{monitor.alpha:g} ({monitor.evidence} evidence):", file=out)
     for n, w in enumerate(monitor.watches, start=1):
         print(f"  {n}. {terminal(w.run)} ({w.started_at}): {w.questions} questions, estimate {100 * w.estimate:.1f}%, "
-              f"lower bound {100 * w.lower:.1f}% (one-sided), highest e-value {w.e_value:.3g}"
+              f"lower bound {100 * w.lower:.1f}% (one-sided), evidence so far {w.e_value:.3g} (1: none; alarm at "
+              f"{1 / monitor.delta:g})"
               f"{', ALARM' if w.alarm else ''}", file=out)
     for caution in monitor.cautions:
         print(f"  CAUTION: {terminal(drifting.monitor_caution_words(caution))}", file=out)

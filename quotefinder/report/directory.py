@@ -1,7 +1,7 @@
 """The report directory a sweep writes: whole or absent, and nothing of the user's ever removed.
 
     decision.json  grid.csv  questions.csv  comparison.csv (with a baseline)  summary.md  index.html
-    heatmap-*.png  along-*.png  flips.png  risk-coverage.png  report.json (the manifest, last)
+    heatmap-*.png  flips.png  risk-coverage.png  report.json (the manifest, last)
 
 A sweep writes every file into a staging directory inside DIR (`DIR/.sweep-staging-PID`, so on the same file
 system even when DIR is a mount point, and writable wherever DIR is), each one flushed to disk. Then, holding
@@ -56,7 +56,7 @@ MANIFEST = "report.json"
 MANIFEST_FORMAT = "quotefinder-report/1"
 REPORT_FILES = ("decision.json", "grid.csv", "questions.csv", "comparison.csv", "summary.md", "index.html",
                 "systems.csv", "heatmap-*.png", "along-*.png", "flips.png", "risk-coverage.png", "drift.csv",
-                "drift-stages.csv", "monitor.csv")
+                "drift-stages.csv", "monitor.csv")  # along-*.png: an older report's, still recognised
 STAGING_PREFIX = ".sweep-staging-"  # DIR/.sweep-staging-PID: a sweep's files before they are swapped in
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 

@@ -304,15 +304,19 @@ def monitor_markdown(monitor: Monitor, axes: tuple[AxisSpec, AxisSpec]) -> str:
               *(["- The refreshes were given out of time order: they are watched in the order they began."]
                 if monitor.reordered else []),
               *(f"- CAUTION: {markdown_text(monitor_caution_words(caution))}" for caution in monitor.cautions), "",
-              "| # | Refresh | Began | Questions | Estimate | Lower bound | Highest e-value | Alarm |",
+              "| # | Refresh | Began | Questions | Estimate | Lower bound | Evidence so far (e-value) | Alarm |",
               "|---:|---|---|---:|---:|---:|---:|---|"]
     for n, w in enumerate(monitor.watches, start=1):
         lines.append(f"| {n} | {_md(w.run)} | {w.started_at or '?'} | {w.questions} | {_rate(w.estimate)} | "
                      f"{_rate(w.lower)} | {w.e_value:.3g} | {'ALARM' if w.alarm else 'no'} |")
     lines += ["", f"The lower bound is one-sided at {confidence(monitor.delta)}, for the highest rate up to that "
-              f"refresh, and never falls back. The e-value is the mixed bets' wealth against 'every rate so far is at "
-              f"most {monitor.alpha:g}', the highest it has been; the alarm sounds when it reaches 1/delta = "
-              f"{1 / monitor.delta:g}. `monitor.csv` has every row.", ""]
+              f"refresh, and never falls back. Evidence so far says how strongly the refreshes up to that one speak "
+              f"against 'the wrong-answer rate has stayed at most {monitor.alpha:g}': 1 is no evidence either way, "
+              "and it grows as refreshes show more wrong answers than that allows. It is the highest value, so "
+              "far, of an e-value (what a bettor staking a little against that claim on each question would hold, "
+              f"starting from 1); the alarm sounds when it reaches 1/delta = {1 / monitor.delta:g}, which, while "
+              f"the rate stays at most {monitor.alpha:g}, happens with probability at most {monitor.delta:g}. "
+              "`monitor.csv` has every row.", ""]
     return "\n".join(lines)
 
 

@@ -63,7 +63,7 @@ class Figure:
 
     title: str
     name: str
-    kind: str  # a drawing function of `plots` (`plots.DRAWINGS`): heatmap, counts_along, flips, risk_coverage
+    kind: str  # a drawing function of `plots` (`plots.DRAWINGS`): heatmap, flips, risk_coverage
     args: tuple[Any, ...]
     options: dict[str, Any] = field(default_factory=dict)
 
@@ -131,14 +131,6 @@ def plan(result: Sweep, grid: pd.DataFrame, out_dir: Path, comparison: Compariso
         planned.append(Figure(title, "heatmap-score-change.png", "heatmap",
                               (frame, "score_change", out_dir / "heatmap-score-change.png", marked, title,
                                "score now minus baseline", BETTER["score_change"]), on))
-    along = f"along-{second.replace('_', '-')}.png"
-    title = f"Outcomes vs {columns.title} at {rows.title} {rows.text(rec.h)}{synthetic}"
-    planned.append(Figure(title, along, "counts_along", (grid[grid[first] == rec.h], second, out_dir / along, title,
-                                                         rec.a), {"axis": columns}))
-    along = f"along-{first.replace('_', '-')}.png"
-    title = f"Outcomes vs {rows.title} at {columns.title} {columns.text(rec.a)}{synthetic}"
-    planned.append(Figure(title, along, "counts_along", (grid[grid[second] == rec.a], first, out_dir / along, title,
-                                                         rec.h), {"axis": rows}))
     certificate = result.guarantee.certificate
     title = f"Wrong-answer rate against coverage along {columns.title} at {rows.title} {rows.text(rec.h)}{synthetic}"
     planned.append(Figure(title, "risk-coverage.png", "risk_coverage",

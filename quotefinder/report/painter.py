@@ -91,12 +91,16 @@ class _Child:
 
 class Painter:
     """Draws figures in child processes started at construction (see the module docstring): one per core,
-    up to `workers`, each drawing every n-th figure."""
+    up to `workers`, each drawing every n-th figure. One by default: each child imports matplotlib again (0.8 s of
+    CPU), which on two busy cores cost more than the second child's share of the drawing saved (BENCHMARKS.md,
+    "Every file against tables only")."""
 
-    def __init__(self, workers: int = 2) -> None:
+    def __init__(self, workers: int = 1) -> None:
         self.jobs: list[Figure] = []
         self.children: list[_Child] = []
         if "fork" in multiprocessing.get_all_start_methods():
+            import pandas  # noqa: F401 (here, once: the figures are sent as DataFrames; a child inherits it)
+
             try:
                 self._fork(min(workers, os.cpu_count() or 1))
             except BaseException:  # a Ctrl+C held back while they started: no `with` will close them

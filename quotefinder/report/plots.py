@@ -180,29 +180,6 @@ def _edges(centres: np.ndarray) -> np.ndarray:
     return np.concatenate([[centres[0] - (middle[0] - centres[0])], middle, [centres[-1] + (centres[-1] - middle[-1])]])
 
 
-def counts_along(frame: pd.DataFrame, cutoff: str, path: Path, title: str, mark: float | None = None,
-                 axis: PlotAxis | None = None) -> None:
-    """The outcome counts against one axis (`cutoff` names the column; `axis` says how it is written), the other
-    held fixed."""
-    axis = axis or PlotAxis(cutoff, cutoff.upper())
-    with plt.rc_context(RC):
-        fig, ax = plt.subplots(figsize=(6.4, 4.0))
-        for outcome, (colour, marker, line, _) in STYLE.items():
-            if outcome in frame and (outcome not in ("unjudged", "unlabelled") or frame[outcome].any()):
-                ax.plot(frame[cutoff], frame[outcome], color=colour, marker=marker, linestyle=line, markersize=4,
-                        label=_label(outcome))
-        if mark is not None:
-            ax.axvline(mark, color="black", linewidth=0.8, linestyle=(0, (4, 2)),
-                       label=f"recommended {axis.text(mark)}")
-        ax.set_xlabel(axis.title)
-        _ticks(ax, axis, "x")
-        ax.set_ylabel("questions")
-        ax.set_title(title)
-        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
-        ax.grid(alpha=0.3)
-        _save(fig, path)
-
-
 def flips(frame: pd.DataFrame, path: Path, title: str, mark: float, *, axis: PlotAxis) -> None:
     """Where each question's outcome flips along the second axis (`axis`, e.g. ANSWER_CUTOFF).
 
@@ -232,6 +209,7 @@ def flips(frame: pd.DataFrame, path: Path, title: str, mark: float, *, axis: Plo
                 ax.hist(group["flip"], bins=bins, color=colour, hatch=hatch, edgecolor="white", alpha=0.8,
                         label=f"{_label(outcome)} if quoted ({len(group)})")
             ax.set_ylabel("questions whose quote flips here")
+            ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # counts of questions: whole ticks only
         ax.axvline(mark, color="black", linewidth=1.0, linestyle=(0, (4, 2)), label=f"recommended {mark:g}")
         ax.set_xlim(0, 1)
         ax.set_xlabel(axis.title)
@@ -283,7 +261,7 @@ def risk_coverage(frame: pd.DataFrame, path: Path, title: str, mark: float, alph
         _save(fig, path)
 
 
-DRAWINGS: dict[str, Callable[..., None]] = {"heatmap": heatmap, "counts_along": counts_along, "flips": flips,
+DRAWINGS: dict[str, Callable[..., None]] = {"heatmap": heatmap, "flips": flips,
                                             "risk_coverage": risk_coverage}
 
 

@@ -37,7 +37,9 @@ table.grid td { width: 1.1rem; height: 1.1rem; padding: 0; text-align: center; c
 table.grid td.chosen { outline: 3px solid #000; outline-offset: -3px; color: #000; background-clip: padding-box; }
 table.grid th { font-weight: normal; padding: 0 0.2rem; }
 table.data { border-collapse: collapse; margin: 0.5rem 0 1rem; }
-table.data th, table.data td { border: 1px solid #ccc; padding: 0.2rem 0.5rem; text-align: left; }
+table.data { max-width: 100%; }
+table.data th, table.data td { border: 1px solid #ccc; padding: 0.2rem 0.5rem; text-align: left;
+                               overflow-wrap: anywhere; }
 .scale { display: inline-block; width: 12rem; height: 0.8rem; vertical-align: middle;
          background: linear-gradient(to right, STOPS); }
 """.replace("STOPS", ", ".join(f"rgb{c}" for c in VIRIDIS))
@@ -58,8 +60,9 @@ def _text(value: object) -> str:
 
 
 def score_grid(result: Sweep, low: float, high: float) -> str:
-    """One system's grid of scores as a table: rows the first axis, columns the second, each cell coloured on the
-    shared scale [low, high], its numbers in its title; the recommended cell outlined and starred."""
+    """One system's grid of scores as a table: rows the first axis, its lowest value at the bottom as on the
+    single-run page's heatmaps, columns the second, each cell coloured on the shared scale [low, high], its numbers
+    in its title; the recommended cell outlined and starred."""
     scores = np.round(result.scores, 9)
     chosen = result.decision.marked
     h_text = [result.h_axis.text(i) for i in range(len(result.h_axis.decimals))]
@@ -67,7 +70,7 @@ def score_grid(result: Sweep, low: float, high: float) -> str:
     step = max(1, len(a_text) // 10)
     head = "".join(f"<th scope=\"col\">{_text(t) if j % step == 0 else ''}</th>" for j, t in enumerate(a_text))
     rows = []
-    for i, h in enumerate(h_text):
+    for i, h in reversed(list(enumerate(h_text))):
         cells = []
         for j, a in enumerate(a_text):
             mark = (i, j) == chosen
@@ -75,7 +78,8 @@ def score_grid(result: Sweep, low: float, high: float) -> str:
             chosen_attributes = ' class="chosen" data-chosen="1"' if mark else ""
             cells.append(f"<td style=\"background:{colour(float(scores[i, j]), low, high)}\" title=\"{_text(title)}\""
                          f"{chosen_attributes}>{'★' if mark else ''}</td>")
-        rows.append(f"<tr><th scope=\"row\">{_text(h) if i % step == 0 else ''}</th>{''.join(cells)}</tr>")
+        rows.append(f"<tr data-row=\"{i}\"><th scope=\"row\">{_text(h) if i % step == 0 else ''}</th>"
+                    f"{''.join(cells)}</tr>")
     return (f"<table class=\"grid\" aria-label=\"scores of {_text(result.replayed.run_dir)}\"><thead><tr><th></th>"
             f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
@@ -89,6 +93,20 @@ def frame_table(frame: pd.DataFrame, label: str) -> str:
                    for row in frame.itertuples(index=False))
     return (f"<table class=\"data\" aria-label=\"{_text(label)}\"><thead><tr>{head}</tr></thead>"
             f"<tbody>{body}</tbody></table>")
+
+
+def fields_table(frame: pd.DataFrame, label: str) -> str:
+    """A DataFrame turned on its side: a column per row of `frame` (headed by its first column), a row per other
+    column, so that a table of a few systems with many fields fits a window's width. Every cell escaped."""
+    import pandas as pd  # here: a sweep that writes tables alone never imports pandas
+
+    first, *fields = frame.columns
+    head = "".join(f"<th scope=\"col\">{_text(v)}</th>" for v in frame[first])
+    body = "".join(f"<tr><th scope=\"row\">{_text(field)}</th>"
+                   + "".join(f"<td>{_text('' if pd.isna(v) else v)}</td>" for v in frame[field]) + "</tr>"
+                   for field in fields)
+    return (f"<table class=\"data\" aria-label=\"{_text(label)}\"><thead><tr><th scope=\"col\">{_text(first)}</th>"
+            f"{head}</tr></thead><tbody>{body}</tbody></table>")
 
 
 def page(sweeps: Sequence[Sweep], names: Sequence[str], pipelines: Sequence[str], ship: Sequence[str],
@@ -119,7 +137,8 @@ def page(sweeps: Sequence[Sweep], names: Sequence[str], pipelines: Sequence[str]
 {banner}
 <section id="decision" aria-label="Which to ship">{lines[0]}<ul>{lines[1]}</ul></section>
 <h2>The systems</h2>
-{frame_table(systems, "systems")}
+<p>One column per system, one row per column of systems.csv.</p>
+{fields_table(systems, "systems")}
 <h2>Side by side</h2>
 <p>Score = correct + no-answer - C x wrong at every cell of each system's own grid, on one colour scale for all
 (<span class="scale"></span> from {low:g} to {high:g}, more is better).</p>

@@ -29,6 +29,7 @@ from ..core.plugin import Curve, System
 from ..core.registry import axis_spec, system
 from ..core.requests import ApiRequest
 from ..questions import Question, QuestionSet, load_questions
+from ..record.advice import finish, record_again, record_missing
 from ..record.rundir import RUN_FILE, RunRecord
 from ..record.store import ResponseStore, open_store
 from . import parsed
@@ -180,13 +181,12 @@ def derived_evidence(run_dir: Path, record: RunRecord, evidence: Evidence) -> st
         kinds = " and ".join(f"{path} is {kind}" for kind, path in sorted(evidence.items()))
         raise RunDirError(f"{run_dir}: its responses disagree about what they are evidence of: {kinds}. Live and "
                           "synthetic responses never mix in one run: an entry was edited, or copied from another "
-                          "run; record again into a new directory with `eval.py --run DIR`")
+                          f"run; {record_again()}")
     found = next(iter(evidence), None)
     if found is not None and found != record.evidence:
         raise RunDirError(f"{run_dir}: {RUN_FILE} says its evidence is {record.evidence_word}, but the responses it "
                           f"holds are {found} ({evidence[found]} is one). The evidence is the responses' own: "
-                          f"{RUN_FILE} was edited or damaged; record again into a new directory with "
-                          "`eval.py --run DIR`")
+                          f"{RUN_FILE} was edited or damaged; {record_again()}")
     return found
 
 
@@ -345,7 +345,8 @@ def replay_run(run_dir: Path, coverage: Coverage, questions_path: Path | None = 
     if not record.complete and not allow_incomplete:
         raise InputError(
             f"{run_dir}: the run is marked incomplete: {record.incompleteness}; "
-            "finish it with eval.py, or pass --allow-incomplete to sweep the questions that can be replayed"
+            "finish it: " + finish(f"python eval.py {judging_path(run_dir, record, questions_path)} --run {run_dir}")
+            + "; or pass --allow-incomplete to sweep the questions that can be replayed"
         )
     repeats = range(record.repeats)
     pairs = [(text, r) for text in record.texts for r in repeats]
@@ -369,7 +370,7 @@ def replay_run(run_dir: Path, coverage: Coverage, questions_path: Path | None = 
                                                                    merged_evidence(r.evidence for r in replays)))
     replayed = _sorted_out(run_dir, record, question_set, replays)
     if replayed.excluded and not allow_incomplete:
-        raise _cannot_replay(run_dir, under_test, question_set, replayed.excluded, coverage)
+        raise _cannot_replay(run_dir, record, question_set, replayed.excluded, coverage)
     return replayed
 
 
@@ -393,6 +394,12 @@ def _usable(index: ReplayIndex, run_dir: Path, cache_format: str | None, pairs: 
         index.close()  # its check apart, when `usable` was never reached
 
 
+def _worst(record: RunRecord) -> str:
+    """At most how many requests one question needs, in the system's words (`System.worst_words`)."""
+    under_test, config = run_system(record)
+    return under_test.worst_words(config)
+
+
 def _judged(question_set: QuestionSet, run_dir: Path, record: RunRecord, only: Collection[str] | None
             ) -> QuestionSet:
     """The questions to judge: the file's, narrowed to `only` (or to a refresh's sample); `InputError` for a
@@ -407,7 +414,7 @@ def _judged(question_set: QuestionSet, run_dir: Path, record: RunRecord, only: C
         names = ", ".join(f"{q.id!r} (line {q.line})" for q in strangers[:SHOW])
         raise InputError(
             f"{question_set.path}: {len(strangers)} question(s) are not in the run {run_dir}: {names}. "
-            f"Record them with `python eval.py {question_set.path} --run {run_dir}`"
+            + record_missing(question_set.path, run_dir, record, len(strangers), _worst(record))
         )
     return question_set
 
@@ -437,13 +444,14 @@ def _sorted_out(run_dir: Path, record: RunRecord, question_set: QuestionSet, rep
     return replayed
 
 
-def _cannot_replay(run_dir: Path, under_test: System, question_set: QuestionSet, problems: Sequence[Excluded],
+def _cannot_replay(run_dir: Path, record: RunRecord, question_set: QuestionSet, problems: Sequence[Excluded],
                    coverage: Coverage) -> InputError:
+    under_test = system(record.config.system)
     lines = "\n".join(f"  {p.question.id}: {p.why}" for p in problems[:SHOW])
     more = f"\n  ... and {len(problems) - SHOW} more" if len(problems) > SHOW else ""
     ranges = " ".join(range_flag(under_test, name, values) for name, values in sorted(coverage.items()) if values)
     return InputError(
         f"{run_dir}: {len(problems)} question(s) cannot be replayed on this grid:\n{lines}{more}\n"
-        f"Extend the run with `python eval.py {question_set.path} --run {run_dir} {ranges}`, "
-        "or pass --allow-incomplete to leave them out"
+        + record_missing(question_set.path, run_dir, record, len(problems), _worst(record), ranges)
+        + "; or pass --allow-incomplete to leave them out"
     )

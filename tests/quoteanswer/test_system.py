@@ -154,8 +154,7 @@ def test_the_summary_says_how_often_the_first_passage_alone_is_correct(recorded:
 def test_every_file_of_the_report_names_its_axes(recorded: Path, tmp_path: Path) -> None:
     out = tmp_path / "r"
     assert main([str(recorded), "--out", str(out)]) == 0
-    assert {"heatmap-correct.png", "along-tier.png", "along-passages.png", "risk-coverage.png"} <= {
-        p.name for p in out.iterdir()}
+    assert {"heatmap-correct.png", "risk-coverage.png"} <= {p.name for p in out.iterdir()}
     assert not (out / "flips.png").exists()  # a flip is a cutoff's value: none on these axes
     page = (out / "index.html").read_text()
     assert "Rows: passages, rising upwards; columns: tier, rising to the right." in page

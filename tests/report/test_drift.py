@@ -62,3 +62,27 @@ def test_the_tables_have_a_row_per_stage_and_per_question(drifted) -> None:
     _, drift = drifted
     assert len(stages_frame(drift)) == len(drift.stages)
     assert len(drift_frame(drift)) == len(drift.questions)
+
+
+def test_the_monitors_evidence_is_explained_in_plain_words(tmp_path: Path) -> None:
+    """Its e-value is named as evidence against the claim the monitor watches, with what 1 and the alarm mean,
+    in the summary and in the terminal alike."""
+    import io
+
+    from quotefinder.core.registry import system
+    from quotefinder.report.console import show_monitor
+    from quotefinder.report.drift import monitor_markdown
+    from quotefinder.sweep.monitor import Weighted, watch
+
+    monitor = watch("runs/ten", (0.3, 0.6), 0.1, 0.05,
+                    [("runs/r1", "2026-12-01", 40, Weighted(0.3, 40.0))], "live")
+    axes = tuple(system("quote-finder").axes)
+    summary = monitor_markdown(monitor, axes)  # type: ignore[arg-type]
+    assert "capital" not in summary and "mixed bets' wealth" not in summary
+    assert "| Evidence so far (e-value) |" in summary
+    assert "'the wrong-answer rate has stayed at most 0.1': 1 is no evidence either way" in summary
+    assert "the alarm sounds when it reaches 1/delta = 20, which, while the rate stays at most 0.1, happens with " \
+           "probability at most 0.05" in summary
+    out = io.StringIO()
+    show_monitor(monitor, axes, tmp_path, out)  # type: ignore[arg-type]
+    assert "evidence so far " in out.getvalue() and "(1: none; alarm at 20)" in out.getvalue()

@@ -156,3 +156,23 @@ def test_without_a_certificate_no_region_and_no_best_certified_cell_are_drawn(tm
     monkeypatch.setattr(plots, "_save", keep)
     plots.draw(_planned(result, tmp_path, "heatmap-wrong.png"))
     assert [words.split(" (")[0] for words in legends[0]] == ["default", "recommended"]
+
+
+def test_the_flips_histogram_of_many_questions_has_whole_counts_on_its_axis(tmp_path: Path, monkeypatch) -> None:
+    ticks: list[float] = []
+    save = plots._save
+
+    def keep_ticks(fig, path):
+        fig.canvas.draw()
+        low, high = fig.axes[0].get_ylim()
+        ticks.extend(t for t in fig.axes[0].get_yticks() if low <= t <= high)
+        save(fig, path)
+
+    monkeypatch.setattr(plots, "_save", keep_ticks)
+    # 41 questions (one more than get a bar each), one per bin but two in one: counts 1 and 2, where matplotlib
+    # left to itself ticks 1.0, 1.2, ... 2.0
+    flip = [0.0125] + [0.025 * k + 0.0125 for k in range(40)]
+    frame = pd.DataFrame({"id": [f"q{k}" for k in range(41)], "flip": flip, "quoted": ["correct"] * 41,
+                          "unquoted": ["missed"] * 41})
+    plots.flips(frame, tmp_path / "flips.png", "t", 0.5, axis=PlotAxis("second", "SECOND"))
+    assert len(ticks) >= 2 and all(float(t).is_integer() for t in ticks), ticks

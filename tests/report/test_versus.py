@@ -13,7 +13,7 @@ import pytest
 from conftest import ROOT, copy_run, github_html
 from quotefinder.report.versus import colour
 from quotefinder.sweepcmd import main
-from test_html import SCREENSHOTS, Opened, browser  # noqa: F401 (the fixture)
+from test_html import SCREENSHOTS, Opened, browser, demo  # noqa: F401 (the fixtures)
 
 
 def two_systems(tmp_path: Path) -> Path:
@@ -27,8 +27,8 @@ def two_systems(tmp_path: Path) -> Path:
 
 
 class StaticPage(Opened):
-    def __init__(self, browser, path: Path) -> None:  # noqa: F811 (the fixture's name)
-        self.context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    def __init__(self, browser, path: Path, height: int = 1000) -> None:  # noqa: F811 (the fixture's name)
+        self.context = browser.new_context(viewport={"width": 1400, "height": height})
         self.requests: list[str] = []
         self.console: list[str] = []
         self.context.route("**/*", lambda r: r.continue_() if r.request.url == path.as_uri()
@@ -57,7 +57,9 @@ def test_the_systems_page_shows_which_to_ship_and_each_grid(browser, tmp_path: P
             chosen = grid.locator("td[data-chosen]")
             assert chosen.count() == 1 and "(recommended)" in chosen.get_attribute("title")
         systems = pd.read_csv(out / "systems.csv")
-        assert page.locator("table[aria-label=systems] tbody tr").count() == len(systems)
+        # on its side: a column per system, a row per other column of systems.csv
+        assert page.locator("table[aria-label=systems] thead th").all_inner_texts()[1:] == list(systems["run"])
+        assert page.locator("table[aria-label=systems] tbody tr").count() == len(systems.columns) - 1
         rows = page.locator("table[aria-label=outcomes] tbody tr")
         assert rows.count() == 10
         head = page.locator("table[aria-label=outcomes] thead th").all_inner_texts()
@@ -80,3 +82,39 @@ def test_the_systems_page_shows_which_to_ship_and_each_grid(browser, tmp_path: P
 def test_the_colour_scale_runs_from_the_lowest_score_to_the_highest() -> None:
     assert colour(0, 0, 10) == "#440154" and colour(10, 0, 10) == "#fde725"
     assert colour(5, 5, 5) == colour(0.5, 0, 1)  # one value: the middle
+
+
+def _row_label_y(page, system: int, row: int) -> float:
+    box = page.locator("section.system").nth(system).locator(f"tr[data-row='{row}'] th").bounding_box()
+    return box["y"]
+
+
+@pytest.mark.browser
+def test_both_pages_fit_a_1400_px_window_and_draw_the_first_axis_upwards(browser, demo: Path,  # noqa: F811
+                                                                          tmp_path: Path) -> None:
+    single = Opened(browser, demo / "index.html")
+    try:
+        single.page.set_viewport_size({"width": 1400, "height": 900})
+        assert single.page.evaluate("document.documentElement.scrollWidth") <= 1400
+        canvas = single.page.locator("canvas[data-grid='wrong']")
+        canvas.scroll_into_view_if_needed()
+        box, geometry = canvas.bounding_box(), single.page.evaluate("window.quotefinderReport.geometry")
+        x = box["x"] + geometry["left"] + 0.5 * geometry["cell"]
+        said = {}
+        for k in (0, geometry["rows"] - 1):  # k-th row of cells from the top of the canvas
+            single.page.mouse.move(x, box["y"] + geometry["top"] + (k + 0.5) * geometry["cell"])
+            said[k] = single.page.locator("#tooltip").inner_text()
+        assert "HAS_ANSWER_CUTOFF 1," in said[0] and "HAS_ANSWER_CUTOFF 0," in said[geometry["rows"] - 1]
+    finally:
+        single.close()
+    opened = StaticPage(browser, two_systems(tmp_path) / "index.html", height=900)
+    try:
+        page = opened.page
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1400
+        for system in range(2):  # the same way up: HAS_ANSWER_CUTOFF 1 at the top, 0 at the bottom
+            top, bottom = _row_label_y(page, system, 20), _row_label_y(page, system, 0)
+            assert top < bottom
+            rows = page.locator("section.system").nth(system).locator("tbody tr")
+            assert rows.first.locator("th").inner_text() == "1" and rows.last.locator("th").inner_text() == "0"
+    finally:
+        opened.close()
