@@ -3,10 +3,12 @@ written to tmp_path, random traces, and the obvious per-cell replay that the fas
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import random
 import re
+import shlex
 import shutil
 import socket
 import tempfile
@@ -333,3 +335,21 @@ def tables_of(h: np.ndarray, thresholds: np.ndarray, probability: np.ndarray, co
     top = np.minimum(which, k - 1)
     p = np.where(which >= k, -np.inf, np.take_along_axis(probability, top, axis=1))
     return staircase(h, p, np.take_along_axis(codes, top, axis=1), unquoted)
+
+
+def checked_help(main: Callable[[list[str]], int], words: list[str], parser: argparse.ArgumentParser,
+                 out: pytest.CaptureFixture[str]) -> str:
+    """`main([*words, "--help"])`'s help, checked: exit 0, a screen's worth (at most 40 lines of at most 100
+    columns), ending with two examples `quotefinder VERB ...` that `parser` (the verb's) accepts."""
+    assert main([*words, "--help"]) == 0
+    text = out.readouterr().out
+    lines = text.rstrip("\n").splitlines()
+    assert len(lines) <= 40, f"{len(lines)} lines"
+    assert all(len(line) <= 100 for line in lines), [line for line in lines if len(line) > 100]
+    assert lines[-3] == "examples:", lines[-3:]
+    for line in lines[-2:]:
+        example = shlex.split(line)
+        assert example[0] == "quotefinder", line
+        example = example[2:example.index(">")] if ">" in example else example[2:]
+        parser.parse_args(example)  # a usage error would exit
+    return text

@@ -20,8 +20,10 @@ LAYERS = [
     ("sweep", {"quotefinder.sweep"}),
     ("report", {"quotefinder.report"}),
     ("api", {"quotefinder.api"}),  # the Python API: a face over sweep and report, for users and command lines
-    ("command lines", {"quotefinder.cli", "quotefinder.evalcmd", "quotefinder.sweepcmd",
-                       "quotefinder.questions.__main__", "quotefinder.pipelines"}),
+    # `quotefinder VERB` (one module a verb, and what they share) and its aliases: eval.py, sweep.py, the packages'
+    # own `python -m` entry points
+    ("command lines", {"quotefinder.cli", "quotefinder.commands", "quotefinder.__main__", "quotefinder.evalcmd",
+                       "quotefinder.sweepcmd", "quotefinder.questions.__main__", "quotefinder.pipelines"}),
     # The tool beside the product: the stand-in API and its scenario tools. Users run it; the product never
     # imports it.
     ("tools", {"quotefinder.standin"}),
@@ -140,6 +142,7 @@ def test_the_layers_are_in_order() -> None:
     assert layer_of("quotefinder.core.plugin") == 0 and layer_of("quotefinder") == 0
     assert layer_of("quotefinder.oneshot.system") == layer_of("quotefinder.recipe.system") == 1
     assert layer_of("quotefinder.questions.__main__") == layer_of("quotefinder.evalcmd")  # longest prefix wins
+    assert layer_of("quotefinder.__main__") == layer_of("quotefinder.commands.sweep") == layer_of("quotefinder.cli")
 
 
 def write_package(root: Path, modules: dict[str, str]) -> None:
@@ -185,9 +188,9 @@ def test_the_checker_catches_a_module_that_imports_upward(tmp_path: Path) -> Non
 
 
 def test_imports_finds_every_quotefinder_import_of_a_real_module() -> None:
-    """An `imports` that found nothing would pass every check above: it must see what sweepcmd.py imports,
+    """An `imports` that found nothing would pass every check above: it must see what commands/sweeping.py imports,
     relative and absolute, and nothing that is not quotefinder's."""
-    path = PACKAGE / "sweepcmd.py"
+    path = PACKAGE / "commands" / "sweeping.py"
     found = {target for _, target in imports(path)}
     source = path.read_text(encoding="utf-8")
     assert {"quotefinder.cli", "quotefinder.core.errors", "quotefinder.report", "quotefinder.report.directory",
@@ -201,7 +204,7 @@ def test_imports_finds_every_quotefinder_import_of_a_real_module() -> None:
 
 def test_tests_mirror_the_package() -> None:
     """Each subpackage has its tests in the folder of the same name."""
-    for package in ("recipe", "record", "sweep", "report", "standin"):
+    for package in ("recipe", "record", "sweep", "report", "standin", "commands"):
         assert (PACKAGE / package / "__init__.py").exists()
         assert list((ROOT / "tests" / package).glob("test_*.py")), f"tests/{package}/ has no tests"
 

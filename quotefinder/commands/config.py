@@ -1,0 +1,123 @@
+"""A project's configuration: `[tool.quotefinder]` in ./pyproject.toml, or the top-level keys of ./quotefinder.toml,
+read once per command. It sets what a project always types (its grid, its objective, its guarantee, its production
+mix, its baseline, its gate); an option typed on the command line overrides it. Every key is checked as the option
+of its name would check it, and an error names the file and the key."""
+
+from __future__ import annotations
+
+import argparse
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import InputError
+from ..core.plugin import System
+from ..core.registry import axis_spec
+from ..sweep.grid import parse_axis
+from .sweeping import point_of
+
+OWN_FILE, PYPROJECT, TABLE = "quotefinder.toml", "pyproject.toml", "tool.quotefinder"
+# key: the option it stands for (its dest is the key itself, `--` and dashes for underscores)
+KEYS = ("grid", "wrong_cost", "max_wrong_rate", "delta", "answerable_share", "baseline", "at", "max_wrong",
+        "min_correct")
+
+
+class ConfigError(InputError):
+    """A configuration file that cannot be read, or a key in it that is unknown or has a bad value."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """The keys a project's configuration sets (`values`, as read) and the file they came from (`source`, as the
+    summary names it: quotefinder.toml, or pyproject.toml [tool.quotefinder])."""
+
+    source: str = ""
+    values: dict[str, Any] = field(default_factory=dict)
+
+
+def load(directory: Path) -> Config:
+    """The configuration in `directory` (an empty one when it has none). `ConfigError` for a file that is not
+    TOML, an unknown key, a grid that is not a table of strings, or both files configuring."""
+    own, project = directory / OWN_FILE, directory / PYPROJECT
+    found: list[Config] = []
+    if own.is_file():
+        found.append(Config(OWN_FILE, _read(own)))
+    if project.is_file():
+        table = _read(project).get("tool", {}).get("quotefinder")
+        if table is not None:
+            if not isinstance(table, dict):
+                raise ConfigError(f"{project}: [{TABLE}] must be a table of keys")
+            found.append(Config(f"{PYPROJECT} [{TABLE}]", table))
+    if len(found) == 2:
+        raise ConfigError(f"both {own} and {project} [{TABLE}] configure quotefinder: keep one of them")
+    config = found[0] if found else Config()
+    for key, value in config.values.items():
+        if key not in KEYS:
+            raise ConfigError(f"{config.source}: unknown key `{key}`; the keys are: {', '.join(KEYS)}")
+        if key == "grid" and not (isinstance(value, dict) and all(isinstance(v, str) for v in value.values())):
+            raise ConfigError(f'{config.source}: `grid` must be a table of axis = "START:STOP:STEP", e.g. '
+                              'grid = {has_answer = "0:1:0.05"}')
+    return config
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as file:
+            return tomllib.load(file)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path} is not valid TOML: {error}") from None
+    except OSError as error:
+        raise ConfigError(f"cannot read {path} ({error.strerror or error})") from None
+
+
+def namespace(config: Config, parser: argparse.ArgumentParser, under_test: System) -> argparse.Namespace:
+    """The values of `config` that `parser`'s verb takes, each checked by its option's own type, as a namespace
+    for `parser.parse_args` (what is typed overrides them); the grid's axes go to `config_grid`, for the axes
+    --grid does not name. `ConfigError` naming the file and the key for a bad value. Keys the verb has no option
+    for are left to the verbs that do (one configuration serves them all)."""
+    found = argparse.Namespace()
+    actions = {action.dest: action for action in parser._actions}  # (argparse has no public look-up by dest)
+    for key, value in config.values.items():
+        if key == "grid":
+            if "grid" in actions:
+                found.config_grid = [(name, _axis(config, name, text, under_test)) for name, text in value.items()]
+            continue
+        if key not in actions:
+            continue
+        action = actions[key]
+        text = str(value)
+        try:
+            if key == "at":
+                point_of(text, under_test)
+            converted = action.type(text) if callable(action.type) else text
+        except (argparse.ArgumentTypeError, ValueError, TypeError) as error:
+            raise ConfigError(f"{config.source}: {key} = {value!r}: {error}") from None
+        setattr(found, key, converted)
+    return found
+
+
+def _axis(config: Config, name: str, text: str, under_test: System) -> str:
+    try:
+        parse_axis(text, f"grid.{name}", axis_spec(under_test, name))
+    except KeyError as unknown:
+        raise ConfigError(f"{config.source}: grid.{name}: {unknown.args[0]}") from None
+    except InputError as error:
+        raise ConfigError(f"{config.source}: grid.{name} = {text!r}: {error}") from None
+    return text
+
+
+def used(config: Config, typed: set[str], taken: argparse.Namespace) -> tuple[str, ...]:
+    """For the summary's options line: the keys of `config` that were used (taken by the verb, not overridden by
+    an option in `typed`, the dests typed), as one entry `from FILE: key = value; ...`; nothing without any."""
+    keys = [key for key in config.values if key not in typed and (hasattr(taken, key) or (
+        key == "grid" and hasattr(taken, "config_grid")))]
+    if not keys:
+        return ()
+    return (f"from {config.source}: " + "; ".join(f"{key} = {_shown(config.values[key])}" for key in keys),)
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f'{k} = "{v}"' for k, v in value.items()) + "}"
+    return f'"{value}"' if isinstance(value, str) else str(value)

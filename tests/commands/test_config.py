@@ -1,0 +1,91 @@
+"""commands/config.py: a project's configuration (./quotefinder.toml, or [tool.quotefinder] in ./pyproject.toml),
+what it sets, what overrides it, and its errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from quotefinder.commands import config
+from quotefinder.commands.compare import build_parser as compare_parser
+from quotefinder.commands.config import ConfigError, load
+from quotefinder.commands.sweep import build_parser
+from quotefinder.commands.sweep import main as sweep
+from quotefinder.core.registry import DEFAULT_SYSTEM, system
+
+
+def summary_options(out: str) -> str:
+    lines = Path(out, "summary.md").read_text(encoding="utf-8").splitlines()
+    return next(line for line in lines if line.startswith("- Options given:"))
+
+
+def test_no_file_is_an_empty_configuration(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    assert load(tmp_path) == config.Config()
+
+
+def test_the_configuration_is_used_and_said_and_a_flag_overrides_it(ten: Path, monkeypatch: pytest.MonkeyPatch
+                                                                     ) -> None:
+    root = ten.parent.parent
+    monkeypatch.chdir(root)
+    (root / "quotefinder.toml").write_text('wrong_cost = 3\ngrid = {has_answer = "0.2:0.5:0.1"}\n')
+    assert sweep(["runs/ten", "--no-plots", "--out", "configured"]) == 0
+    decision = json.loads(Path("configured", "decision.json").read_text())
+    assert '"wrong_cost": 3.0' in json.dumps(decision)
+    assert summary_options("configured") == \
+        '- Options given: `from quotefinder.toml: wrong_cost = 3; grid = {has_answer = "0.2:0.5:0.1"}`'
+    assert "0.2:0.5:0.1" not in Path("configured", "grid.csv").read_text() and \
+        {"0.2", "0.5"} <= set(Path("configured", "grid.csv").read_text().replace("\n", ",").split(","))
+    assert sweep(["runs/ten", "--no-plots", "--out", "typed", "--wrong-cost", "4", "--grid",
+                  "has_answer=0.3:0.4:0.1"]) == 0
+    assert summary_options("typed") == "- Options given: `--wrong-cost 4`, `--grid has_answer=0.3:0.4:0.1`"
+    assert '"wrong_cost": 4.0' in Path("typed", "decision.json").read_text()
+
+
+def test_pyproject_tool_quotefinder_is_read_too(ten: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = ten.parent.parent
+    monkeypatch.chdir(root)
+    (root / "pyproject.toml").write_text("[project]\nname = 'mine'\n\n[tool.quotefinder]\nat = '0.3,0.9'\n"
+                                         "max_wrong = 0\nmin_correct = 99\n")
+    assert sweep(["runs/ten", "--no-plots", "--out", "gated"]) == 1  # the configured gate fails
+    assert summary_options("gated") == ("- Options given: `from pyproject.toml [tool.quotefinder]: at = \"0.3,0.9\"; "
+                                        "max_wrong = 0; min_correct = 99`")
+    assert sweep(["runs/ten", "--no-plots", "--out", "passed", "--min-correct", "0", "--max-wrong", "9"]) == 0
+
+
+@pytest.mark.parametrize(("text", "error"), [
+    ("wrong_cots = 3\n", "quotefinder.toml: unknown key `wrong_cots`; the keys are: grid, wrong_cost"),
+    ("delta = 2\n", "quotefinder.toml: delta = 2: '2': --delta must be a number strictly between 0 and 1"),
+    ("at = '0.3'\n", "quotefinder.toml: at = '0.3': '0.3': write HAS_ANSWER_CUTOFF,ANSWER_CUTOFF"),
+    ("max_wrong = -1\n", "quotefinder.toml: max_wrong = -1: '-1' is not a whole number >= 0"),
+    ("grid = {tier = '0:1:0.1'}\n", "quotefinder.toml: grid.tier: quote-finder has no axis 'tier'"),
+    ("grid = {answer = '0:2:0.1'}\n", "quotefinder.toml: grid.answer = '0:2:0.1': "),
+    ("grid = '0:1:0.1'\n", "quotefinder.toml: `grid` must be a table of axis = \"START:STOP:STEP\""),
+    ("wrong_cost = \n", "quotefinder.toml is not valid TOML"),
+])
+def test_a_bad_key_or_value_names_the_file_and_the_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str], text: str,
+                                                       error: str) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "quotefinder.toml").write_text(text)
+    assert sweep(["runs/ten"]) == 2
+    assert error in capsys.readouterr().err
+    assert not (tmp_path / "reports").exists()
+
+
+def test_two_configurations_are_one_too_many(tmp_path: Path) -> None:
+    (tmp_path / "quotefinder.toml").write_text("delta = 0.05\n")
+    (tmp_path / "pyproject.toml").write_text("[tool.quotefinder]\ndelta = 0.2\n")
+    with pytest.raises(ConfigError, match="both .*quotefinder.toml and .*pyproject.toml"):
+        load(tmp_path)
+
+
+def test_a_key_the_verb_has_no_option_for_is_left_to_the_verbs_that_do() -> None:
+    found = config.Config("quotefinder.toml", {"baseline": "runs/old", "delta": 0.05})
+    assert vars(config.namespace(found, compare_parser(), system(DEFAULT_SYSTEM))) == {"delta": 0.05}
+    assert vars(config.namespace(found, build_parser(), system(DEFAULT_SYSTEM))) == {
+        "baseline": Path("runs/old"), "delta": 0.05}
+    assert config.used(found, {"delta"}, config.namespace(found, build_parser(), system(DEFAULT_SYSTEM))) == (
+        'from quotefinder.toml: baseline = "runs/old"',)

@@ -1,0 +1,40 @@
+"""`quotefinder sweep RUN` (commands/sweep.py): one run's report, byte for byte the one `python sweep.py` writes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, checked_help
+from quotefinder import sweepcmd
+from quotefinder.commands.sweep import build_parser, main
+
+REPORT = ("decision.json", "grid.csv", "questions.csv", "summary.md", "index.html")
+
+
+def test_help_fits_a_screen_and_ends_with_two_examples(capsys: pytest.CaptureFixture[str]) -> None:
+    text = checked_help(main, [], build_parser(), capsys)
+    assert "--max-wrong N" in text and "--baseline RUN" in text and "--review" not in text and "--drift" not in text
+
+
+def test_the_committed_report_regenerates_byte_identical_through_the_verb_and_the_alias(
+        ten: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ten.parent.parent)
+    assert main(["runs/ten", "--out", "verb"]) == 0
+    assert sweepcmd.main(["runs/ten", "--out", "alias"]) == 0
+    for name in REPORT:
+        committed = (ROOT / "reports" / "ten" / name).read_bytes()
+        assert Path("verb", name).read_bytes() == committed, name
+        assert Path("alias", name).read_bytes() == committed, name
+
+
+def test_a_gate_is_checked_and_its_options_echoed(ten: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(ten.parent.parent)
+    assert main(["runs/ten", "--at", "0.3,0.9", "--max-wrong", "0", "--min-correct", "99", "--no-plots"]) == 1
+    summary = Path("reports", "ten", "summary.md").read_text(encoding="utf-8")
+    assert "`--at 0.3,0.9`, `--max-wrong 0`, `--min-correct 99`" in summary
+    capsys.readouterr()
+    assert main(["runs/ten", "runs/ten"]) == 2
+    assert "quotefinder sweep: error: unrecognized arguments: runs/ten" in capsys.readouterr().err
