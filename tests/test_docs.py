@@ -2,15 +2,22 @@
 
 Each page renders with GitHub's own Markdown parser (cmark-gfm) without raw HTML leaking, every relative link
 resolves to a file inside the repository (and its anchor to a heading of that file), the README stays a page a
-newcomer reads in one sitting, and every command line in the README names a verb the `quotefinder` command has."""
+newcomer reads in one sitting, and every command line in the README and docs names a verb the `quotefinder`
+command has and parses with that verb's own parser."""
 
+import contextlib
 import html
+import importlib
+import io
 import re
 import shlex
 from pathlib import Path
 
 import cmarkgfm
 import pytest
+
+from quotefinder.commands import VERBS as COMMANDS
+from quotefinder.commands import recording, sweeping
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = sorted([ROOT / "README.md", ROOT / "BENCHMARKS.md", *(ROOT / "docs").glob("*.md")])
@@ -78,6 +85,9 @@ def commands(markdown: str) -> list[tuple[str, list[str]]]:
         if not HARNESS.match(line):  # a YAML or TOML line, another program
             continue
         words = shlex.split(line, comments=True)
+        ends = [n for n, word in enumerate(words) if word in ("|", "||", "&&", ";") or word.startswith((">", "2>"))]
+        cut = ends[0] if ends else len(words)
+        words = words[:cut]  # a redirect or a pipe ends the harness's own arguments
         while words and re.fullmatch(r"[A-Z_][A-Z0-9_]*=\S*", words[0]):
             words = words[1:]
         if words[:1] == ["quotefinder"]:
@@ -155,21 +165,54 @@ quotefinder pipeline show one-shot
                               ("record", ["questions/ten.yaml"]), ("pipeline", ["show", "one-shot"])]
 
 
-def test_every_readme_command_names_a_verb() -> None:
-    """Each command line of the README (`quotefinder VERB`, `python -m quotefinder VERB`, the two aliases) names a
-    verb of the command. Whether its options parse is the verb's own parser's to say, called on the same arguments
-    (`commands(...)` gives them)."""
-    found = commands((ROOT / "README.md").read_text(encoding="utf-8"))
-    assert len(found) >= 6
+def parses(verb: str, arguments: list[str], alias: bool) -> str:
+    """'' when the command's own parser takes `arguments` (the alias's legacy parser for `python eval.py` and
+    `python sweep.py`, else the verb's), else what argparse said."""
+    if alias:
+        parser = (recording if verb == "record" else sweeping).build_parser()
+    else:
+        parser = importlib.import_module(f"quotefinder.commands.{COMMANDS[verb][0]}").build_parser()
+    error = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(error):
+            parser.parse_args(arguments)
+    except SystemExit:
+        return error.getvalue().strip() or "refused"
+    return ""
+
+
+def checked(name: str, markdown: str) -> int:
+    """Every command line of a page names a verb and parses with that verb's parser; how many there are."""
+    aliases = [line for line in code_lines(markdown) if line.startswith(("python eval.py", "python sweep.py"))]
+    found = commands(markdown)
+    alias_commands = [command for line in aliases for command in commands(f"    {line}")]
     for verb, arguments in found:
-        assert verb in VERBS, f"README: `{verb}` is not a verb of quotefinder ({', '.join(sorted(VERBS))})"
+        assert verb in VERBS, f"{name}: `{verb}` is not a verb of quotefinder ({', '.join(sorted(VERBS))})"
+        assert set(VERBS) == set(COMMANDS), "the docs' verbs are the command's"
         if verb == "pipeline":
             assert arguments[:1] and arguments[0] in PIPELINE_VERBS
+        alias = (verb, arguments) in alias_commands
+        problem = parses(verb, arguments, alias)
+        assert not problem, f"{name}: `{verb} {' '.join(arguments)}` does not parse: {problem}"
+    return len(found)
+
+
+def test_every_readme_command_names_a_verb_and_parses() -> None:
+    """Each command line of the README (`quotefinder VERB`, `python -m quotefinder VERB`, the two aliases) names a
+    verb of the command, and that verb's own parser (the alias's, for `python eval.py` and `python sweep.py`) takes
+    its options."""
+    assert checked("README.md", (ROOT / "README.md").read_text(encoding="utf-8")) >= 6
 
 
 @pytest.mark.parametrize("page", sorted((ROOT / "docs").glob("*.md")), ids=lambda page: page.name)
-def test_every_docs_command_names_a_verb(page: Path) -> None:
-    for verb, arguments in commands(page.read_text(encoding="utf-8")):
-        assert verb in VERBS, f"{page.name}: `{verb}` is not a verb of quotefinder"
-        if verb == "pipeline":
-            assert arguments[:1] and arguments[0] in PIPELINE_VERBS
+def test_every_docs_command_names_a_verb_and_parses(page: Path) -> None:
+    checked(page.name, page.read_text(encoding="utf-8"))
+
+
+def test_a_command_that_does_not_parse_is_caught() -> None:
+    """The check above can fail: an option the verb lacks, and a verb that is not one, are refused."""
+    assert "unrecognized arguments: --no-such-option" in parses("sweep", ["runs/ten", "--no-such-option"], False)
+    assert parses("sweep", ["runs/ten", "--out", "x"], False) == ""
+    assert "--no-such-option" in parses("record", ["questions/ten.yaml", "--no-such-option"], True)
+    with pytest.raises(AssertionError, match="not a verb"):
+        checked("x.md", "    quotefinder sweeep runs/ten\n")
