@@ -34,6 +34,7 @@ import orjson
 from ..core.errors import ContractError, CorruptEntry, KeyEchoed, MissingResponse, StorageError
 from ..core.requests import ApiRequest
 from ..core.storage import private_dir, read_whole, write_private
+from ..core.textsafe import shown
 from .received import EVIDENCE, Received, Sender, describe
 from .secret import Secret
 
@@ -68,7 +69,7 @@ def decode_entry(raw: bytes, path: object) -> dict[str, Any]:
         raise CorruptEntry(path, f"not valid JSON ({error})") from None
     if not isinstance(entry, dict) or entry.get("format") != FORMAT:
         found = entry.get("format") if isinstance(entry, dict) else None
-        raise CorruptEntry(path, f"cache format {found!r}, this version reads {FORMAT!r}")
+        raise CorruptEntry(path, f"cache format {shown(found)}, this version reads {FORMAT!r}")
     return entry
 
 

@@ -151,6 +151,20 @@ def test_a_response_the_admission_check_refuses_is_never_saved(tmp_path: Path) -
     assert cache.get(request) is None and not list(tmp_path.rglob("*.json"))
 
 
+def test_an_entry_of_a_long_unknown_format_is_refused_in_a_short_message(tmp_path: Path) -> None:
+    """The format a damaged entry names is quoted cut short (the fuzz test below found a 5,000-character one
+    quoted whole)."""
+    entry = decode_entry(DEMO_ENTRY.read_bytes(), DEMO_ENTRY)
+    request = ApiRequest(entry["endpoint"], entry["request"], entry["repeat"])
+    cache = ResponseCache(tmp_path)
+    path = cache.path(request)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(checksummed(json.dumps({**entry, "format": "x" * 5000}, indent=2)))
+    with pytest.raises(CorruptEntry, match="cache format 'x{80}'... \\(5000 characters\\)") as refused:
+        cache.get(request)
+    assert len(str(refused.value)) < 500
+
+
 DEMO_ENTRY = sorted((ROOT / "runs" / "ten" / "responses").rglob("*.json"))[0]
 
 
