@@ -3,10 +3,10 @@
     python -m quotefinder.standin.squad data/squad2-dev-sample.json --out scenarios/squad.json
 
 Each question's search returns its own paragraph and up to four other paragraphs of the same article,
-in a seeded order; every page's title is the article's and its URL points into a reserved `.example`
-domain. The sentence a rank request picks is the one holding the gold answer (for an unanswerable
-question, its plausible answer, else the sentence sharing most words with the question). The
-probabilities are invented but shaped like a pipeline's: a paragraph that answers gets a high
+in a seeded order; every page's title is the article's (an untitled article's: the paragraph's first words)
+and its URL points into a reserved `.example` domain. The sentence a rank request picks is the one holding
+the gold answer (for an unanswerable question, its plausible answer, else the sentence sharing most words with
+the question). The probabilities are invented but shaped like a pipeline's: a paragraph that answers gets a high
 has_answer and compare probability, an unanswerable question's own paragraph anything from low to
 high (so some are quoted wrongly, as in life), other paragraphs lower. Real text reaches the pipeline's
 splitter and request bodies; the evidence is still synthetic, and the stand-in says so.
@@ -51,6 +51,19 @@ def _probability(rng: random.Random, low: float, high: float) -> float:
     return round(value, 2) if rng.random() < 0.2 else round(value, 6)
 
 
+UNTITLED = ("", "untitled")  # an article title that names nothing (the sample's largest article is "Untitled")
+TITLE_WORDS = 8
+
+
+def page_title(article: str, context: str) -> str:
+    """A page's title: its article's, or, when the data set leaves the article untitled, the paragraph's first
+    words, so that a report's sources can be told apart."""
+    if article.strip().lower() not in UNTITLED:
+        return article
+    words = context.split()
+    return " ".join(words[:TITLE_WORDS]) + (" ..." if len(words) > TITLE_WORDS else "")
+
+
 def build(source: Path, seed: int = 0) -> dict[str, Any]:
     """The scenario (JSON-ready) for every question of a SQuAD 2.0 file."""
     data = json.loads(source.read_text(encoding="utf-8"))
@@ -81,8 +94,9 @@ def build(source: Path, seed: int = 0) -> dict[str, Any]:
                     else:
                         has_answer, answers = _probability(rng, 0.0, 0.6), _probability(rng, 0.0, 0.7)
                     results.append({
-                        "title": title,
-                        "url": f"https://en.wikipedia.example/wiki/{title.replace(' ', '_')}#paragraph-{page + 1}",
+                        "title": page_title(title, contexts[page]),
+                        "url": f"https://en.wikipedia.example/wiki/{title.replace(' ', '_') or 'Article'}"
+                               f"#paragraph-{page + 1}",
                         "snippet": contexts[page],
                         "choice": _sentence_with(splits[page], fragment if own else None, text),
                         "probability": round(rng.uniform(0.4, 1.0), 4),

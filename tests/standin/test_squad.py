@@ -11,7 +11,7 @@ from quotefinder.evalcmd import main as eval_main
 from quotefinder.questions import load_questions
 from quotefinder.questions.__main__ import main as import_main
 from quotefinder.recipe import sentences
-from quotefinder.standin import load_scenario
+from quotefinder.standin import load_scenario, squad
 from quotefinder.standin.squad import build
 from quotefinder.standin.squad import main as squad_main
 from quotefinder.sweepcmd import main as sweep_main
@@ -54,3 +54,14 @@ def test_from_the_shared_squad_file_to_a_sweep(tmp_path: Path, standin_for, caps
     assert sweep_main([str(run), "--out", str(out), "--no-plots", "--answer", "0.5:1:0.05"]) == 0
     summary = (out / "summary.md").read_text()
     assert "40 question(s) swept" in summary and "SYNTHETIC evidence" in summary
+
+
+def test_an_untitled_article_titles_its_pages_by_their_first_words() -> None:
+    """The shared sample's largest article is titled "Untitled": its pages are told apart by their first words."""
+    assert squad.page_title("Rhine", "The Rhine is a river.") == "Rhine"
+    assert squad.page_title("Untitled", "Pattern recognition receptors are proteins used by nearly all organisms.") == (
+        "Pattern recognition receptors are proteins used by nearly ...")
+    assert squad.page_title("", "Short one.") == "Short one."
+    scenario = squad.build(ROOT / "data" / "squad2-dev-sample.json")
+    titles = [result["title"] for question in scenario["questions"] for result in question["results"]]
+    assert titles and "Untitled" not in titles
