@@ -504,3 +504,17 @@ def test_an_estimate_follows_the_pipelines_max_results(tmp_path, capsys) -> None
     out = capsys.readouterr().out
     assert "at most 70 requests (10 question repeat(s)" in out  # 10 questions x (1 + 3 + 3)
     assert "3 results per search" in out
+
+
+def test_python_dash_m_runs_both_aliases() -> None:
+    """`python -m quotefinder.evalcmd` and `python -m quotefinder.sweepcmd` (how the benchmarks run them) run the
+    command lines, not an empty module."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    for module, usage in (("quotefinder.evalcmd", "QUESTIONS"), ("quotefinder.sweepcmd", "RUN")):
+        done = subprocess.run([sys.executable, "-m", module, "--help"], cwd=ROOT, capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0 and done.stdout.startswith("usage:") and usage in done.stdout, (module, done)
