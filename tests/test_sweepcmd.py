@@ -526,12 +526,12 @@ def reaches_eof(stream, within: float) -> bool:
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
 @pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
 def test_the_sweeps_children_end_with_it_and_release_its_output(ten: Path, tmp_path: Path, signum) -> None:
-    """Killed while its two drawing processes and its two loading processes are alive, the sweep takes them
+    """Killed while its drawing process and its two loading processes are alive, the sweep takes them
     with it: its stdout reaches end-of-file at once (a `$(...)` or `| tee` in CI returns), and no process of
     its group is left."""
     sweep = sweep_process(ten, tmp_path / "r", "--has-answer", "0:1:0.002")
     try:
-        wait_for_children(sweep, 4)
+        wait_for_children(sweep, 3)
         sweep.send_signal(signum)
         assert reaches_eof(sweep.stdout, within=5), "a child of the sweep still holds its stdout"
         _, err = sweep.communicate(timeout=5)
@@ -560,7 +560,7 @@ def test_ctrl_c_stops_the_sweep_with_one_line_and_the_report_unchanged(ten: Path
     before = run_files(out)
     sweep = sweep_process(ten, out, "--has-answer", "0:1:0.002", pooled=pooled)
     try:
-        wait_for_children(sweep, 4 if pooled else 2)
+        wait_for_children(sweep, 3 if pooled else 1)
         os.killpg(sweep.pid, signal.SIGINT)
         _, err = sweep.communicate(timeout=30)
     finally:
