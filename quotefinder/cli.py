@@ -158,8 +158,8 @@ def collector_paused() -> Iterator[None]:
     A sweep builds hundreds of thousands of long-lived objects (curves, quotes, questions, the replay index)
     and makes almost no reference cycles; each time the heap grows by a quarter, CPython's collector walks all
     of it again, which costs a 10,000-question sweep about a fifth of its time (BENCHMARKS.md) and frees
-    nothing. Reference counting still frees everything that is not a cycle; children forked meanwhile inherit
-    the setting (the replay workers want it; the painters turn it back on: matplotlib makes cycles)."""
+    nothing. Reference counting still frees everything that is not a cycle; children forked meanwhile (the replay
+    workers) inherit the setting, and want it."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:

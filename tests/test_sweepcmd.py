@@ -472,14 +472,28 @@ def test_help_names_the_two_wrong_rates_and_what_review_asks(capsys) -> None:
 # ---- sweep.py as a process: its children end with it, and Ctrl+C is one line ------------------------------------
 
 POOLED = "import quotefinder.sweep.replay as replay\nreplay.PARALLEL_FROM = 1  # loaded by a pool, as a big run is"
+# The analysis says it has started (the file named by the first argument after the code), then takes its time.
+SLOW_ANALYSIS = """
+import pathlib, sys, time
+import quotefinder.sweep.session as session
+_analyse, started = session.analyse, pathlib.Path(sys.argv.pop(1))
+def analyse(*args, **kwargs):
+    started.touch()
+    time.sleep(60)
+    return _analyse(*args, **kwargs)
+session.analyse = analyse
+"""
 
 
-def sweep_process(ten: Path, out: Path, *args: str, pooled: bool = True) -> subprocess.Popen[bytes]:
+def sweep_process(ten: Path, out: Path, *args: str, pooled: bool = True, before: str = "",
+                  first: str | None = None) -> subprocess.Popen[bytes]:
     """`python sweep.py RUN --out OUT ARGS` in its own process group, stdout and stderr to pipes (as in
-    `$(python sweep.py ...)` or `| tee`); `pooled`: the run is loaded by a pool of worker processes."""
-    code = f"{POOLED if pooled else ''}\nimport sys\nfrom quotefinder.sweepcmd import main\n" \
+    `$(python sweep.py ...)` or `| tee`); `pooled`: the run is loaded by a pool of worker processes. `before` is
+    code run first, which may take `first`, an argument of its own."""
+    code = f"{POOLED if pooled else ''}\n{before}\nimport sys\nfrom quotefinder.sweepcmd import main\n" \
            "sys.exit(main())"  # as sweep.py ends
-    return subprocess.Popen([sys.executable, "-c", code, str(ten), "--out", str(out), "--jobs", "2", *args],
+    own = [first] if first is not None else []
+    return subprocess.Popen([sys.executable, "-c", code, *own, str(ten), "--out", str(out), "--jobs", "2", *args],
                             cwd=ten.parent.parent, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
 
@@ -526,12 +540,11 @@ def reaches_eof(stream, within: float) -> bool:
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
 @pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
 def test_the_sweeps_children_end_with_it_and_release_its_output(ten: Path, tmp_path: Path, signum) -> None:
-    """Killed while its drawing process and its two loading processes are alive, the sweep takes them
-    with it: its stdout reaches end-of-file at once (a `$(...)` or `| tee` in CI returns), and no process of
-    its group is left."""
+    """Killed while its two loading processes are alive, the sweep takes them with it: its stdout reaches
+    end-of-file at once (a `$(...)` or `| tee` in CI returns), and no process of its group is left."""
     sweep = sweep_process(ten, tmp_path / "r", "--has-answer", "0:1:0.002")
     try:
-        wait_for_children(sweep, 3)
+        wait_for_children(sweep, 2)
         sweep.send_signal(signum)
         assert reaches_eof(sweep.stdout, within=5), "a child of the sweep still holds its stdout"
         _, err = sweep.communicate(timeout=5)
@@ -558,9 +571,16 @@ def test_ctrl_c_stops_the_sweep_with_one_line_and_the_report_unchanged(ten: Path
     out = tmp_path / "r"
     assert main([str(ten), "--out", str(out), "--no-plots"]) == 0
     before = run_files(out)
-    sweep = sweep_process(ten, out, "--has-answer", "0:1:0.002", pooled=pooled)
+    started = tmp_path / "started"
+    sweep = sweep_process(ten, out, "--has-answer", "0:1:0.002", pooled=pooled,
+                          before="" if pooled else SLOW_ANALYSIS, first=None if pooled else str(started))
     try:
-        wait_for_children(sweep, 3 if pooled else 1)
+        if pooled:  # while the pool's two workers load the run
+            wait_for_children(sweep, 2)
+        deadline = time.monotonic() + 60
+        while not (pooled or started.exists()):  # while the sweep analyses
+            assert sweep.poll() is None and time.monotonic() < deadline, "the sweep never started its analysis"
+            time.sleep(0.005)
         os.killpg(sweep.pid, signal.SIGINT)
         _, err = sweep.communicate(timeout=30)
     finally:
@@ -614,10 +634,10 @@ def test_a_profiled_sweep_ends_ordinarily_and_writes_its_profile(ten: Path, tmp_
 
 
 def test_a_sweep_of_tables_alone_loads_no_http_client_plots_or_pandas(ten: Path, tmp_path: Path) -> None:
-    """Reading a run and replaying it needs neither the network's libraries (httpx, asyncio) nor the plots' (pandas,
-    matplotlib): a `--no-plots` sweep, first and repeated, writes its report without loading any of them (each
+    """Reading a run and replaying it needs neither the network's libraries (httpx, asyncio) nor pandas nor the
+    plots' Pillow: a `--no-plots` sweep, first and repeated, writes its report without loading any of them (each
     costs a sweep's start tens of milliseconds, pandas 0.15 s)."""
-    heavy = ("httpx", "asyncio", "pandas", "matplotlib")
+    heavy = ("httpx", "asyncio", "pandas", "PIL")
     script = ("import sys\nfrom quotefinder.sweepcmd import main\n"
               f"code = main([{str(ten)!r}, '--no-plots', '--out', {str(tmp_path / 'report')!r}, '--force'])\n"
               f"print(code, [name for name in {heavy!r} if name in sys.modules])\n")
@@ -628,6 +648,21 @@ def test_a_sweep_of_tables_alone_loads_no_http_client_plots_or_pandas(ten: Path,
         written.append({path.name: path.stat().st_mtime_ns for path in index_dir(ten).glob("*.index")})
     assert (tmp_path / "report" / "summary.md").exists()
     assert len(written[0]) == 1 and written[1] == written[0]  # the repeated sweep read the index the first wrote
+
+
+def test_a_sweep_of_every_file_draws_in_its_own_process_without_pandas_or_scipys_quantiles(ten: Path,
+                                                                                         tmp_path: Path) -> None:
+    """The demo's every-file report (PNGs and the page) is drawn by Pillow in the sweep itself: no pandas (0.2 s of
+    its start), no `scipy.special` (0.23 s, for one row of bounds) and no child process, which is what keeps it
+    within twice a tables-only sweep (BENCHMARKS.md)."""
+    script = ("import multiprocessing, sys\nfrom quotefinder.sweepcmd import main\n"
+              f"code = main([{str(ten)!r}, '--jobs', '1', '--out', {str(tmp_path / 'report')!r}])\n"
+              "print(code, [m for m in ('pandas', 'scipy.special') if m in sys.modules], "
+              "multiprocessing.active_children())\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ten.parent.parent)
+    assert done.stdout.splitlines()[-1] == "0 [] []", done.stdout + done.stderr
+    assert {"index.html", "heatmap-wrong.png", "risk-coverage.png", "flips.png"} <= {
+        path.name for path in (tmp_path / "report").iterdir()}
 
 
 def test_labels_come_first_only_when_they_could_change_the_decision(ten: Path, tmp_path: Path) -> None:

@@ -27,7 +27,6 @@ from ..report.directory import (
     write_report,
     write_systems_report,
 )
-from ..report.painter import Painter
 from ..sweep.analysis import Settings
 from ..sweep.compare import SIGNIFICANCE
 from ..sweep.grid import Axis, cell_index, parse_axis
@@ -518,12 +517,8 @@ def _systems(args: argparse.Namespace, options: SweepOptions, target: ReportDir,
 
 def _sweep(args: argparse.Namespace, options: SweepOptions, target: ReportDir,
            ask: Callable[[str], str] | None, prog: str) -> int:
-    painter: Painter | None = None
-
     def work() -> int:
-        nonlocal painter
         target.check()  # a directory it may not write is refused before anything is replayed
-        painter = None if args.no_plots else Painter()  # starts drawing's imports while the run is replayed
         drift = None
         if args.drift is not None:
             result, drift = run_drift(options, None if args.drift is True else args.drift, args.max_wrong_rate)
@@ -531,7 +526,7 @@ def _sweep(args: argparse.Namespace, options: SweepOptions, target: ReportDir,
         else:
             result, comparison = run_sweep(options, args.review, ask)
         gate = result.gate(args.at, args.max_wrong, args.min_correct) if args.at and _gated(args) else None
-        write_report(target, result, comparison, gate, plots=not args.no_plots, painter=painter,
+        write_report(target, result, comparison, gate, plots=not args.no_plots,
                      page=not args.no_html, drift=drift)
         console.show_sweep(result, target.path, gate, comparison, page=not (args.no_plots or args.no_html))
         if drift is not None:
@@ -540,11 +535,7 @@ def _sweep(args: argparse.Namespace, options: SweepOptions, target: ReportDir,
             drift is not None and drift.failed)
         return EXIT_WORSE if worse else EXIT_OK
 
-    try:
-        return _reported(work, prog)
-    finally:
-        if painter is not None:
-            painter.close()
+    return _reported(work, prog)
 
 
 if __name__ == "__main__":

@@ -46,10 +46,9 @@ from ..sweep.monitor import Monitor
 from ..sweep.systems import Systems
 from . import drift as drifting
 from . import figures, html, versus
-from .painter import Painter
 from .summary import summary_markdown
 from .systems import outcomes_frame, systems_decision, systems_frame
-from .tables import comparison_table, csv_bytes, frame_of, grid_table, questions_table
+from .tables import comparison_table, csv_bytes, grid_table, questions_table
 from .wording import decision_record, gate_words
 
 MANIFEST = "report.json"
@@ -326,41 +325,40 @@ def default_out(*run_dirs: Path) -> Path:
 
 
 def write_report(out: ReportDir | Path, result: Sweep, comparison: Comparison | None = None,
-                 gate: Gate | None = None, plots: bool = True, painter: Painter | None = None,
-                 page: bool = True, drift: Drift | None = None) -> None:
+                 gate: Gate | None = None, plots: bool = True, page: bool = True,
+                 drift: Drift | None = None) -> None:
     """Write every file of one sweep's report into `out` (a `ReportDir`, or a path: `ReportDir(path)`), whole
     or not at all; `plots=False` writes the tables and the summary only, `page=False` leaves out index.html.
-    A `painter` started early draws the PNGs in parallel. A refresh's `drift` adds drift.csv, drift-stages.csv,
-    the summary's opening "Drift" section and decision.json's `drift`."""
+    A refresh's `drift` adds drift.csv, drift-stages.csv, the summary's opening "Drift" section and
+    decision.json's `drift`."""
     target = out if isinstance(out, ReportDir) else ReportDir(out)
     target.check()
     grid = grid_table(result)
     staging = target.stage()
     try:
-        planned = figures.plan(result, frame_of(grid), staging, comparison) if plots else []
-        with contextlib.ExitStack() as stack:
-            if planned:
-                painter = painter or stack.enter_context(Painter())  # one made here is closed here
-                painter.start(planned)
-            files = {"decision.json": decision_json(result, drift),
-                     "grid.csv": csv_bytes(grid),
-                     "questions.csv": csv_bytes(questions_table(result, comparison), text=True)}
-            if drift is not None:
-                files["drift.csv"] = csv_bytes(drifting.drift_frame(drift), text=True)
-                files["drift-stages.csv"] = csv_bytes(drifting.stages_frame(drift))
-            if comparison is not None:
-                files["comparison.csv"] = csv_bytes(comparison_table(result, comparison))
-            drawn = [(job.title, job.name) for job in planned]
-            if plots and page:
-                shown = [drifting.verdict(drift), drifting.exit_words(drift)] if drift is not None else []
-                files["index.html"] = html.page(result, shown).encode()
-            files["summary.md"] = summary_markdown(
-                result, drawn, gate_words(result, gate) if gate else "", comparison, page="index.html" in files,
-                first=drifting.drift_markdown(drift, result) if drift is not None else ()).encode()
-            for name, data in files.items():
-                write_atomic(staging / name, data, SHARED_FILE)
-            if planned and painter is not None:
-                painter.finish()
+        planned = figures.plan(result, grid, staging, comparison) if plots else []
+        files = {"decision.json": decision_json(result, drift),
+                 "grid.csv": csv_bytes(grid),
+                 "questions.csv": csv_bytes(questions_table(result, comparison), text=True)}
+        if drift is not None:
+            files["drift.csv"] = csv_bytes(drifting.drift_frame(drift), text=True)
+            files["drift-stages.csv"] = csv_bytes(drifting.stages_frame(drift))
+        if comparison is not None:
+            files["comparison.csv"] = csv_bytes(comparison_table(result, comparison))
+        drawn = [(job.title, job.name) for job in planned]
+        if plots and page:
+            shown = [drifting.verdict(drift), drifting.exit_words(drift)] if drift is not None else []
+            files["index.html"] = html.page(result, shown).encode()
+        files["summary.md"] = summary_markdown(
+            result, drawn, gate_words(result, gate) if gate else "", comparison, page="index.html" in files,
+            first=drifting.drift_markdown(drift, result) if drift is not None else ()).encode()
+        for name, data in files.items():
+            write_atomic(staging / name, data, SHARED_FILE)
+        if planned:
+            from .plots import draw  # here: a sweep that writes tables alone never loads Pillow
+
+            for job in planned:
+                draw(job)
         target.commit([*files, *(name for _, name in drawn)])
     finally:
         target.discard()

@@ -1,11 +1,12 @@
-"""Which PNGs a sweep's report holds, with their titles and the data each is drawn from: plain data,
-so that the drawing (`plots`, matplotlib) can happen in another process (`painter`)."""
+"""Which PNGs a sweep's report holds, with their titles and the plain data each is drawn from (`plots` draws
+them), and the colour scales the PNGs and the page share."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -13,24 +14,50 @@ from ..questions import OUTCOMES, UNKNOWN
 from ..sweep.analysis import Sweep, label_masks
 from ..sweep.compare import Comparison
 from .numbers import confidence
-from .tables import flip_frame
-
-if TYPE_CHECKING:
-    import pandas as pd
+from .tables import Columns, flip_frame
 
 # Whether more of a heatmap's quantity is better ("more") or worse ("less"): it picks the colour scale (the
-# PNGs' `plots.COLOURMAPS`, the page's palettes), so good and bad outcomes never share one.
+# PNGs and the page: `PALETTES`), so good and bad outcomes never share one.
 BETTER = {"correct": "more", "no_answer": "more", "score": "more", "score_change": "more",
           "wrong": "less", "missed": "less", "unjudged": "less", "unlabelled": "less"}
+# The colour scales, low to high, blended between stops: viridis (more is better), OrRd (more is worse) and
+# cividis (neither) at a few stops each; the PNGs and the page (`html.page_data`) colour by the same ones.
+PALETTES: dict[str, tuple[tuple[int, int, int], ...]] = {
+    "more": ((68, 1, 84), (71, 45, 123), (59, 82, 139), (44, 114, 142), (33, 145, 140), (40, 174, 128),
+             (94, 201, 98), (173, 220, 48), (253, 231, 37)),
+    "less": ((255, 247, 236), (254, 232, 200), (253, 212, 158), (253, 186, 131), (252, 140, 89), (239, 100, 71),
+             (214, 47, 30), (178, 0, 0), (127, 0, 0)),
+    "neither": ((0, 32, 77), (65, 77, 107), (124, 123, 120), (188, 175, 111), (255, 234, 70)),
+}
+SCALE_WORDS = {"more": "more is better", "less": "more is worse", "neither": ""}
+
+
+def colour(palette: tuple[tuple[int, int, int], ...], value: float, low: float, high: float) -> tuple[int, int, int]:
+    """The colour of `value` on the scale [low, high] of `palette` (the middle when the scale is one value), as the
+    page computes it (`page.js` `colour`: halves rounded up)."""
+    x = (value - low) / (high - low) if high > low else 0.5
+    position = min(max(x, 0.0), 1.0) * (len(palette) - 1)
+    k = min(int(position), len(palette) - 2)
+    f = position - k
+    r, g, b = (math.floor(c + f * (d - c) + 0.5) for c, d in zip(palette[k], palette[k + 1], strict=True))
+    return r, g, b
+
+
+def colours(palette: tuple[tuple[int, int, int], ...], values: np.ndarray, low: float, high: float) -> np.ndarray:
+    """`colour` of every value at once: an array of RGB bytes, one more axis than `values`."""
+    stops = np.asarray(palette, dtype=float)
+    x = (np.asarray(values, dtype=float) - low) / (high - low) if high > low else np.full(np.shape(values), 0.5)
+    position = np.clip(x, 0.0, 1.0) * (len(palette) - 1)
+    k = np.minimum(position.astype(int), len(palette) - 2)
+    f = (position - k)[..., None]
+    return np.floor(stops[k] + f * (stops[k + 1] - stops[k]) + 0.5).astype(np.uint8)
 
 
 @dataclass(frozen=True)
 class PlotAxis:
-    """One axis of the plane as a plot draws it: the frame's column holding its values (numbers: a categorical
-    axis's positions), its title, the words that say what it does, and, for an axis of whole numbers or names,
-    its ticks (position, as written)."""
+    """One axis of the plane as a plot draws it: its title, the words that say what it does, and, for an axis of
+    whole numbers or names, its ticks (position, as written)."""
 
-    column: str
     title: str
     words: str = ""
     ticks: tuple[tuple[float, str], ...] = ()
@@ -45,16 +72,30 @@ def plot_axes(result: Sweep) -> tuple[PlotAxis, PlotAxis]:
     found = []
     for spec, axis in zip(result.system.axes, (result.h_axis, result.a_axis), strict=True):
         ticks = () if spec.kind == "cutoff" else tuple((float(v), axis.text(i)) for i, v in enumerate(axis.values))
-        found.append(PlotAxis(spec.heading, spec.title, spec.words, ticks))
+        found.append(PlotAxis(spec.title, spec.words, ticks))
     return found[0], found[1]
 
 
-def plane(result: Sweep, grid: pd.DataFrame) -> pd.DataFrame:
-    """`grid` (grid.csv's frame) with both axes' columns as numbers, ordered as the axes are (a categorical
-    axis's names become their positions), for drawing."""
+@dataclass(frozen=True)
+class Cells:
+    """A quantity over the plane: `values[i, j]` at `rows[i]` (the first axis' values, numbers: a categorical
+    axis's positions) and `columns[j]` (the second's), and the certified region where there is one."""
+
+    values: np.ndarray
+    rows: np.ndarray
+    columns: np.ndarray
+    certified: np.ndarray | None = None
+
+
+def cells(result: Sweep, grid: Columns, column: str) -> Cells:
+    """`column` of `grid` (grid.csv's columns, a row per cell, the first axis outermost) over the plane."""
     h, a = result.h_axis.values, result.a_axis.values
-    return grid.assign(**{result.system.axes[0].heading: np.repeat(h, len(a)),
-                          result.system.axes[1].heading: np.tile(a, len(h))})
+    shape = (len(h), len(a))
+    certified = None
+    if "certified" in grid:
+        certified = (np.asarray(grid["certified"]) == "true").reshape(shape)
+    return Cells(np.asarray(grid[column], dtype=float).reshape(shape), np.asarray(h, float), np.asarray(a, float),
+                 certified)
 
 
 @dataclass(frozen=True)
@@ -78,13 +119,11 @@ def marks(result: Sweep) -> dict[str, tuple[float, float]]:
     return found
 
 
-def risk_coverage_frame(result: Sweep) -> pd.DataFrame:
-    """Along ANSWER_CUTOFF at the recommended HAS_ANSWER_CUTOFF, one row per cell: `value` (of the second axis),
-    `coverage` (quoted questions / questions, weighted to the production mix when there is one), `observed`
-    (the wrong-answer rate) and `bound` (its upper bound at the level the certificate's test uses there), all
+def risk_coverage_frame(result: Sweep) -> dict[str, np.ndarray]:
+    """Along ANSWER_CUTOFF at the recommended HAS_ANSWER_CUTOFF, a column each, a row per cell: `value` (of the
+    second axis), `coverage` (quoted questions / questions, weighted to the production mix when there is one),
+    `observed` (the wrong-answer rate) and `bound` (its upper bound at the level the certificate's test uses there), all
     three from each question's first repeat, the data the guarantee uses."""
-    import pandas as pd  # here: a sweep that writes tables alone never imports pandas
-
     i = result.decision.marked[0]
     g = result.guarantee
     a = result.a_axis.values
@@ -96,8 +135,8 @@ def risk_coverage_frame(result: Sweep) -> pd.DataFrame:
         answerable, unanswerable = label_masks(result.questions)
         coverage = (mix.share * quoted[answerable].mean(axis=0)
                     + (1 - mix.share) * quoted[unanswerable].mean(axis=0))
-    return pd.DataFrame({"value": result.a_axis.values, "coverage": coverage,
-                         "observed": np.asarray(g.observed[i], dtype=float), "bound": g.bounds[i]})
+    return {"value": np.asarray(a, dtype=float), "coverage": np.asarray(coverage, dtype=float),
+            "observed": np.asarray(g.observed[i], dtype=float), "bound": g.bounds_along(i)}
 
 
 def bound_words(result: Sweep) -> str:
@@ -106,30 +145,29 @@ def bound_words(result: Sweep) -> str:
     return f"upper bound, {confidence(g.delta / g.rows)} confidence per cell"
 
 
-def plan(result: Sweep, grid: pd.DataFrame, out_dir: Path, comparison: Comparison | None) -> list[Figure]:
-    """The report's PNGs, in the order the summary lists them."""
+def plan(result: Sweep, grid: Columns, out_dir: Path, comparison: Comparison | None) -> list[Figure]:
+    """The report's PNGs, in the order the summary lists them; `grid` is grid.csv's columns (`tables.grid_table`)."""
     synthetic = " (synthetic)" if result.replayed.record.synthetic else ""
     rec = result.recommended
     marked = marks(result)
     planned: list[Figure] = []
     rows, columns = plot_axes(result)
-    grid = plane(result, grid)
     on = {"rows": rows, "columns": columns}
-    first, second = rows.column, columns.column
 
     mean = " (mean over repeats)" if result.repeats > 1 else ""
     for outcome in OUTCOMES:
-        if outcome in UNKNOWN and not grid[outcome.value].any():
+        if outcome in UNKNOWN and not np.any(grid[outcome.value]):
             continue
         title = f"{outcome.label.capitalize()} questions per cell{mean}{synthetic}"
         name = f"heatmap-{outcome.label}.png"
-        planned.append(Figure(title, name, "heatmap", (grid, outcome.value, out_dir / name, marked, title,
-                                                       f"{outcome.label} questions", BETTER[outcome.value]), on))
+        planned.append(Figure(title, name, "heatmap", (cells(result, grid, outcome.value), out_dir / name, marked,
+                                                       title, f"{outcome.label} questions", BETTER[outcome.value]), on))
     if comparison is not None:
-        frame = grid[[first, second]].assign(score_change=comparison.score_difference.ravel())
+        change = Cells(comparison.score_difference.reshape(len(result.h_axis.values), len(result.a_axis.values)),
+                       np.asarray(result.h_axis.values, float), np.asarray(result.a_axis.values, float))
         title = f"Score change against {comparison.baseline.run_dir.name} per cell{synthetic}"
         planned.append(Figure(title, "heatmap-score-change.png", "heatmap",
-                              (frame, "score_change", out_dir / "heatmap-score-change.png", marked, title,
+                              (change, out_dir / "heatmap-score-change.png", marked, title,
                                "score now minus baseline", BETTER["score_change"]), on))
     certificate = result.guarantee.certificate
     title = f"Wrong-answer rate against coverage along {columns.title} at {rows.title} {rows.text(rec.h)}{synthetic}"

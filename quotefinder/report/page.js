@@ -67,15 +67,9 @@
 
   // ---- heatmaps -------------------------------------------------------------------------------------
   // One scale where more is better (viridis), another where more is worse (OrRd), cividis for anything else:
-  // colour-blind safe, each in order in greyscale; the PNGs use the same maps (plots.COLOURMAPS).
-  const PALETTES = {
-    more: [[68, 1, 84], [71, 45, 123], [59, 82, 139], [44, 114, 142], [33, 145, 140], [40, 174, 128],
-      [94, 201, 98], [173, 220, 48], [253, 231, 37]],
-    less: [[255, 247, 236], [254, 232, 200], [253, 212, 158], [253, 186, 131], [252, 140, 89], [239, 100, 71],
-      [214, 47, 30], [178, 0, 0], [127, 0, 0]],
-    neither: [[0, 32, 77], [65, 77, 107], [124, 123, 120], [188, 175, 111], [255, 234, 70]],
-  };
-  const SCALE_WORDS = { more: "more is better", less: "more is worse", neither: "" };
+  // colour-blind safe, each in order in greyscale; the PNGs use the same ones (figures.PALETTES).
+  const PALETTES = data.palettes;
+  const SCALE_WORDS = data.scaleWords;
 
   function colour(palette, value, low, high) {
     const x = high > low ? (value - low) / (high - low) : 0.5;

@@ -232,25 +232,21 @@ def comparison_table(result: Sweep, comparison: Comparison) -> Columns:
     return frame
 
 
-def flip_frame(result: Sweep) -> pd.DataFrame:
+def flip_frame(result: Sweep) -> Columns:
     """Per question, at the recommended HAS_ANSWER_CUTOFF: where along ANSWER_CUTOFF its outcome flips.
 
     `flip` is the top candidate's compare probability (NaN when nothing qualifies): the outcome is
     `quoted` up to it and `unquoted` above.
     """
-    import pandas as pd  # here: only the plots draw it
-
-    rows = []
+    columns: Columns = {"id": [], "flip": [], "quoted": [], "unquoted": []}
     for curve in result.curves:
         bounds, pieces, codes = curve.along(result.recommended.h)
         quoted = bool(bounds) and pieces[0].quoted is not None
-        rows.append({
-            "id": curve.question.id,
-            "flip": bounds[0] if quoted else float("nan"),
-            "quoted": OUTCOMES[codes[0]].value if quoted else "",
-            "unquoted": OUTCOMES[codes[-1]].value,
-        })
-    return pd.DataFrame(rows, columns=["id", "flip", "quoted", "unquoted"])
+        columns["id"].append(curve.question.id)
+        columns["flip"].append(float(bounds[0]) if quoted else float("nan"))
+        columns["quoted"].append(OUTCOMES[codes[0]].value if quoted else "")
+        columns["unquoted"].append(OUTCOMES[codes[-1]].value)
+    return columns
 
 
 def csv_bytes(table: Columns | pd.DataFrame, *, text: bool = False) -> bytes:

@@ -17,6 +17,7 @@ import numpy as np
 from ..core.textsafe import markdown_code, markdown_text, visible
 from ..sweep.analysis import Sweep
 from ..sweep.systems import Systems
+from .figures import PALETTES, colour
 from .html import document_head
 from .systems import settings_word, ship_lines, which_to_ship_lines
 from .wording import decision_lines, pipeline_words
@@ -24,9 +25,6 @@ from .wording import decision_lines, pipeline_words
 if TYPE_CHECKING:
     import pandas as pd
 
-# viridis at nine stops, as the sweep's own page and PNGs colour "more is better" (page.js PALETTES.more)
-VIRIDIS = ((68, 1, 84), (71, 45, 123), (59, 82, 139), (44, 114, 142), (33, 145, 140), (40, 174, 128),
-           (94, 201, 98), (173, 220, 48), (253, 231, 37))
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 1.5rem; color: #222; }
 .banner { background: #fff3cd; border: 1px solid #c9a227; padding: 0.5rem 0.8rem; }
@@ -42,16 +40,13 @@ table.data th, table.data td { border: 1px solid #ccc; padding: 0.2rem 0.5rem; t
                                overflow-wrap: anywhere; }
 .scale { display: inline-block; width: 12rem; height: 0.8rem; vertical-align: middle;
          background: linear-gradient(to right, STOPS); }
-""".replace("STOPS", ", ".join(f"rgb{c}" for c in VIRIDIS))
+""".replace("STOPS", ", ".join(f"rgb{c}" for c in PALETTES["more"]))
 
 
-def colour(value: float, low: float, high: float) -> str:
-    """The viridis colour of `value` on the scale [low, high] (the middle when the scale is one value)."""
-    x = (value - low) / (high - low) if high > low else 0.5
-    position = min(max(x, 0.0), 1.0) * (len(VIRIDIS) - 1)
-    k = min(int(position), len(VIRIDIS) - 2)
-    f = position - k
-    r, g, b = (round(c + f * (d - c)) for c, d in zip(VIRIDIS[k], VIRIDIS[k + 1], strict=True))
+def hex_colour(value: float, low: float, high: float) -> str:
+    """The viridis colour of `value` on the scale [low, high], as the sweep's own page and PNGs colour "more is
+    better" (`figures.PALETTES`)."""
+    r, g, b = colour(PALETTES["more"], value, low, high)
     return f"#{r:02x}{g:02x}{b:02x}"
 
 
@@ -76,7 +71,8 @@ def score_grid(result: Sweep, low: float, high: float) -> str:
             mark = (i, j) == chosen
             title = f"{h}, {a}: score {scores[i, j]:g}" + (" (recommended)" if mark else "")
             chosen_attributes = ' class="chosen" data-chosen="1"' if mark else ""
-            cells.append(f"<td style=\"background:{colour(float(scores[i, j]), low, high)}\" title=\"{_text(title)}\""
+            background = hex_colour(float(scores[i, j]), low, high)
+            cells.append(f"<td style=\"background:{background}\" title=\"{_text(title)}\""
                          f"{chosen_attributes}>{'★' if mark else ''}</td>")
         rows.append(f"<tr data-row=\"{i}\"><th scope=\"row\">{_text(h) if i % step == 0 else ''}</th>"
                     f"{''.join(cells)}</tr>")

@@ -1,7 +1,7 @@
 """Work done apart: in a forked child on the other core, while the sweep goes on in this process.
 
 `forking` and `die_with_parent` are what every child of a sweep needs (the replay workers, the question parse,
-the check of the index's entries, the index written, the painter): none runs the parent's signal handlers, and
+the check of the index's entries, the index written): none runs the parent's signal handlers, and
 none outlives it. `Apart` is one answer computed in a child and collected later, or computed here when no child
 can be had, or the child dies or answers something unreadable: the same value either way, and the same error.
 """

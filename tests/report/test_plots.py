@@ -1,28 +1,55 @@
-"""The PNGs: heatmap numbers written in their cells only where a person can read them; marks told apart by
-shape and good and bad outcomes on different colour scales; the risk-coverage figure drawn from the
-recommended row's numbers, held to a direct computation."""
+"""The PNGs as a person meets them: every heatmap cell's pixels are its value's colour on its outcome's scale (good
+and bad outcomes on different scales), marks told apart by shape, numbers in cells only where they can be read,
+the risk-coverage figure drawn from the recommended row's numbers (held to a direct computation), each question's
+flip drawn where it is, whole-number ticks where the counts are whole, and round ticks in general."""
 
 from __future__ import annotations
 
+import io
+import math
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from PIL import Image
 
 from conftest import decided, items_of, random_repeats, replayed_of
 from quotefinder.report import figures, plots
-from quotefinder.report.figures import Figure, PlotAxis
-from quotefinder.report.tables import frame_of, grid_table
+from quotefinder.report.figures import PALETTES, Cells, Figure, PlotAxis, colour
+from quotefinder.report.raster import PAD, Canvas
+from quotefinder.report.tables import grid_table
 from quotefinder.sweep import guarantee
 from quotefinder.sweep.analysis import LOSSY, Settings, Sweep, analyse
 from quotefinder.sweep.grid import parse_axis
 
+ROWS, COLUMNS = PlotAxis("FIRST", "first words"), PlotAxis("SECOND", "second words")
 
-def _grid(size: int, values: np.ndarray) -> pd.DataFrame:
+
+def _cells(size: int, values: np.ndarray) -> Cells:
     axis = np.round(np.linspace(0, 1, size), 4)
-    h, a = np.meshgrid(axis, axis, indexing="ij")
-    return pd.DataFrame({"first": h.ravel(), "second": a.ravel(), "wrong": values.ravel()})
+    return Cells(np.asarray(values, float).reshape(size, size), axis, axis)
+
+
+@pytest.fixture
+def drawn(monkeypatch) -> dict[str, Canvas]:
+    """Each PNG's canvas by file name, as the plot handed it to be saved (and saved)."""
+    canvases: dict[str, Canvas] = {}
+    save = plots._save
+
+    def keep(canvas: Canvas, path: Path) -> None:
+        canvases[path.name] = canvas
+        save(canvas, path)
+
+    monkeypatch.setattr(plots, "_save", keep)
+    return canvases
+
+
+def _pixel(canvas: Canvas, path: Path, x: float, y: float) -> tuple[int, int, int]:
+    """The colour of the written PNG where the canvas drew (x, y)."""
+    image = Image.open(io.BytesIO(path.read_bytes())).convert("RGB")
+    return image.getpixel((math.floor(x - canvas.box[0] + PAD), math.floor(y - canvas.box[1] + PAD)))
 
 
 @pytest.mark.parametrize(("size", "values", "written"), [
@@ -30,18 +57,11 @@ def _grid(size: int, values: np.ndarray) -> pd.DataFrame:
     (21, np.arange(441) * 25, False),  # the default grid: 441 cells are too small for any number
     (12, np.full(144, 1234.567), False),  # means too wide for their cells
 ])
-def test_numbers_appear_in_cells_only_when_they_fit(tmp_path: Path, monkeypatch, size, values, written) -> None:
-    shown: list[str] = []
-    save = plots._save
-
-    def keep_texts(fig, path):
-        shown.extend(text.get_text() for text in fig.axes[0].texts)
-        save(fig, path)
-
-    monkeypatch.setattr(plots, "_save", keep_texts)
-    plots.heatmap(_grid(size, values), "wrong", tmp_path / "h.png", {"default": (0.2, 0.6)}, "t", "wrong",
-                  rows=PlotAxis("first", "FIRST"), columns=PlotAxis("second", "SECOND"))
-    assert (tmp_path / "h.png").stat().st_size > 1000
+def test_numbers_appear_in_cells_only_when_they_fit(tmp_path: Path, drawn, size, values, written) -> None:
+    plots.heatmap(_cells(size, values), tmp_path / "h.png", {"default": (0.2, 0.6)}, "t", "wrong",
+                  rows=ROWS, columns=COLUMNS)
+    assert (tmp_path / "h.png").read_bytes().startswith(b"\x89PNG")
+    shown = drawn["h.png"].texts("cell")
     if written:
         assert len(shown) == size * size and "10500" in shown
     else:
@@ -55,13 +75,12 @@ def _sweep(tmp_path: Path, alpha: float | None = 0.4, seed: int = 7) -> Sweep:
 
 
 def _planned(result: Sweep, tmp_path: Path, name: str) -> Figure:
-    jobs = figures.plan(result, frame_of(grid_table(result)), tmp_path, None)
+    jobs = figures.plan(result, grid_table(result), tmp_path, None)
     return next(job for job in jobs if job.name == name)
 
 
 @pytest.mark.parametrize("alpha", [0.4, None])
-def test_the_risk_coverage_figure_is_drawn_from_the_recommended_rows_numbers(tmp_path: Path, monkeypatch,
-                                                                             alpha) -> None:
+def test_the_risk_coverage_figure_is_drawn_from_the_recommended_rows_numbers(tmp_path: Path, drawn, alpha) -> None:
     """Each ANSWER_CUTOFF's coverage, observed wrong-answer rate and bound, against the obvious computation: every
     question decided by the pipeline's own `decide` at that cell, the bound one cell's Clopper-Pearson bound at
     the level the certificate's test uses (delta shared among the rows)."""
@@ -80,99 +99,179 @@ def test_the_risk_coverage_figure_is_drawn_from_the_recommended_rows_numbers(tmp
     assert job.kind == "risk_coverage"
     frame, path, title, mark, drawn_alpha, words = job.args
     assert frame["value"].tolist() == result.a_axis.values.tolist()
-    assert frame["coverage"].to_numpy() == pytest.approx(coverage, abs=1e-12)
-    assert frame["observed"].to_numpy() == pytest.approx(observed, abs=1e-12)
-    assert frame["bound"].to_numpy() == pytest.approx(bound, abs=1e-9)
-    assert frame["bound"].to_numpy() == pytest.approx(result.guarantee.bounds[i], abs=1e-9)  # the array, one row
+    assert frame["coverage"] == pytest.approx(coverage, abs=1e-12)
+    assert frame["observed"] == pytest.approx(observed, abs=1e-12)
+    assert frame["bound"] == pytest.approx(bound, abs=1e-9)
+    assert frame["bound"] == pytest.approx(result.guarantee.bounds[i], abs=1e-9)  # the array, one row
     assert max(observed) > 0.05 and len(set(coverage)) > 2  # a row where something happens
     assert mark == result.decision.point[1] and drawn_alpha == alpha and path == tmp_path / "risk-coverage.png"
     assert f"HAS_ANSWER_CUTOFF {h:g}" in title
     assert "99% confidence per cell" in words  # 1 - 0.1 / 11 = 99.09%, rounded down
 
-    lines: dict[str, tuple[list[float], list[float]]] = {}
-    save = plots._save
-
-    def keep_lines(fig, path):
-        for line in fig.axes[0].get_lines():
-            lines[line.get_label()] = (list(line.get_xdata()), list(line.get_ydata()))
-        save(fig, path)
-
-    monkeypatch.setattr(plots, "_save", keep_lines)
     plots.draw(job)
-    assert lines["observed wrong-answer rate"] == (frame["coverage"].tolist(), frame["observed"].tolist())
-    assert lines[words] == (frame["coverage"].tolist(), frame["bound"].tolist())
+    canvas = drawn["risk-coverage.png"]
+    lines = canvas.labelled("line")
+    assert lines["observed wrong-answer rate"].data == (frame["coverage"].tolist(), frame["observed"].tolist())
+    assert lines[words].data == (frame["coverage"].tolist(), frame["bound"].tolist())
     j = result.decision.cell[1]
-    starred = lines[f"recommended, ANSWER_CUTOFF {mark:g}"]
-    assert starred[0] == pytest.approx([coverage[j]] * 2) and starred[1] == pytest.approx([observed[j], bound[j]])
+    stars = [item for item in canvas.items if item.label == f"recommended, ANSWER_CUTOFF {mark:g}"]
+    assert [item.how["shape"] for item in stars] == ["star", "star"]
+    assert np.allclose([item.data for item in stars], [(coverage[j], observed[j]), (coverage[j], bound[j])])
     alphas = [label for label in lines if label.startswith("ALPHA")]
     assert alphas == ([f"ALPHA {alpha:g} (--max-wrong-rate)"] if alpha is not None else [])
+    assert canvas.texts("legend") == ["observed wrong-answer rate", words, *alphas, stars[0].label]
     first = path.read_bytes()
-    monkeypatch.setattr(plots, "_save", save)
     plots.draw(job)
     assert path.read_bytes() == first and first.startswith(b"\x89PNG")  # the same data, the same file
 
 
-def test_heatmaps_mark_by_shape_and_colour_good_and_bad_outcomes_on_different_scales(tmp_path: Path,
-                                                                                       monkeypatch) -> None:
+def test_each_heatmap_cell_is_its_values_colour_on_its_outcomes_scale(tmp_path: Path, drawn) -> None:
+    """Read back from the PNG: inside every cell that no mark covers, clear of its number and the certified region's
+    border, the pixel is the palette's colour of the cell's value between the map's lowest and highest (within the
+    rounding of drawing at three times the size); good outcomes on viridis, bad ones on OrRd, so the two never share
+    a scale. The first row is drawn at the bottom."""
+    result = _sweep(tmp_path, 0.4, seed=11)
+    expected_scales = {"heatmap-correct.png": "more", "heatmap-no-answer.png": "more",
+                       "heatmap-wrong.png": "less", "heatmap-missed.png": "less"}
+    for name, scale in expected_scales.items():
+        job = _planned(result, tmp_path, name)
+        plots.draw(job)
+        canvas, values = drawn[name], job.args[0].values
+        marks = [item.how["at"] for item in canvas.items if item.kind == "mark"]
+        (grid,) = [item for item in canvas.items if item.kind == "cells"]
+        assert grid.data is values
+        xs, ys = grid.how["x_edges"], grid.how["y_edges"][::-1]  # bottom up, as the rows
+        checked = 0
+        for i, j in np.ndindex(*values.shape):
+            x, y = xs[j] + 0.2 * (xs[j + 1] - xs[j]), ys[i + 1] + 0.2 * (ys[i] - ys[i + 1])
+            if any(abs(x - mx) < 20 and abs(y - my) < 20 for mx, my in marks):
+                continue
+            want = colour(PALETTES[scale], values[i, j], values.min(), values.max())
+            assert max(abs(p - w) for p, w in zip(_pixel(canvas, tmp_path / name, x, y), want, strict=True)) <= 2
+            checked += 1
+        assert checked > 0.9 * values.size
+        words = "more is better" if scale == "more" else "more is worse"
+        assert canvas.texts("scale") == [f"{name[8:-4]} questions ({words})"]
+
+
+def test_a_grid_of_a_million_cells_is_drawn_as_its_pixels(tmp_path: Path, drawn) -> None:
+    """1001 x 1001 cells (the most the sweep accepts) are one item, drawn pixel by pixel: each pixel the colour of
+    the cell its centre falls in."""
+    values = np.add.outer(np.arange(1001), np.arange(1001)).astype(float)
+    plots.heatmap(_cells(1001, values), tmp_path / "big.png", {}, "t", "wrong", "less", rows=ROWS, columns=COLUMNS)
+    canvas = drawn["big.png"]
+    assert [item.kind for item in canvas.items].count("cells") == 1 and canvas.texts("cell") == []
+    xs, ys = canvas.items[0].how["x_edges"], canvas.items[0].how["y_edges"][::-1]
+    for i, j in ((20, 20), (980, 980), (20, 980), (500, 250)):  # clear of the frame
+        x, y = (xs[j] + xs[j + 1]) / 2, (ys[i] + ys[i + 1]) / 2
+        want = colour(PALETTES["less"], values[i, j], 0, 2000)
+        assert max(abs(p - w) for p, w in zip(_pixel(canvas, tmp_path / "big.png", x, y), want, strict=True)) <= 8
+
+
+def test_heatmaps_mark_by_shape_with_the_certified_region_in_the_legend(tmp_path: Path, drawn) -> None:
     result = _sweep(tmp_path, 0.4, seed=11)
     assert result.guarantee.certificate is not None and result.guarantee.certificate.any
-    seen: dict[str, dict[str, object]] = {}
-    save = plots._save
-
-    def keep(fig, path):
-        ax = fig.axes[0]
-        seen[path.name] = {"cmap": ax.collections[0].get_cmap().name,
-                           "legend": [text.get_text() for text in ax.get_legend().get_texts()],
-                           "markers": {line.get_label(): line.get_marker() for line in ax.get_lines()},
-                           "colorbar": fig.axes[1].get_ylabel()}
-        save(fig, path)
-
-    monkeypatch.setattr(plots, "_save", keep)
-    for name in ("heatmap-correct.png", "heatmap-wrong.png", "heatmap-missed.png", "heatmap-no-answer.png"):
-        plots.draw(_planned(result, tmp_path, name))
-    assert {name: seen[name]["cmap"] for name in seen} == {
-        "heatmap-correct.png": "viridis", "heatmap-no-answer.png": "viridis",  # more is better
-        "heatmap-wrong.png": "OrRd", "heatmap-missed.png": "OrRd"}  # more is worse
-    assert seen["heatmap-wrong.png"]["colorbar"] == "wrong questions (more is worse)"
+    plots.draw(_planned(result, tmp_path, "heatmap-wrong.png"))
+    canvas = drawn["heatmap-wrong.png"]
     d, r = result.default, result.decision
     assert r.best_certified is not None
     best = (float(result.h_axis.values[r.best_certified[0]]), float(result.a_axis.values[r.best_certified[1]]))
-    legend = seen["heatmap-wrong.png"]["legend"]
-    assert legend == ["certified region", f"default ({d.h:g}, {d.a:g})", f"best certified ({best[0]:g}, {best[1]:g})",
-                      f"recommended ({r.point[0]:g}, {r.point[1]:g})"]
-    markers = seen["heatmap-wrong.png"]["markers"]
-    assert sorted(markers.values()) == sorted(["o", "D", "*"])  # three shapes, not three colours
+    legend = [f"default ({d.h:g}, {d.a:g})", f"best certified ({best[0]:g}, {best[1]:g})",
+              f"recommended ({r.point[0]:g}, {r.point[1]:g})"]
+    assert canvas.texts("legend") == ["certified region", *legend]
+    shapes = {label: item.how["shape"] for label, item in canvas.labelled("mark").items()}
+    assert shapes == dict(zip(legend, ["circle", "diamond", "star"], strict=True))  # three shapes, not three colours
+    assert {label: item.data for label, item in canvas.labelled("mark").items()} == dict(
+        zip(legend, [(d.h, d.a), best, r.point], strict=True))
+    runs = [item.data for item in canvas.items if item.label == "certified region" and item.kind == "line"]
+    assert _sides(runs) == _sides_of(result.guarantee.certificate.certified)
 
 
-def test_without_a_certificate_no_region_and_no_best_certified_cell_are_drawn(tmp_path: Path, monkeypatch) -> None:
+def _sides(runs: list[tuple[str, int, int, int]]) -> list[tuple[str, int, int]]:
+    """Straight runs of border as the unit cell sides they cover, each once."""
+    found = [(direction, line, k) for direction, line, a, b in runs for k in range(a, b)]
+    assert len(found) == len(set(found))
+    return sorted(found)
+
+
+def _sides_of(region: np.ndarray) -> list[tuple[str, int, int]]:
+    """The slow reference: for every cell, each of its four sides with the other side outside the region."""
+    inside = {(i, j) for i, j in zip(*np.nonzero(region), strict=True)}
+    sides = set()
+    for i, j in inside:
+        for other, side in (((i - 1, j), ("across", i, j)), ((i + 1, j), ("across", i + 1, j)),
+                            ((i, j - 1), ("up", j, i)), ((i, j + 1), ("up", j + 1, i))):
+            if other not in inside:
+                sides.add(side)
+    return sorted(sides)
+
+
+@given(st.lists(st.lists(st.booleans(), min_size=4, max_size=4), min_size=1, max_size=5))
+def test_a_regions_border_is_every_side_it_shares_with_the_outside_in_runs_as_long_as_they_go(rows) -> None:
+    region = np.array(rows)
+    runs = plots.borders(region)
+    assert _sides(runs) == _sides_of(region)
+    ends = {(direction, line, end) for direction, line, a, b in runs for end in (a, b)}
+    assert len(ends) == 2 * len(runs)  # no two runs of one line meet: each goes as far as it can
+
+
+def test_without_a_certificate_no_region_and_no_best_certified_cell_are_drawn(tmp_path: Path, drawn) -> None:
     result = _sweep(tmp_path, None)
-    legends: list[list[str]] = []
-    save = plots._save
-
-    def keep(fig, path):
-        legends.append([text.get_text() for text in fig.axes[0].get_legend().get_texts()])
-        save(fig, path)
-
-    monkeypatch.setattr(plots, "_save", keep)
     plots.draw(_planned(result, tmp_path, "heatmap-wrong.png"))
-    assert [words.split(" (")[0] for words in legends[0]] == ["default", "recommended"]
+    canvas = drawn["heatmap-wrong.png"]
+    assert [words.split(" (")[0] for words in canvas.texts("legend")] == ["default", "recommended"]
+    assert not any(item.label == "certified region" for item in canvas.items)
 
 
-def test_the_flips_histogram_of_many_questions_has_whole_counts_on_its_axis(tmp_path: Path, monkeypatch) -> None:
-    ticks: list[float] = []
-    save = plots._save
+def test_each_questions_bar_flips_where_its_quote_stops(tmp_path: Path, drawn) -> None:
+    frame = {"id": ["a", "b", "c"], "flip": [0.25, float("nan"), 0.9], "quoted": ["correct", "", "wrong"],
+             "unquoted": ["missed", "no_answer", "no_answer"]}
+    plots.flips(frame, tmp_path / "flips.png", "t", 0.5, axis=COLUMNS)
+    canvas = drawn["flips.png"]
+    bars = [(item.data, item.label) for item in canvas.items if item.kind == "rect" and item.label in plots.STYLE]
+    assert bars == [(("a", 0.0, 0.25), "correct"), (("a", 0.25, 1.0), "missed"), (("b", 0.0, 1.0), "no_answer"),
+                    (("c", 0.0, 0.9), "wrong"), (("c", 0.9, 1.0), "no_answer")]
+    assert canvas.texts("legend") == ["recommended 0.5", "correct", "missed", "no-answer", "wrong"]
+    assert canvas.texts("tick")[-3:] == ["a", "b", "c"]  # the questions, top down
+    hatches = {item.label: item.how["hatch"] for item in canvas.items if item.kind == "rect" and item.label}
+    assert len(set(hatches.values())) == len(hatches)  # told apart without colour too
 
-    def keep_ticks(fig, path):
-        fig.canvas.draw()
-        low, high = fig.axes[0].get_ylim()
-        ticks.extend(t for t in fig.axes[0].get_yticks() if low <= t <= high)
-        save(fig, path)
 
-    monkeypatch.setattr(plots, "_save", keep_ticks)
-    # 41 questions (one more than get a bar each), one per bin but two in one: counts 1 and 2, where matplotlib
-    # left to itself ticks 1.0, 1.2, ... 2.0
+def test_the_flips_histogram_of_many_questions_has_whole_counts_on_its_axis(tmp_path: Path, drawn) -> None:
+    # 41 questions (one more than get a bar each), one per bin but two in one: counts 1 and 2
     flip = [0.0125] + [0.025 * k + 0.0125 for k in range(40)]
-    frame = pd.DataFrame({"id": [f"q{k}" for k in range(41)], "flip": flip, "quoted": ["correct"] * 41,
-                          "unquoted": ["missed"] * 41})
-    plots.flips(frame, tmp_path / "flips.png", "t", 0.5, axis=PlotAxis("second", "SECOND"))
-    assert len(ticks) >= 2 and all(float(t).is_integer() for t in ticks), ticks
+    frame = {"id": [f"q{k}" for k in range(41)], "flip": flip, "quoted": ["correct"] * 41, "unquoted": ["missed"] * 41}
+    plots.flips(frame, tmp_path / "flips.png", "t", 0.5, axis=COLUMNS)
+    canvas = drawn["flips.png"]
+    ticks = canvas.texts("tick")[6:]  # after the x axis' six
+    assert ticks == ["0", "1", "2"]
+    counts = [item.data for item in canvas.items if item.kind == "rect" and item.label == "correct"]
+    assert sum(count for _, count in counts) == 41 and max(count for _, count in counts) == 2
+    assert canvas.texts("legend") == ["recommended 0.5", "correct if quoted (41)"]
+
+
+@given(st.floats(-1e4, 1e4), st.floats(1e-3, 1e5), st.booleans(), st.integers(3, 12))
+def test_ticks_are_round_evenly_spaced_within_the_range_and_as_many_as_fit(low, span, whole, most) -> None:
+    """At most `most` ticks, all inside [low, high], a round step apart (1, 2, 2.5 or 5 times a power of ten; a
+    whole number when `whole`), and the next rounder step down would give more than `most`."""
+    if whole:  # the counts a whole scale is drawn for
+        low, span = round(low), max(1, round(span))
+    high = low + span
+    ticks = plots.nice_ticks(low, high, whole=whole, most=most)
+    assert 1 <= len(ticks) <= most
+    assert all(low - 1e-6 * span <= t <= high + 1e-6 * span for t in ticks)
+    if len(ticks) < 2:
+        return
+    step = ticks[1] - ticks[0]
+    assert np.allclose(np.diff(ticks), step, rtol=1e-6, atol=1e-9)
+    magnitude = 10.0 ** math.floor(math.log10(step) + 1e-9)
+    nice = [m * magnitude for m in (1, 2, 2.5, 5, 10) if math.isclose(step, m * magnitude, rel_tol=1e-6)]
+    assert nice, step
+    if whole:
+        assert float(nice[0]).is_integer()
+    rounder = [m * magnitude for m in (0.5, 1, 2, 2.5, 5) if m * magnitude < nice[0] * (1 - 1e-9)]
+    for smaller in rounder:
+        if whole and not float(smaller).is_integer():
+            continue
+        count = math.floor(high / smaller + 1e-6) - math.ceil(low / smaller - 1e-6) + 1
+        assert count > most

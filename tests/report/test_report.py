@@ -106,7 +106,8 @@ def test_the_job_summary_stays_under_githubs_limit_whatever_the_pages_say(tmp_pa
 
 
 def test_plots_draw_odd_text_literally(tmp_path: Path, standin_for) -> None:
-    """An id like `odd-$\\frac$-id` is invalid mathtext: drawn as math, matplotlib raises and no PNG is made."""
+    """An id like `odd-$\\frac$-id` is drawn as written: nothing in a label is read as markup (to a plotting library
+    that reads `$...$` as math, it is invalid mathtext, and no PNG is made)."""
     text = "The price was $5 and then $7_{2} in the sale, said the page."
     scenario = {"What did it cost?": [page("Price $ list", "https://p.example", text, has_answer=0.9, answers=0.9)]}
     server = standin_for(write_scenario(tmp_path / "s.json", scenario))

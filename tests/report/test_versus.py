@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from conftest import ROOT, copy_run, github_html
-from quotefinder.report.versus import colour
+from quotefinder.report.versus import hex_colour
 from quotefinder.sweepcmd import main
 from test_html import SCREENSHOTS, Opened, browser, demo  # noqa: F401 (the fixtures)
 
@@ -80,8 +80,8 @@ def test_the_systems_page_shows_which_to_ship_and_each_grid(browser, tmp_path: P
 
 
 def test_the_colour_scale_runs_from_the_lowest_score_to_the_highest() -> None:
-    assert colour(0, 0, 10) == "#440154" and colour(10, 0, 10) == "#fde725"
-    assert colour(5, 5, 5) == colour(0.5, 0, 1)  # one value: the middle
+    assert hex_colour(0, 0, 10) == "#440154" and hex_colour(10, 0, 10) == "#fde725"
+    assert hex_colour(5, 5, 5) == hex_colour(0.5, 0, 1)  # one value: the middle
 
 
 def _row_label_y(page, system: int, row: int) -> float:
