@@ -136,7 +136,7 @@ def default_file(system: str = DEFAULT_SYSTEM) -> str:
     pipeline = plugin.default
     whose = f" ({plugin.default_words})" if plugin.default_words else ""
     out = [f"# The {system} system's default pipeline{whose}. Every key is optional: what you leave",
-           "# out keeps the value below. Record with it: python eval.py QUESTIONS --pipeline THIS_FILE",
+           "# out keeps the value below. Record with it: quotefinder record QUESTIONS --pipeline THIS_FILE",
            f"# the system under test; the systems are: {', '.join(known_systems())}",
            f"system: {system}"]
     _write(pipeline.as_json(), (), out, {("name",): NAME_COMMENT, **plugin.comments})
