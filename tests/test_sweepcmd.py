@@ -655,12 +655,13 @@ def test_a_sweep_of_every_file_draws_in_its_own_process_without_pandas_or_scipys
     """The demo's every-file report (PNGs and the page) is drawn by Pillow in the sweep itself: no pandas (0.2 s of
     its start), no `scipy.special` (0.23 s, for one row of bounds) and no child process, which is what keeps it
     within twice a tables-only sweep (BENCHMARKS.md)."""
-    script = ("import multiprocessing, sys\nfrom quotefinder.sweepcmd import main\n"
+    script = ("import os, sys\nforks = []\nfork = os.fork\n"
+              "os.fork = lambda: forks.append(1) or fork()  # every child a sweep could make, counted\n"
+              "from quotefinder.sweepcmd import main\n"
               f"code = main([{str(ten)!r}, '--jobs', '1', '--out', {str(tmp_path / 'report')!r}])\n"
-              "print(code, [m for m in ('pandas', 'scipy.special') if m in sys.modules], "
-              "multiprocessing.active_children())\n")
+              "print(code, [m for m in ('pandas', 'scipy.special', 'PIL.Image') if m in sys.modules], len(forks))\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ten.parent.parent)
-    assert done.stdout.splitlines()[-1] == "0 [] []", done.stdout + done.stderr
+    assert done.stdout.splitlines()[-1] == "0 ['PIL.Image'] 0", done.stdout + done.stderr
     assert {"index.html", "heatmap-wrong.png", "risk-coverage.png", "flips.png"} <= {
         path.name for path in (tmp_path / "report").iterdir()}
 

@@ -54,7 +54,8 @@ def test_the_wheel_holds_the_product_and_the_stand_in_and_nothing_else(tmp_path:
     # Every module of the checkout's package ships, and the report's page assets beside them; nothing else does.
     package = source / "quotefinder"
     modules = {p.relative_to(source).as_posix() for p in package.rglob("*.py")}
-    expected = modules | {"quotefinder/report/page.js", "quotefinder/report/page.css"}
+    expected = modules | {"quotefinder/report/page.js", "quotefinder/report/page.css",
+                          "quotefinder/report/fonts/DejaVuSans.ttf", "quotefinder/report/fonts/LICENSE"}
     assert set(shipped) == expected, (f"missing {sorted(expected - set(shipped))}, "
                                       f"unexpected {sorted(set(shipped) - expected)}\n{found}")
     assert {"quotefinder/standin/__main__.py", "quotefinder/standin/server.py", "quotefinder/standin/squad.py",

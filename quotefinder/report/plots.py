@@ -2,7 +2,7 @@
 writes one PNG; `figures.plan` chooses the plots of one sweep and `draw` draws one of them.
 
 Nothing here computes results. The figures are drawn on a `raster.Canvas` (Pillow), in the sweep's own process:
-about 0.03 s a figure where matplotlib's start-up alone took 0.3 s (BENCHMARKS.md, "Every file against tables
+about 0.02 s a figure where matplotlib's start-up alone took 0.3 s (BENCHMARKS.md, "Every file against tables
 only"). Text is drawn literally; outcomes are told apart by hatching and line style as well as colour, so the
 charts survive greyscale printing; the same data gives the same file.
 
@@ -79,10 +79,16 @@ class Frame:
         return self.top + self.height
 
 
+def one_value(low: float, high: float) -> bool:
+    """Whether a scale from `low` to `high` is one value: equal, or apart by float noise only."""
+    return not high - low > 1e-9 * max(1.0, abs(low), abs(high))
+
+
 def nice_ticks(low: float, high: float, *, whole: bool = False, most: int = 8) -> list[float]:
     """The multiples of the smallest round step (1, 2, 2.5 or 5 times a power of ten; a whole number when `whole`)
-    of which at most `most` lie between `low` and `high` inclusive: those multiples."""
-    if not high > low:
+    of which at most `most` lie between `low` and `high` inclusive: those multiples, rounded to the step's digits.
+    A scale of one value (`one_value`) has that value alone."""
+    if one_value(low, high):
         return [low]
     power = math.floor(math.log10((high - low) / most)) - 1
     while True:
@@ -92,12 +98,13 @@ def nice_ticks(low: float, high: float, *, whole: bool = False, most: int = 8) -
                 continue
             first, last = math.ceil(low / step - 1e-6), math.floor(high / step + 1e-6)  # (float noise)
             if last - first + 1 <= most:
-                return [round(k * step, 10) for k in range(first, last + 1)]
+                digits = max(0, 1 - power)  # 2.5 x 10^power has one digit more than the power's
+                return [round(k * step, digits) for k in range(first, last + 1)]
         power += 1
 
 
 def _tick_text(value: float) -> str:
-    return f"{round(value, 10):g}"
+    return f"{value:.12g}"
 
 
 def _axes(canvas: Canvas, frame: Frame, xticks: Sequence[tuple[float, str]], yticks: Sequence[tuple[float, str]],
@@ -183,6 +190,8 @@ def heatmap(cells: Cells, path: Path, marks: Mapping[str, tuple[float, float]], 
     palette = PALETTES[better or "neither"]
     finite = values[np.isfinite(values)]
     low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 0.0)
+    if one_value(low, high):  # equal but for float noise (a score change the same everywhere): one colour
+        high = low
     whole = bool(np.all(finite == np.round(finite)))
     canvas = Canvas()
     fills = colours(palette, np.where(np.isfinite(values), values, low), low, high)
@@ -205,7 +214,10 @@ def heatmap(cells: Cells, path: Path, marks: Mapping[str, tuple[float, float]], 
         if name in marks:
             mh, ma = marks[name]
             words = f"{name} ({rows.text(mh)}, {columns.text(ma)})"
-            _mark(canvas, name, *frame.px(ma, mh), label=words, data=(mh, ma))
+            if frame.x[0] <= ma <= frame.x[1] and frame.y[0] <= mh <= frame.y[1]:
+                _mark(canvas, name, *frame.px(ma, mh), label=words, data=(mh, ma))
+            else:  # as the page does: not drawn, said (a default outside the swept grid)
+                words += ", off the grid"
             entries.append((_mark_handle(name), words))
     yticks = _axis_ticks(rows, *frame.y)
     _axes(canvas, frame, _axis_ticks(columns, *frame.x), yticks, f"{columns.title} ({columns.words})",
@@ -225,7 +237,7 @@ def _scale(canvas: Canvas, frame: Frame, palette: tuple[tuple[int, int, int], ..
     canvas.rect(left, frame.top, left + width, frame.bottom, None, outline="black", width=1.0)
     widest = 0.0
     for value in nice_ticks(low, high, whole=whole):
-        y = frame.bottom - ((value - low) / (high - low) if high > low else 0.5) * frame.height
+        y = frame.bottom - (0.5 if one_value(low, high) else (value - low) / (high - low)) * frame.height
         canvas.line([(left + width, y), (left + width + TICK, y)], "black")
         text = _tick_text(value)
         canvas.text(left + width + TICK + 3, y, text, TEXT, anchor="lm", role="scale tick")
@@ -244,15 +256,15 @@ ANNOTATE_AT_MOST = 144  # cells: past a 12 x 12 grid, numbers in cells crowd eac
 
 
 def _readable(values: np.ndarray, whole: bool) -> bool:
-    """Whether every cell's number fits in its cell: a small grid, and labels no wider than its cells
-    (the plot area is 400 pixels wide; a small digit about 5.5 pixels)."""
+    """Whether every cell's number fits in its cell: a small grid, its rows at least a line of small text high,
+    and labels no wider than its cells (the plot area is 400 pixels square; a small digit about 5.5 pixels)."""
     if values.size > ANNOTATE_AT_MOST:
         return False
     finite = values[np.isfinite(values)]
     if not finite.size:
         return False
     widest = max(len(f"{v:.0f}" if whole else f"{v:.2f}".rstrip("0").rstrip(".")) for v in finite.ravel())
-    return widest * 5.5 <= 400 / values.shape[1]
+    return widest * 5.5 <= 400 / values.shape[1] and values.shape[0] * SMALL * 1.2 <= 400
 
 
 def _certified_line(canvas: Canvas, points: Sequence[tuple[float, float]], label: str = "") -> None:

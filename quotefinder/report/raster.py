@@ -3,8 +3,10 @@
 A `Canvas` records what is drawn (rectangles, lines, marks, text) in pixel coordinates of any origin, measuring
 each piece of text as it comes, and `png` renders the record onto an image just large enough to hold all of it:
 no layout pass draws the figure twice. Rendering happens at `SUPERSAMPLE` times the size and is reduced, so edges
-and text are smooth. The font is the one Pillow carries (`ImageFont.load_default`), so the same data gives the
-same bytes on every machine with the same Pillow; no metadata is written.
+and text are smooth. The font is DejaVu Sans, shipped with the package (`fonts/`, its licence beside it: Latin,
+Greek and Cyrillic, where Pillow's own font draws only ASCII), laid out by FreeType alone (no Raqm), so the same
+data gives the same bytes wherever the same Pillow runs; no metadata is written. Text is drawn on one line
+(`textsafe.one_line`: a newline in a question id is a space, an invisible character shows as `<U+XXXX>`).
 
 What was drawn stays readable (`Canvas.items`): each item's kind, its label where the plot gave one (a legend's
 words, a series' name) and the data it was drawn from, so a test can read the figure as the plot made it as well
@@ -18,12 +20,16 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from ..core.textsafe import one_line
+
 SUPERSAMPLE = 3  # drawn at three times the size, then reduced: smooth lines and text at 0.02 s a figure
+FONT = Path(__file__).with_name("fonts") / "DejaVuSans.ttf"
 PAD = 8  # pixels of white around everything drawn
 Colour = tuple[int, int, int] | str
 Point = tuple[float, float]
@@ -31,12 +37,12 @@ Point = tuple[float, float]
 
 @cache
 def _font(size: float) -> Any:
-    return ImageFont.load_default(size * SUPERSAMPLE)
+    return ImageFont.truetype(FONT, round(size * SUPERSAMPLE), layout_engine=ImageFont.Layout.BASIC)
 
 
 def measure(text: str, size: float) -> tuple[float, float]:
     """The width and height in pixels that `text` takes at font size `size` (pixels), as `Canvas.text` draws it."""
-    left, top, right, bottom = _font(size).getbbox(text, anchor="la")
+    left, top, right, bottom = _font(size).getbbox(one_line(text), anchor="la")
     return (right - left) / SUPERSAMPLE, size * 1.2
 
 
@@ -145,6 +151,7 @@ class Canvas:
         """`words` at (x, y) by Pillow's `anchor` (l/m/r then a/m/s/d: "mm" centres them); `upright` turns them a
         quarter to read from the bottom up (the anchor then applies to the turned text). `role` says what they
         are (title, tick, cell, legend, ...), which a test can ask for (`texts`)."""
+        words = one_line(words)
         width, height = measure(words, size)
         w, h = (height, width) if upright else (width, height)
         left = x - {"l": 0, "m": w / 2, "r": w}[anchor[0]]
@@ -165,7 +172,7 @@ class Canvas:
         """The drawing as PNG bytes: everything recorded, with `PAD` pixels of white around it."""
         if not self.items:
             raise ValueError("nothing was drawn")
-        left, top = self.box[0] - PAD, self.box[1] - PAD
+        left, top = math.floor(self.box[0]) - PAD, math.floor(self.box[1]) - PAD  # whole pixels: sharp lines
         width, height = math.ceil(self.box[2] + PAD - left), math.ceil(self.box[3] + PAD - top)
         image = Image.new("RGB", (width * SUPERSAMPLE, height * SUPERSAMPLE), "white")
         _Renderer(image, left, top).paint(self.items)

@@ -1,8 +1,8 @@
 """The sweep's results as tables: `grid.csv`, `questions.csv`, `comparison.csv` and the flip table the
 plots draw. The computing is done (`sweep`); these only lay it out, as columns (`Columns`) that `csv_bytes`
 writes with the standard library's `csv`, as pandas' `to_csv` would (a test holds it to pandas byte for byte), so
-that a sweep writing tables alone never imports pandas (0.15 s of every sweep's start); the plots and other
-reports still get DataFrames (`frame_of`).
+that a sweep writing tables alone never imports pandas (0.15 s of every sweep's start); the plots draw from the
+same columns.
 
 Deterministic (stable orders, no clock), so a committed report diffs cleanly. Third-party text is made
 inert on the way out (`textsafe.csv_text`).
@@ -40,13 +40,6 @@ def plain_numbers(values: np.ndarray) -> np.ndarray:
     value, written alike either way."""
     distinct, inverse = np.unique(np.ravel(values), return_inverse=True)
     return np.array([plain_number(v) for v in distinct.tolist()], dtype=object)[inverse]
-
-
-def frame_of(columns: Columns) -> pd.DataFrame:
-    """The table as a DataFrame (each column's dtype as its array's), for what draws it."""
-    import pandas as pd  # here: a sweep that writes tables alone never needs it
-
-    return pd.DataFrame(columns)
 
 
 def _rows_as_columns(rows: Sequence[Mapping[str, Any]]) -> Columns | pd.DataFrame:

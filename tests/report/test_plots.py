@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from PIL import Image
+from PIL import Image, ImageDraw
 
 from conftest import decided, items_of, random_repeats, replayed_of
 from quotefinder.report import figures, plots
@@ -61,9 +61,21 @@ def test_numbers_appear_in_cells_only_when_they_fit(tmp_path: Path, drawn, size,
     plots.heatmap(_cells(size, values), tmp_path / "h.png", {"default": (0.2, 0.6)}, "t", "wrong",
                   rows=ROWS, columns=COLUMNS)
     assert (tmp_path / "h.png").read_bytes().startswith(b"\x89PNG")
-    shown = drawn["h.png"].texts("cell")
+    canvas = drawn["h.png"]
+    shown = canvas.texts("cell")
     if written:
         assert len(shown) == size * size and "10500" in shown
+        # each number in the middle of its own cell (rows drawn upwards), black on light cells, white on dark
+        (grid,) = [item for item in canvas.items if item.kind == "cells"]
+        xs, ys = grid.how["x_edges"], grid.how["y_edges"][::-1]
+        for item in (item for item in canvas.items if item.kind == "text" and item.label == "cell"):
+            i, j = np.argwhere(values.reshape(size, size) == float(item.data))[0]
+            x0, y0, x1, y1 = item.how["box"]
+            assert (x0 + x1) / 2 == pytest.approx((xs[j] + xs[j + 1]) / 2)
+            assert (y0 + y1) / 2 == pytest.approx((ys[i] + ys[i + 1]) / 2)
+            ends = {values.min(): PALETTES["neither"][0], values.max(): PALETTES["neither"][-1]}  # dark to light
+            if (end := ends.get(values.reshape(size, size)[i, j])) is not None:
+                assert item.how["colour"] == ("black" if sum(end) > 3 * 128 else "white")
     else:
         assert shown == []
 
@@ -117,6 +129,13 @@ def test_the_risk_coverage_figure_is_drawn_from_the_recommended_rows_numbers(tmp
     stars = [item for item in canvas.items if item.label == f"recommended, ANSWER_CUTOFF {mark:g}"]
     assert [item.how["shape"] for item in stars] == ["star", "star"]
     assert np.allclose([item.data for item in stars], [(coverage[j], observed[j]), (coverage[j], bound[j])])
+    for column in ("observed", "bound"):  # drawn where its numbers are: x grows with coverage, y with the rate
+        points = np.array(lines[words if column == "bound" else "observed wrong-answer rate"].how["points"])
+        for drawn_on, numbers, sign in ((points[:, 0], frame["coverage"], 1), (points[:, 1], frame[column], -1)):
+            if np.ptp(numbers) > 0:
+                slope, _ = np.polyfit(numbers, drawn_on, 1)
+                assert sign * slope > 0 and np.allclose(np.polyval(np.polyfit(numbers, drawn_on, 1), numbers),
+                                                        drawn_on)
     alphas = [label for label in lines if label.startswith("ALPHA")]
     assert alphas == ([f"ALPHA {alpha:g} (--max-wrong-rate)"] if alpha is not None else [])
     assert canvas.texts("legend") == ["observed wrong-answer rate", words, *alphas, stars[0].label]
@@ -183,6 +202,21 @@ def test_heatmaps_mark_by_shape_with_the_certified_region_in_the_legend(tmp_path
     assert shapes == dict(zip(legend, ["circle", "diamond", "star"], strict=True))  # three shapes, not three colours
     assert {label: item.data for label, item in canvas.labelled("mark").items()} == dict(
         zip(legend, [(d.h, d.a), best, r.point], strict=True))
+    (grid,) = [item for item in canvas.items if item.kind == "cells"]
+    xs, ys = grid.how["x_edges"], grid.how["y_edges"][::-1]  # the rows' edges, bottom up
+    h, a = result.h_axis.values, result.a_axis.values
+    for item in canvas.labelled("mark").values():  # each mark in the middle of its own cell
+        i, j = int(np.flatnonzero(h == item.data[0])[0]), int(np.flatnonzero(a == item.data[1])[0])
+        assert item.how["at"] == pytest.approx(((xs[j] + xs[j + 1]) / 2, (ys[i] + ys[i + 1]) / 2))
+    for item in (item for item in canvas.items if item.label == "certified region" and item.kind == "line"):
+        direction, line, low, high = item.data  # each run drawn along its own cell sides
+        expected = ([(xs[low], ys[line]), (xs[high], ys[line])] if direction == "across"
+                    else [(xs[line], ys[low]), (xs[line], ys[high])])
+        assert list(item.how["points"]) == pytest.approx(expected)
+    ticks = [item for item in canvas.items if item.kind == "text" and item.label == "scale tick"]
+    values = [float(item.data) for item in ticks]  # the colour scale runs upwards: the larger, the higher
+    assert values == sorted(values) and [item.how["box"][1] for item in ticks] == sorted(
+        (item.how["box"][1] for item in ticks), reverse=True)
     runs = [item.data for item in canvas.items if item.label == "certified region" and item.kind == "line"]
     assert _sides(runs) == _sides_of(result.guarantee.certificate.certified)
 
@@ -233,6 +267,16 @@ def test_each_questions_bar_flips_where_its_quote_stops(tmp_path: Path, drawn) -
                     (("c", 0.0, 0.9), "wrong"), (("c", 0.9, 1.0), "no_answer")]
     assert canvas.texts("legend") == ["recommended 0.5", "correct", "missed", "no-answer", "wrong"]
     assert canvas.texts("tick")[-3:] == ["a", "b", "c"]  # the questions, top down
+    names = {item.data: (item.how["box"][1] + item.how["box"][3]) / 2 for item in canvas.items
+             if item.kind == "text" and item.data in frame["id"]}
+    assert names["a"] < names["b"] < names["c"]  # the first question at the top
+    for item in (item for item in canvas.items if item.kind == "rect" and item.label in plots.STYLE):
+        x0, y0, x1, y1 = item.how["box"]
+        assert (y0 + y1) / 2 == pytest.approx(names[item.data[0]])  # beside its name
+        ends = {item.data: item.how["box"] for item in canvas.items if item.kind == "text" and item.data in "01"}
+        width = (ends["1"][0] + ends["1"][2]) / 2 - (ends["0"][0] + ends["0"][2]) / 2  # the x axis from 0 to 1
+        assert (x0 - (ends["0"][0] + ends["0"][2]) / 2, x1 - x0) == pytest.approx(
+            (item.data[1] * width, (item.data[2] - item.data[1]) * width))
     hatches = {item.label: item.how["hatch"] for item in canvas.items if item.kind == "rect" and item.label}
     assert len(set(hatches.values())) == len(hatches)  # told apart without colour too
 
@@ -250,14 +294,19 @@ def test_the_flips_histogram_of_many_questions_has_whole_counts_on_its_axis(tmp_
     assert canvas.texts("legend") == ["recommended 0.5", "correct if quoted (41)"]
 
 
-@given(st.floats(-1e4, 1e4), st.floats(1e-3, 1e5), st.booleans(), st.integers(3, 12))
+@given(st.floats(-1e4, 1e4) | st.sampled_from([1 / 3, 0.1234567890123, 1e-12]),
+       st.floats(1e-3, 1e5) | st.floats(0, 1e-6) | st.sampled_from([1e-15, 4e-12]), st.booleans(), st.integers(3, 12))
 def test_ticks_are_round_evenly_spaced_within_the_range_and_as_many_as_fit(low, span, whole, most) -> None:
     """At most `most` ticks, all inside [low, high], a round step apart (1, 2, 2.5 or 5 times a power of ten; a
-    whole number when `whole`), and the next rounder step down would give more than `most`."""
+    whole number when `whole`), and the next rounder step down would give more than `most`; a scale of one value,
+    float noise apart at most, has that one tick."""
     if whole:  # the counts a whole scale is drawn for
         low, span = round(low), max(1, round(span))
     high = low + span
     ticks = plots.nice_ticks(low, high, whole=whole, most=most)
+    if plots.one_value(low, high):
+        assert ticks == [low]
+        return
     assert 1 <= len(ticks) <= most
     assert all(low - 1e-6 * span <= t <= high + 1e-6 * span for t in ticks)
     if len(ticks) < 2:
@@ -275,3 +324,45 @@ def test_ticks_are_round_evenly_spaced_within_the_range_and_as_many_as_fit(low, 
             continue
         count = math.floor(high / smaller + 1e-6) - math.ceil(low / smaller - 1e-6) + 1
         assert count > most
+
+
+def test_values_equal_but_for_float_noise_are_one_colour_and_one_tick(tmp_path: Path, drawn) -> None:
+    """A score change the same in every cell but for rounding (2/3 - 1/3 against 1 - 2/3) is one value: one colour,
+    one tick, a figure of the usual size."""
+    values = np.array([2 / 3 - 1 / 3, 1 - 2 / 3] * 8)
+    assert values[0] != values[1]
+    plots.heatmap(_cells(4, values), tmp_path / "h.png", {}, "t", "change", "more", rows=ROWS, columns=COLUMNS)
+    canvas = drawn["h.png"]
+    assert len(canvas.texts("scale tick")) == 1
+    assert len({tuple(rgb) for rgb in canvas.items[0].how["colours"].reshape(-1, 3)}) == 1
+    assert Image.open(tmp_path / "h.png").size[1] < 700
+
+
+def test_a_mark_off_the_grid_is_said_not_drawn(tmp_path: Path, drawn) -> None:
+    """As on the page: a default outside the swept grid is named in the legend, off the grid, and the figure keeps
+    its size instead of stretching to reach it."""
+    plots.heatmap(_cells(3, np.arange(9)), tmp_path / "on.png", {"default": (0.5, 0.5)}, "t", "wrong", "less",
+                  rows=ROWS, columns=COLUMNS)
+    plots.heatmap(_cells(3, np.arange(9)), tmp_path / "off.png", {"default": (40.0, 0.5), "recommended": (0.5, 1.0)},
+                  "t", "wrong", "less", rows=ROWS, columns=COLUMNS)
+    assert drawn["off.png"].texts("legend") == ["default (40, 0.5), off the grid", "recommended (0.5, 1)"]
+    assert list(drawn["off.png"].labelled("mark")) == ["recommended (0.5, 1)"]
+    assert Image.open(tmp_path / "off.png").size == Image.open(tmp_path / "on.png").size
+
+
+def test_any_text_is_drawn_on_one_line_in_a_font_that_has_its_letters(tmp_path: Path, drawn) -> None:
+    """Question ids are anyone's text: accented, Greek or Cyrillic letters are drawn as letters (not the empty box
+    of a missing glyph), and a newline in one does not spill into the next row."""
+    from quotefinder.report.raster import _font
+
+    def drawn_as(letter: str) -> bytes:
+        image = Image.new("L", (80, 80))
+        ImageDraw.Draw(image).text((10, 10), letter, font=_font(12), fill=255)
+        return image.tobytes()
+
+    missing = drawn_as("\U000F0000")  # a private-use character: no font has it
+    for letter in "éüßαЖ≥–":
+        assert drawn_as(letter) != missing, letter
+    frame = {"id": ["café", "a\nb"], "flip": [0.5, 0.5], "quoted": ["correct"] * 2, "unquoted": ["missed"] * 2}
+    plots.flips(frame, tmp_path / "flips.png", "t", 0.5, axis=COLUMNS)
+    assert drawn["flips.png"].texts("tick")[-2:] == ["café", "a b"]

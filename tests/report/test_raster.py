@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -48,6 +49,12 @@ def test_upright_text_reads_from_the_bottom_up_in_a_box_taller_than_wide() -> No
     assert y1 - y0 == pytest.approx(measure("a long label", 12)[0]) and x1 - x0 < y1 - y0
     image = _image(canvas)
     assert image.height > image.width and image.getextrema()[0][0] < 128  # ink on the page
+    # read from the bottom up: the heavy first letter of "M......" is at the bottom
+    heavy = Canvas()
+    heavy.text(0, 0, "M" + "." * 12, 12, upright=True)
+    ink = 255 - np.asarray(_image(heavy).convert("L"), dtype=float)
+    middle = ink.shape[0] // 2
+    assert ink[middle:].sum() > 3 * ink[:middle].sum()
 
 
 def test_the_same_drawing_is_the_same_bytes_and_the_record_says_what_was_drawn() -> None:
@@ -98,3 +105,10 @@ def test_dashes_cover_the_line_as_a_walk_along_it_does(points, pattern) -> None:
     total = sum(math.hypot(x1 - x0, y1 - y0) for (x0, y0), (x1, y1) in zip(points, points[1:], strict=False))
     assert drawn == pytest.approx(_walked(points, pattern), abs=0.02 * (1 + total / 10))
     assert all(len(piece) >= 2 for piece in pieces)
+
+
+def test_a_straight_dashed_line_is_on_and_off_from_its_start() -> None:
+    """Dashes where the pattern puts them: on 6, off 4, from the first point."""
+    pieces = list(_dashes([(0.0, 0.0), (100.0, 0.0)], (6.0, 4.0)))
+    assert [(round(piece[0][0], 9), round(piece[-1][0], 9)) for piece in pieces] == [
+        (10.0 * k, 10.0 * k + 6) for k in range(10)]

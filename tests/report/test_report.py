@@ -105,7 +105,7 @@ def test_the_job_summary_stays_under_githubs_limit_whatever_the_pages_say(tmp_pa
     assert "**The summary is cut here**" in cut and github_html(cut).count("<h1>") == 1
 
 
-def test_plots_draw_odd_text_literally(tmp_path: Path, standin_for) -> None:
+def test_plots_draw_odd_text_literally(tmp_path: Path, standin_for, monkeypatch) -> None:
     """An id like `odd-$\\frac$-id` is drawn as written: nothing in a label is read as markup (to a plotting library
     that reads `$...$` as math, it is invalid mathtext, and no PNG is made)."""
     text = "The price was $5 and then $7_{2} in the sale, said the page."
@@ -114,8 +114,15 @@ def test_plots_draw_odd_text_literally(tmp_path: Path, standin_for) -> None:
     entry = "{id: 'odd-$\\frac$-id', question: What did it cost?, expect: answer, accept: ['\\$5']}"
     questions = write_questions(tmp_path / "q.yaml", f"questions:\n  - {entry}\n")
     assert record(tmp_path / "run", questions, server) == 0
+    from quotefinder.report import plots
+
+    drawn: dict[str, list[str]] = {}
+    save = plots._save
+    monkeypatch.setattr(plots, "_save", lambda canvas, path: (drawn.setdefault(path.name, canvas.texts("tick")),
+                                                             save(canvas, path)))
     assert main([str(tmp_path / "run"), "--out", str(tmp_path / "r")]) == 0
     assert (tmp_path / "r" / "flips.png").stat().st_size > 1000
+    assert "odd-$\\frac$-id" in drawn["flips.png"]  # the id as written, beside its bar
 
 
 def test_a_rerun_leaves_only_this_sweeps_files(ten: Path, tmp_path: Path) -> None:

@@ -180,19 +180,22 @@ def test_the_result_is_frozen_and_prices_the_example_rate_in_questions(tmp_path:
 
 @pytest.mark.parametrize("share", [None, 0.5])
 def test_a_rows_bounds_are_that_row_of_every_cells_bounds(tmp_path: Path, monkeypatch, share) -> None:
-    """`bounds_along` (a row bounded total by total, without scipy's quantiles) against `bounds` (every cell at
-    once, through `scipy.special.betaincinv`), on every row, with and without a production mix, and through the
-    array when a row holds too many distinct totals to bound one by one."""
+    """`bounds_along` (without a production mix, a row bounded total by total, without scipy's quantiles) against
+    `bounds` (every cell at once, through `scipy.special.betaincinv`), on every row; with a mix, and past
+    `FEW_TOTALS` distinct totals or `FEW_QUESTIONS` questions, through the array itself."""
     from quotefinder.sweep import analysis
 
     runs = random_repeats(9, questions=30, repeats=1)
     axis = parse_axis("0:1:0.1")
     settings = Settings(folds=0, answerable_share=share)
     g = analyse(replayed_of(runs, tmp_path), axis, axis, settings).guarantee
-    rows = [g.bounds_along(i) for i in range(len(axis.values))]  # before the array is made
-    assert "bounds" not in g.__dict__
+    rows = [g.bounds_along(i) for i in range(len(axis.values))]  # before the array is made, when no mix
+    assert ("bounds" in g.__dict__) == (share is not None)
     assert np.allclose(rows, g.bounds, rtol=0, atol=1e-9) and len(np.unique(g.bounds)) > 3
-    monkeypatch.setattr(analysis, "FEW_TOTALS", 1)
-    fresh = analyse(replayed_of(runs, tmp_path), axis, axis, settings).guarantee
-    many = next(i for i in range(len(axis.values)) if len(np.unique(fresh.totals[i])) > 1)
-    assert np.array_equal(fresh.bounds_along(many), fresh.bounds[many])
+    assert all(g.bounds_along(i) is rows[i] for i in range(len(rows)))  # computed once
+    for limit in ("FEW_TOTALS", "FEW_QUESTIONS"):
+        with monkeypatch.context() as patched:
+            patched.setattr(analysis, limit, 1)
+            fresh = analyse(replayed_of(runs, tmp_path), axis, axis, settings).guarantee
+            many = next(i for i in range(len(axis.values)) if len(np.unique(fresh.totals[i])) > 1)
+            assert np.array_equal(fresh.bounds_along(many), fresh.bounds[many]) and "bounds" in fresh.__dict__
