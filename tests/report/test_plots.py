@@ -212,7 +212,7 @@ def test_heatmaps_mark_by_shape_with_the_certified_region_in_the_legend(tmp_path
         direction, line, low, high = item.data  # each run drawn along its own cell sides
         expected = ([(xs[low], ys[line]), (xs[high], ys[line])] if direction == "across"
                     else [(xs[line], ys[low]), (xs[line], ys[high])])
-        assert list(item.how["points"]) == pytest.approx(expected)
+        assert np.allclose(item.how["points"], expected)
     ticks = [item for item in canvas.items if item.kind == "text" and item.label == "scale tick"]
     values = [float(item.data) for item in ticks]  # the colour scale runs upwards: the larger, the higher
     assert values == sorted(values) and [item.how["box"][1] for item in ticks] == sorted(
