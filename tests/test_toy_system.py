@@ -19,7 +19,7 @@ import pytest
 from conftest import KEY, write_questions
 from quotefinder.core import registry
 from quotefinder.core.errors import ContractError, InputError
-from quotefinder.core.plugin import ApiSpec, AxisSpec, Curve, Legacy, Piece, Quote, Reading, Steps
+from quotefinder.core.plugin import ApiSpec, AxisSpec, Curve, Piece, Quote, Reading, Steps, Unadorned
 from quotefinder.core.requests import ApiRequest, field_of, probability
 from quotefinder.core.schema import Fail, OwnPipeline, check_section, check_value
 from quotefinder.evalcmd import main as eval_main
@@ -113,7 +113,7 @@ def rule(trace: ToyTrace, x: float, y: float) -> bool:
     return trace.answer is not None and trace.score >= x and trace.confidence >= y
 
 
-class Toy:
+class Toy(Unadorned):
     """The toy system: one request per question, quoted when both numbers pass their cutoffs."""
 
     name = NAME
@@ -124,11 +124,8 @@ class Toy:
     apis: tuple[ApiSpec, ...] = (ApiSpec("the toy API", "TOY_BASE_URL", "TOY_API_KEY", "https://toy.example"),)
     settings = "cutoffs"
     comments: Mapping[tuple[str, ...], str] = {("model",): "the toy model"}
-    default_words = ""
-    legacy: Legacy | None = None
     default_grid: str | None = GRID
     no_answer_words = "the toy found nothing it trusts"
-    help_text = ""
 
     def worst_words(self, config: Any) -> str:
         return "one request each"

@@ -335,3 +335,20 @@ class System(Protocol):
     def readings(self, request: Any, data: Any) -> list[Reading]:
         """What a checked response to `request` says, stage by stage (`Reading`): what a refresh compares."""
         ...
+
+
+class Unadorned:
+    """The `System` attributes of a system with nothing to add to them, for a plugin to inherit so that it declares
+    only what it has: no score shown beside a quote, points called settings, no words beside its default pipeline,
+    no run.json keys of its own, a sweep's grid what its run recorded, no help beyond each axis's line, and nothing
+    to describe a pipeline by beyond its name and digest."""
+
+    quote_score = ""
+    settings = "settings"
+    default_words = ""
+    legacy: Legacy | None = None
+    default_grid: str | None = None
+    help_text = ""
+
+    def described(self, config: Any) -> str:
+        return ""

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..core.coverage import Coverage
 from ..core.perplexity import PERPLEXITY, SEARCH_PATH, Result, read_search, search_reading, usage_tokens
-from ..core.plugin import MISSING, ApiSpec, AxisSpec, Curve, Legacy, Piece, Quote, Reading, Steps
+from ..core.plugin import MISSING, ApiSpec, AxisSpec, Curve, Piece, Quote, Reading, Steps, Unadorned
 from ..core.requests import ApiRequest
 from . import contract
 from .config import DEFAULT, MAX_SOURCES, SYSTEM, OneShotPipeline
@@ -125,28 +125,19 @@ def piece_of(trace: Trace, kept: Kept) -> Piece:
     return Piece(Quote(answer, first.title, first.url, first.date, broken=broken))
 
 
-class OneShot:
+class OneShot(Unadorned):
     """The one-shot web answering pipeline (`system: one-shot`)."""
 
     name = SYSTEM
     axes = (MIN_RELEVANCE, MAX_SOURCE_AXIS)
     default = DEFAULT
     pipeline_type = OneShotPipeline
-    quote_score = ""
     apis: tuple[ApiSpec, ...] = (PERPLEXITY,)  # the same base URL and key as the quote finder
-    settings = "settings"
     comments: Mapping[tuple[str, ...], str] = COMMENTS
-    default_words = ''
-    legacy: Legacy | None = None
-    default_grid: str | None = None  # a sweep's grid is what the run recorded
-    help_text = ""
     no_answer_words = "no hit reached min_relevance (nothing was summarized), or the summary said NO_ANSWER"
 
     def worst_words(self, config: Any) -> str:
         return "one not yet searched needs a search, a rank and a summary per kept set it can need"
-
-    def described(self, config: Any) -> str:
-        return ""
 
     def default_point(self, config: OneShotPipeline) -> tuple[float, float]:
         return config.min_relevance, float(config.max_sources)

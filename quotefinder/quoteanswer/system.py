@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.plugin import MISSING, ApiSpec, AxisSpec, Curve, Legacy, Piece, Quote, Reading, Steps
+from ..core.plugin import MISSING, ApiSpec, AxisSpec, Curve, Piece, Quote, Reading, Steps, Unadorned
 from ..core.requests import ApiRequest
 from . import contract
 from .config import DEFAULT, SYSTEM, QuoteAnswerPipeline
@@ -80,28 +80,19 @@ def _position(value: float, count: int, first: int = 0) -> int:
     return min(max(math.ceil(value - 0.5), first), first + count - 1)
 
 
-class QuoteAnswer:
-    """The quote-answer API (`system: quote-answer`)."""
+class QuoteAnswer(Unadorned):
+    """The quote-answer API (`system: quote-answer`); a point is a configuration, passages and tier."""
 
     name = SYSTEM
     axes = (PASSAGES, TIER)
     default = DEFAULT
     pipeline_type = QuoteAnswerPipeline
-    quote_score = ""
     apis: tuple[ApiSpec, ...] = (API,)
-    settings = "settings"  # a configuration: passages and tier
     comments: Mapping[tuple[str, ...], str] = COMMENTS
-    default_words = ''
-    legacy: Legacy | None = None
-    default_grid: str | None = None  # a sweep's grid is what the run recorded
-    help_text = ""
     no_answer_words = "the API found nothing to quote"
 
     def worst_words(self, config: Any) -> str:
         return "one request per configuration each"
-
-    def described(self, config: Any) -> str:
-        return ""
 
     def default_point(self, config: QuoteAnswerPipeline) -> tuple[float, float]:
         return float(config.passages), float(contract.TIERS.index(config.tier))
