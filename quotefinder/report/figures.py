@@ -88,14 +88,12 @@ class Cells:
 
 
 def cells(result: Sweep, grid: Columns, column: str) -> Cells:
-    """`column` of `grid` (grid.csv's columns, a row per cell, the first axis outermost) over the plane."""
+    """`column` of `grid` (grid.csv's columns, a row per cell, the first axis outermost) over the plane, with the
+    certificate's region when there is one."""
     h, a = result.h_axis.values, result.a_axis.values
-    shape = (len(h), len(a))
-    certified = None
-    if "certified" in grid:
-        certified = (np.asarray(grid["certified"]) == "true").reshape(shape)
-    return Cells(np.asarray(grid[column], dtype=float).reshape(shape), np.asarray(h, float), np.asarray(a, float),
-                 certified)
+    certificate = result.guarantee.certificate
+    return Cells(np.asarray(grid[column], dtype=float).reshape(len(h), len(a)), np.asarray(h, float),
+                 np.asarray(a, float), certificate.certified if certificate is not None else None)
 
 
 @dataclass(frozen=True)
