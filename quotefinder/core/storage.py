@@ -62,7 +62,7 @@ def write_atomic(path: Path, data: bytes, mode: int) -> None:
     """
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+        fd = _created(temporary, mode)
         try:
             view = memoryview(data)
             while view:
@@ -80,6 +80,19 @@ def write_atomic(path: Path, data: bytes, mode: int) -> None:
         os.fsync(directory)
     finally:
         os.close(directory)
+
+
+def _created(path: Path, mode: int) -> int:
+    """A new file at `path`, open for writing: created exclusively, so that nothing already there (a link a commit
+    planted at a temporary file's name, pointing at someone's file) is ever followed, truncated or written through.
+    What is there under this process's own temporary name is a leftover or a plant: it is unlinked (a link itself,
+    never its target) and the file created afresh."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        return os.open(path, flags, mode)
+    except FileExistsError:
+        os.unlink(path)
+        return os.open(path, flags, mode)
 
 
 def read_whole(path: str) -> tuple[os.stat_result, bytes]:

@@ -3,8 +3,11 @@
     decision.json  grid.csv  questions.csv  comparison.csv (with a baseline)  summary.md  index.html
     heatmap-*.png  flips.png  risk-coverage.png  report.json (the manifest, last)
 
-A sweep writes every file into a staging directory inside DIR (`DIR/.sweep-staging-PID`, so on the same file
-system even when DIR is a mount point, and writable wherever DIR is), each one flushed to disk. Then, holding
+A sweep writes every file into a staging directory inside DIR (`DIR/.sweep-staging-PID-RANDOM`, so on the same
+file system even when DIR is a mount point, and writable wherever DIR is), each one flushed to disk. The staging
+directory is made fresh (`mkdtemp`: a new name, created exclusively), never reused: whatever already lies at a name
+a sweep would use (a link a commit planted, someone's folder) is never followed, and is removed only when it is a
+real directory a killed sweep left (its process gone), one flat level, links unlinked, never followed. Then, holding
 a lock on DIR, with Ctrl+C and SIGTERM held back until it is done, it swaps them in: `report.json` marked
 incomplete (the files coming and the files going), the previous report's files removed, the new ones renamed
 in, and `report.json` rewritten, complete, listing every file with its SHA-256. `kill -9` at any moment leaves
@@ -29,6 +32,7 @@ import json
 import os
 import re
 import signal
+import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -56,7 +60,7 @@ MANIFEST_FORMAT = "quotefinder-report/1"
 REPORT_FILES = ("decision.json", "grid.csv", "questions.csv", "comparison.csv", "summary.md", "index.html",
                 "systems.csv", "heatmap-*.png", "along-*.png", "flips.png", "risk-coverage.png", "drift.csv",
                 "drift-stages.csv", "monitor.csv")  # along-*.png: an older report's, still recognised
-STAGING_PREFIX = ".sweep-staging-"  # DIR/.sweep-staging-PID: a sweep's files before they are swapped in
+STAGING_PREFIX = ".sweep-staging-"  # DIR/.sweep-staging-PID-RANDOM: a sweep's files before they are swapped in
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
@@ -188,19 +192,34 @@ def _changed(path: Path, digests: set[str | None]) -> bool:
         return False
 
 
-def _staging_name(name: str) -> bool:
-    return name.startswith(STAGING_PREFIX) and name[len(STAGING_PREFIX):].isdigit()
+_STAGING = re.compile(re.escape(STAGING_PREFIX) + r"(?P<pid>\d+)(?:-[A-Za-z0-9_]+)?")
+
+
+def _staging_pid(name: str) -> int | None:
+    """The process number in a staging directory's name (`.sweep-staging-PID` or `.sweep-staging-PID-RANDOM`),
+    None for any other name."""
+    found = _STAGING.fullmatch(name)
+    return int(found["pid"]) if found else None
 
 
 def _remove_flat(directory: Path) -> None:
-    """Remove a staging directory: its files, then itself (left alone if it holds anything else)."""
-    with contextlib.suppress(FileNotFoundError, NotADirectoryError):
-        for entry in os.scandir(directory):
-            if not entry.is_dir(follow_symlinks=False):
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(entry.path)
-    with contextlib.suppress(FileNotFoundError, OSError):
-        directory.rmdir()
+    """Remove a staging directory: the entries in it that are not directories (a link is unlinked, never
+    followed), then itself (left alone if it holds anything else). `directory` itself is opened without following
+    a link (`O_NOFOLLOW`): a link at its name is left as it is, and so is everything it points to."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:  # gone, not a directory, or a link (ELOOP): nothing of ours to remove
+        return
+    try:
+        with os.scandir(fd) as entries:
+            for entry in entries:
+                if not entry.is_dir(follow_symlinks=False):
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(entry.name, dir_fd=fd)
+    finally:
+        os.close(fd)
+    with contextlib.suppress(OSError):
+        os.rmdir(directory)  # a link put here meanwhile is not a directory: rmdir refuses it (ENOTDIR)
 
 
 class ReportDir:
@@ -230,7 +249,7 @@ class ReportDir:
         except ReportError as error:  # not ours, or not ours any more: --force would overwrite it, so never
             raise InputError(f"{error}: so sweep.py cannot tell its own files in {self.path} from yours; move that "
                              f"{MANIFEST} away, or choose a new or empty --out DIR") from None
-        if manifest is None and not self.force and any(not TEMPORARY.fullmatch(p.name) and not _staging_name(p.name)
+        if manifest is None and not self.force and any(not TEMPORARY.fullmatch(p.name) and _staging_pid(p.name) is None
                                                        for p in self.path.iterdir()):
             raise InputError(f"{self.path} holds files but no report manifest ({MANIFEST}), so sweep.py cannot tell "
                              "its own files there from yours: choose a new or empty --out DIR, or pass --force to "
@@ -240,12 +259,12 @@ class ReportDir:
 
     def stage(self) -> Path:
         """A new, empty staging directory inside the report directory (created if need be), for this sweep's
-        files."""
+        files: made by `mkdtemp` under a name no one has used (`.sweep-staging-PID-RANDOM`), so nothing already
+        there is ever reused, followed or removed."""
         parent, prefix = self._staging_prefix()
         parent.mkdir(parents=True, exist_ok=True)
-        staging = parent / f"{prefix}{os.getpid()}"
-        _remove_flat(staging)  # what an earlier sweep of this same process left
-        staging.mkdir(mode=0o755)
+        staging = Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-", dir=parent))
+        os.chmod(staging, 0o755)  # (mkdtemp makes it 0700; the files are the report's, shared)
         self.staging = staging
         return staging
 
@@ -256,12 +275,11 @@ class ReportDir:
 
     def _tidy(self) -> None:
         """Remove what killed sweeps left in DIR: their staging directories and temporary files."""
-        parent, prefix = self._staging_prefix()
+        parent, _ = self._staging_prefix()
         for entry in parent.iterdir():
-            pid = entry.name[len(prefix):]
-            if (entry.name.startswith(prefix) and pid.isdigit() and entry != self.staging
-                    and not entry.is_symlink() and entry.is_dir() and not pid_alive(int(pid))):
-                _remove_flat(entry)
+            pid = _staging_pid(entry.name)
+            if pid is not None and entry != self.staging and not pid_alive(pid):
+                _remove_flat(entry)  # (a link at that name is left alone: `_remove_flat` never follows one)
         for entry in self.path.iterdir():
             found = TEMPORARY.fullmatch(entry.name)
             if found and (is_report_file(found["name"]) or found["name"] == MANIFEST) and entry.is_file():

@@ -171,7 +171,8 @@ def _locked(path: Path) -> Iterator[None]:
     replaced by each save), waiting for another review's save to finish."""
     lock = path.with_name(f"{path.name}.lock")
     try:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, SHARED_FILE)
+        # a link at the lock's name (a commit can plant one) is refused (ELOOP), never followed
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, SHARED_FILE)
     except OSError as error:
         raise QuestionFileError(f"{path}: cannot save the review ({error.strerror or error}: {lock})") from None
     try:

@@ -98,3 +98,17 @@ def test_temporaries_of_killed_writers_are_tidied_and_a_live_writers_kept(tmp_pa
     assert not dead.exists() and live.exists() and below.exists()  # only this folder, only the dead writer's
     assert remove_temporaries(tmp_path) == 2 and not list(tmp_path.rglob("*.tmp"))
     assert pid_alive(os.getpid()) and not pid_alive(DEAD_PID) and not pid_alive(2**80)
+
+
+def test_a_link_at_the_temporary_name_is_never_written_through(tmp_path: Path) -> None:
+    """A link a commit planted where a write puts its temporary file (`.NAME.PID.tmp`), pointing at someone's file:
+    that file keeps its bytes (nothing opens it for writing); the write lands whole where it should."""
+    theirs = tmp_path / "theirs.txt"
+    theirs.write_bytes(b"years of work")
+    (tmp_path / f".run.json.{os.getpid()}.tmp").symlink_to(theirs)
+    (tmp_path / f".dangling.json.{os.getpid()}.tmp").symlink_to(tmp_path / "created-through-the-link")
+    write_private(tmp_path / "run.json", b"ours")
+    write_private(tmp_path / "dangling.json", b"ours too")
+    assert theirs.read_bytes() == b"years of work" and not (tmp_path / "created-through-the-link").exists()
+    assert (tmp_path / "run.json").read_bytes() == b"ours" and not (tmp_path / "run.json").is_symlink()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dangling.json", "run.json", "theirs.txt"]

@@ -219,3 +219,55 @@ def test_a_leftover_with_an_impossible_process_number_is_tidied(ten: Path, tmp_p
     (leftover / "grid.csv").write_text("half")
     assert main([str(ten), "--out", str(out), "--no-plots"]) == 0
     assert not leftover.exists()
+
+
+def _folder_of_yours(tmp_path: Path) -> tuple[Path, dict[str, bytes]]:
+    mine = tmp_path / "home" / "important"
+    mine.mkdir(parents=True)
+    (mine / "thesis.tex").write_text("years of work\n")
+    (mine / "grid.csv").write_text("my own grid\n")
+    return mine, run_files(mine)
+
+
+def test_a_committed_staging_link_is_never_followed(ten: Path, tmp_path: Path) -> None:
+    """Links named as a sweep's staging directories (a pull request can commit them into a report folder), for this
+    process, a dead one and a live one, pointing at a folder of the user's: a sweep into that report (twice, so the
+    tidying of a previous report runs too) leaves every file of the folder as it was, and leaves the links alone."""
+    out = tmp_path / "r"
+    assert main([str(ten), "--out", str(out), "--no-plots"]) == 0
+    mine, before = _folder_of_yours(tmp_path)
+    planted = [out / f".sweep-staging-{pid}" for pid in (os.getpid(), 99999999, 1)]
+    planted.append(out / f".sweep-staging-{os.getpid()}-abc")
+    for link in planted:
+        link.symlink_to(mine, target_is_directory=True)
+    for _ in range(2):
+        assert main([str(ten), "--out", str(out), "--no-plots"]) == 0
+        assert run_files(mine) == before
+    assert all(link.is_symlink() for link in planted)
+    whole_report(out)
+
+
+def test_a_link_at_a_temporary_file_name_is_never_written_through(ten: Path, tmp_path: Path) -> None:
+    """Links at the names of the temporary files a write makes (`.NAME.PID.tmp`, for this process) pointing at a
+    file of the user's: the file keeps its bytes; the link is replaced by the write, never written through."""
+    out = tmp_path / "r"
+    assert main([str(ten), "--out", str(out), "--no-plots"]) == 0
+    mine, before = _folder_of_yours(tmp_path)
+    for name in (MANIFEST, "grid.csv", "summary.md"):
+        (out / f".{name}.{os.getpid()}.tmp").symlink_to(mine / "thesis.tex")
+    assert main([str(ten), "--out", str(out), "--no-plots"]) == 0
+    assert run_files(mine) == before
+    whole_report(out)
+
+
+def test_a_staging_directory_is_new_every_time(tmp_path: Path) -> None:
+    """Two stagings of one process get two fresh directories (never one reused), each removed by `discard`."""
+    from quotefinder.report.directory import ReportDir
+
+    first, second = ReportDir(tmp_path / "a"), ReportDir(tmp_path / "a")
+    try:
+        assert first.stage() != second.stage()
+    finally:
+        first.discard()
+        second.discard()
+    assert list((tmp_path / "a").iterdir()) == []
