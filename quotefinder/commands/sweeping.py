@@ -17,6 +17,7 @@ from .. import cli
 from ..core.errors import InputError, QuoteFinderError
 from ..core.plugin import System
 from ..core.registry import DEFAULT_SYSTEM, axis_spec, system
+from ..core.storage import cache_refused
 from ..record.rundir import RUN_FILE, RunRecord, recorded_system
 from ..report import console
 from ..report.directory import (
@@ -421,6 +422,10 @@ def run(parser: argparse.ArgumentParser, given: Sequence[str], named: tuple[Syst
                            at=args.at, baseline=args.baseline, significance=args.significance, strict=args.strict,
                            use_index=not args.no_index)
     target = ReportDir(args.out or out_of(args), force=args.force)
+    if options.use_index:  # one line when the user's cache may not be trusted; the sweep goes on without it
+        why = next(filter(None, (cache_refused(run) for run in args.runs)), "")
+        if why:
+            print(f"{prog}: {why}", file=sys.stderr)
     with cli.sigterm_as_interrupt(), cli.collector_paused():
         try:
             verb = verb_of(args)

@@ -12,7 +12,10 @@ import contextlib
 import hashlib
 import os
 import re
+import stat
 from pathlib import Path
+
+from .textsafe import terminal
 
 PRIVATE_FILE = 0o600  # responses and run records hold third-party web text
 SHARED_FILE = 0o644  # reports and verdicts are meant to be read by others
@@ -20,23 +23,86 @@ TEMPORARY_GLOB = ".*.tmp"
 TEMPORARY = re.compile(r"\.(?P<name>.+)\.(?P<pid>\d+)\.tmp")  # what `write_atomic` leaves when killed: .NAME.PID.tmp
 
 
+DERIVED = "replay-index"  # the folder of a run's derived files, in its folder of the user's cache
 CACHE_ENV = "QUOTEFINDER_CACHE_DIR"  # where derived files go instead of the user's cache directory (tests, CI)
 
 
-def derived_dir(run_dir: Path) -> Path | None:
-    """Where a run's derived files live (its replay index, the kept parse of its question file): a folder of the
-    user's cache directory (`QUOTEFINDER_CACHE_DIR`, else platformdirs' for quotefinder-eval) named by the SHA-256
-    of the run directory's resolved path. Never inside the run: a commit could put derived files there, and a sweep
-    must trust only the evidence and the question file. None when that folder, or the `runs` folder holding it, is
-    a symbolic link: derived files are never written or tidied through one (the sweep then replays everything)."""
+def cache_root() -> Path:
+    """The user's cache directory for derived files: `QUOTEFINDER_CACHE_DIR`, else platformdirs' for
+    quotefinder-eval."""
     import platformdirs  # here: only a sweep that keeps derived files needs it
 
-    root = Path(os.environ.get(CACHE_ENV) or platformdirs.user_cache_dir("quotefinder-eval"))
-    runs = root / "runs"
-    folder = runs / hashlib.sha256(str(Path(run_dir).resolve()).encode()).hexdigest()[:32]
-    if runs.is_symlink() or folder.is_symlink():
+    return Path(os.environ.get(CACHE_ENV) or platformdirs.user_cache_dir("quotefinder-eval"))
+
+
+def unsafe_folder(path: Path, follow: bool = False) -> str:
+    """Why the folder at `path` may not hold files a sweep trusts ('' when it may, or when there is nothing there
+    yet): it is a symbolic link (unless `follow`), not a folder, not owned by this user, or writable by its group
+    or by others, who could then put derived files there that change a verdict. As ssh treats a key file."""
+    try:
+        found = os.stat(path) if follow else os.lstat(path)
+    except FileNotFoundError:
+        return ""
+    except OSError as error:
+        return f"it cannot be looked at ({error.strerror or error})"
+    if stat.S_ISLNK(found.st_mode):
+        return "it is a symbolic link"
+    if not stat.S_ISDIR(found.st_mode):
+        return "it is not a folder"
+    if found.st_uid != os.geteuid():
+        return f"it is owned by another user (uid {found.st_uid})"
+    if found.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"others can write to it (mode {stat.S_IMODE(found.st_mode):04o})"
+    return ""
+
+
+def cache_refused(run_dir: Path | None = None) -> str:
+    """Why the user's cache directory (and, given `run_dir`, the run's folder in it) is not used for derived files,
+    as one line ('' when it is used): see `unsafe_folder`. The cache directory itself is looked at where its links
+    lead (a user may keep ~/.cache elsewhere); the folders the project makes in it must be no links at all."""
+    root = cache_root()
+    folders = [(root, True), (root / "runs", False)]
+    if run_dir is not None:
+        folders.append((_run_folder(root, run_dir), False))
+        folders.append((folders[-1][0] / DERIVED, False))
+    for folder, follow in folders:
+        why = unsafe_folder(folder, follow)
+        if why:
+            return (f"not using the cache folder {terminal(str(folder))} for derived files ({why}): the sweep "
+                    f"replays every response instead. Make it yours and private (chmod 700), or set {CACHE_ENV} to "
+                    "a folder of your own")
+    return ""
+
+
+def _run_folder(root: Path, run_dir: Path) -> Path:
+    return root / "runs" / hashlib.sha256(str(Path(run_dir).resolve()).encode()).hexdigest()[:32]
+
+
+def derived_dir(run_dir: Path) -> Path | None:
+    """Where a run's derived files live (its replay index, the kept parse of its question file): `DERIVED` in a
+    folder of the user's cache directory (`cache_root`) named by the SHA-256 of the run directory's resolved path.
+    Never inside the run: a commit could put derived files there, and a sweep must trust only the evidence and the
+    question file. None when that folder, or a folder holding it, is a symbolic link, is someone else's, or others
+    can write to it (`cache_refused` says which): derived files are then never read, written or tidied there (the
+    sweep replays everything)."""
+    if cache_refused(run_dir):
         return None
-    return folder
+    return _run_folder(cache_root(), run_dir) / DERIVED
+
+
+def read_private(path: Path) -> bytes:
+    """The bytes of a derived file, read only when it is a regular file of this user's that others cannot write
+    (never through a link); `PermissionError` otherwise, like any other file that cannot be read."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        found = os.fstat(fd)
+        if (not stat.S_ISREG(found.st_mode) or found.st_uid != os.geteuid()
+                or found.st_mode & (stat.S_IWGRP | stat.S_IWOTH)):
+            raise PermissionError(f"{path}: not a private file of this user's")
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            return handle.read()
+    finally:
+        os.close(fd)
 
 
 def private_dir(path: Path) -> None:

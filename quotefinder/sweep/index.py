@@ -43,12 +43,11 @@ import numpy as np
 import orjson
 
 from ..core.plugin import MISSING, Curve, Piece, Quote, System
-from ..core.storage import derived_dir, private_dir, remove_stale_temporaries, write_private
+from ..core.storage import derived_dir, private_dir, read_private, remove_stale_temporaries, write_private
 from ..record.store import Entry, ResponseStore, open_store
 from .apart import Apart, answer
 
 INDEX_FORMAT = "quotefinder-replay-index/3"
-INDEX_DIR = "replay-index"
 SUFFIX = ".index"
 KEEP = 4  # index files (coverages) kept per run: a team sweeps a few grids, again and again
 INTEGERS = np.dtype("<i8")
@@ -151,11 +150,9 @@ DIGEST_LINE = 65  # the file's first line: a SHA-256 in hexadecimal, and its new
 
 def index_dir(run_dir: Path) -> Path | None:
     """The folder of a run's index files (and of the kept parses of its question files, `parsed`): in the user's
-    cache (`storage.derived_dir`); None when it, or a folder on the way, is a symbolic link (never followed)."""
-    folder = derived_dir(run_dir)
-    if folder is None or (folder / INDEX_DIR).is_symlink():
-        return None
-    return folder / INDEX_DIR
+    cache (`storage.derived_dir`); None when it, or a folder on the way, is a symbolic link (never followed), someone
+    else's, or writable by others (`storage.unsafe_folder`)."""
+    return derived_dir(run_dir)
 
 
 def index_path(run_dir: Path, key: str) -> Path | None:
@@ -398,7 +395,7 @@ class ReplayIndex:
         if found.path is None:
             return found  # no folder of its own to read from (a link where it would be): replay everything
         try:
-            sections = _sections(found.path.read_bytes(), key)
+            sections = _sections(read_private(found.path), key)
             entries = _entries(sections) if sections is not None and _consistent(sections) else None
             if entries is not None and sections is not None:
                 if apart and len(entries) >= CHECK_APART_FROM:

@@ -29,7 +29,7 @@ import yaml
 from .. import questions as questions_module
 from ..core import textsafe
 from ..core.errors import QuestionFileError
-from ..core.storage import private_dir, remove_stale_temporaries, write_private
+from ..core.storage import private_dir, read_private, remove_stale_temporaries, write_private
 from ..questions import Question, QuestionSet, decode, labels_allowed, parse_questions
 
 PARSED_FORMAT = "quotefinder-parsed-questions/1"
@@ -60,7 +60,7 @@ def kept_questions(path: Path, cache: Path) -> tuple[QuestionSet | None, bytes, 
         return None
     digest = hashlib.sha256(raw).hexdigest()
     try:
-        kept = kept_path(cache, digest).read_bytes()
+        kept = read_private(kept_path(cache, digest))
     except OSError:
         return None, raw, text
     return _read(kept, digest, path), raw, text

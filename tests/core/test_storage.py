@@ -13,11 +13,14 @@ import pytest
 from quotefinder.core import storage
 from quotefinder.core.storage import (
     CACHE_ENV,
+    DERIVED,
     PRIVATE_FILE,
     SHARED_FILE,
+    cache_refused,
     derived_dir,
     pid_alive,
     private_dir,
+    read_private,
     read_whole,
     remove_stale_temporaries,
     remove_temporaries,
@@ -77,7 +80,7 @@ def test_private_folders_are_0700_and_existing_ones_are_kept(tmp_path: Path) -> 
 def test_derived_files_go_to_the_cache_directory_never_through_a_link(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
     folder = derived_dir(tmp_path / "runs" / "ten")
-    assert folder is not None and folder.parent == tmp_path / "cache" / "runs"
+    assert folder is not None and folder.parent.parent == tmp_path / "cache" / "runs" and folder.name == DERIVED
     assert folder == derived_dir(tmp_path / "runs" / ".." / "runs" / "ten")  # named by the resolved path
     assert folder != derived_dir(tmp_path / "runs" / "other")
     (tmp_path / "elsewhere").mkdir()
@@ -98,6 +101,53 @@ def test_temporaries_of_killed_writers_are_tidied_and_a_live_writers_kept(tmp_pa
     assert not dead.exists() and live.exists() and below.exists()  # only this folder, only the dead writer's
     assert remove_temporaries(tmp_path) == 2 and not list(tmp_path.rglob("*.tmp"))
     assert pid_alive(os.getpid()) and not pid_alive(DEAD_PID) and not pid_alive(2**80)
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o770, 0o722, 0o702])
+def test_a_cache_folder_others_can_write_is_not_used(tmp_path: Path, monkeypatch, mode: int) -> None:
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
+    run = tmp_path / "runs" / "ten"
+    assert cache_refused(run) == "" and derived_dir(run) is not None  # nothing there yet: made private when needed
+    folder = derived_dir(run)
+    private_dir(folder)
+    for unsafe in (tmp_path / "cache", tmp_path / "cache" / "runs", folder.parent, folder):
+        unsafe.chmod(mode)
+        assert derived_dir(run) is None
+        assert f"not using the cache folder {unsafe} for derived files (others can write to it" in cache_refused(run)
+        unsafe.chmod(0o700)
+    assert derived_dir(run) == folder and cache_refused(run) == ""
+
+
+def test_the_cache_directory_may_be_a_link_but_nothing_in_it(tmp_path: Path, monkeypatch) -> None:
+    """A user may keep ~/.cache elsewhere (a link): the folder it leads to is looked at; the folders the project
+    makes in it are never links."""
+    (tmp_path / "real").mkdir(mode=0o700)
+    (tmp_path / "cache").symlink_to(tmp_path / "real")
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
+    run = tmp_path / "runs" / "ten"
+    folder = derived_dir(run)
+    assert folder is not None
+    private_dir(folder)
+    folder.rename(folder.with_name("elsewhere"))
+    folder.symlink_to(folder.with_name("elsewhere"))
+    assert derived_dir(run) is None and "it is a symbolic link" in cache_refused(run)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another user takes root")
+def test_a_derived_file_of_another_user_is_not_read(tmp_path: Path) -> None:
+    path = tmp_path / "a.index"
+    write_private(path, b"derived")
+    assert read_private(path) == b"derived"
+    os.chown(path, 4242, 4242)
+    with pytest.raises(PermissionError):
+        read_private(path)
+    os.chown(path, 0, 0)
+    path.chmod(0o666)
+    with pytest.raises(PermissionError):
+        read_private(path)
+    (tmp_path / "link").symlink_to(path)
+    with pytest.raises(OSError):
+        read_private(tmp_path / "link")
 
 
 def test_a_link_at_the_temporary_name_is_never_written_through(tmp_path: Path) -> None:

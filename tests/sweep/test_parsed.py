@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -128,3 +129,38 @@ def test_a_question_file_with_an_error_is_never_kept(ten: Path, tmp_path: Path, 
     assert sweep(ten, tmp_path / "r") == 2
     assert "maybe" in capsys.readouterr().err
     assert not list(index_dir(ten).glob(f"*{parsed.SUFFIX}"))
+
+
+def _everything_correct(data: dict) -> None:
+    for question in data["questions"]:
+        question[2], question[3] = "answer", [".*"]  # any quote counts as correct
+
+
+@pytest.mark.parametrize("how", ["writable by others", "someone else's"])
+@pytest.mark.parametrize("depth", [0, 1, 2, 3], ids=["cache", "runs", "run", "replay-index"])
+def test_a_cache_others_can_write_is_not_used(ten: Path, tmp_path: Path, monkeypatch, capsys, how: str,
+                                             depth: int) -> None:
+    """A cache folder someone else owns, or that others can write to (a shared QUOTEFINDER_CACHE_DIR), holding a
+    kept parse with the labels rewritten under a fresh checksum line: it is not used (one line says so, naming the
+    folder) and the gate fails as a sweep with an empty cache fails; as ssh treats a key file."""
+    if how == "someone else's" and os.geteuid() != 0:
+        pytest.skip("giving a folder to another user takes root")
+    monkeypatch.setenv("QUOTEFINDER_CACHE_DIR", str(tmp_path / "cache"))  # this test's own, to spoil
+    gate = ("--at", "0.3,0.6", "--max-wrong", "0")
+    assert sweep(ten, tmp_path / "honest", *gate) == 1
+    capsys.readouterr()
+    kept = kept_file(ten)
+    kept.write_bytes(_resealed(kept.read_bytes(), _everything_correct))
+    assert sweep(ten, tmp_path / "forged-private", *gate) == 0  # what the forgery does where it is trusted
+    folder = [kept.parent.parent.parent.parent, kept.parent.parent.parent, kept.parent.parent, kept.parent][depth]
+    if how == "writable by others":
+        folder.chmod(0o777)
+    else:
+        os.chown(folder, 4242, 4242)
+    capsys.readouterr()
+    assert sweep(ten, tmp_path / "forged", *gate) == 1
+    err = capsys.readouterr().err
+    assert same_reports(tmp_path / "honest", tmp_path / "forged")
+    assert err.count("\n") == 1 and f"not using the cache folder {folder} for derived files" in err
+    assert ("others can write to it (mode 0777)" if how == "writable by others" else
+            "owned by another user (uid 4242)") in err
