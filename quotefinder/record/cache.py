@@ -40,7 +40,7 @@ from .secret import Secret
 
 if TYPE_CHECKING:
     from .refused import Refusals
-    from .store import ResponseStore
+    from .store import Entry, ResponseStore, Stamp
 
 FORMAT = "quotefinder-cache/1"
 _HEAD = b'{"sha256": "'
@@ -110,6 +110,16 @@ def _received(entry: dict[str, Any], path: object) -> Received:
                     elapsed_s=entry["elapsed_s"], received_at=entry["received_at"], evidence=entry["evidence"])
 
 
+def checksum_of(raw: bytes) -> str:
+    """The SHA-256 on an entry's checksum line (`raw` already checked by `decode_entry`)."""
+    return raw[len(_HEAD) : _HEAD_END].decode("ascii")
+
+
+def stamp(found: os.stat_result) -> Stamp:
+    """A file's stamp (`store.Stamp`) from its status."""
+    return found.st_size, found.st_mtime_ns, found.st_ctime_ns, found.st_ino, found.st_dev
+
+
 def read_entry(raw: bytes, request: ApiRequest, where: object) -> Received:
     """The exchange a store's saved bytes hold for `request`: checked (`decode_entry`), and its own; `CorruptEntry`
     naming `where` otherwise. Every store reads its entries through this."""
@@ -146,14 +156,25 @@ class FileStore:
     def where(self, request: ApiRequest) -> str:
         return self._location(request.key)
 
-    def entry(self, key: str) -> tuple[str, int, int] | None:
-        """The entry of `key`: the key, the file's size and its modification time (one `stat`); None when the run
-        holds none."""
+    def entry(self, key: str) -> Stamp | None:
+        """The stamp of `key`'s entry file (`store.Stamp`, one `stat`, as `read` opens it); None when the run holds
+        none."""
         try:
             found = os.stat(self._location(key))
         except (FileNotFoundError, NotADirectoryError):
             return None
-        return key, found.st_size, found.st_mtime_ns
+        return stamp(found)
+
+    def checksum(self, key: str) -> str | None:
+        """The SHA-256 the entry of `key` holds on its checksum line, the entry read whole and checked against it
+        (`decode_entry`); None when there is none, or it cannot be trusted (a replay then reads it and says why)."""
+        path = self._location(key)
+        try:
+            raw = read_whole(path)[1]
+            decode_entry(raw, path)
+        except (OSError, CorruptEntry):
+            return None
+        return checksum_of(raw)
 
     def keys(self) -> Iterator[str]:
         """Every key the store holds (the name of every entry file), in no particular order."""
@@ -182,11 +203,11 @@ class FileStore:
         """The saved response to `request`; `MissingResponse` naming the request when there is none."""
         return required(self.get(request), request)
 
-    def read(self, request: ApiRequest) -> tuple[Received, tuple[str, int, int]]:
-        """`require`, with the entry as `entry` gives it, of the file read: its size and modification time from the
-        open file (`fstat`) before its bytes are read, one look at the path fewer than `entry` then `require`, and
-        the same errors: where `entry`'s `stat` would fail (a loop of links, a folder it may not search: a problem
-        of the run's directory) its `OSError`, else `require`'s."""
+    def read(self, request: ApiRequest) -> tuple[Received, Entry]:
+        """`require`, with the entry read (`store.Entry`): its key, its checksum, and its stamp from the open file
+        (`fstat`) before its bytes are read, one look at the path fewer than `entry` then `require`, and the same
+        errors: where `entry`'s `stat` would fail (a loop of links, a folder it may not search: a problem of the
+        run's directory) its `OSError`, else `require`'s."""
         path = self._location(request.key)
         try:
             found, raw = read_whole(path)
@@ -196,7 +217,7 @@ class FileStore:
             if self.entry(request.key) is None:  # (`stat` raises what it raised before `require` was reached)
                 raise missing(request) from None
             raise CorruptEntry(path, f"cannot be read ({error.strerror or error})") from None
-        return read_entry(raw, request, path), (request.key, found.st_size, found.st_mtime_ns)
+        return read_entry(raw, request, path), (request.key, checksum_of(raw), stamp(found))
 
     def put(self, request: ApiRequest, received: Received, secret: Secret | None = None) -> None:
         """Save a successful response; it is on disk, whole, when this returns. `StorageError` when the

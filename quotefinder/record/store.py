@@ -6,10 +6,14 @@ A store saves one successful response per request, keyed by `ApiRequest.key`, an
     store.get(request)       the saved exchange, or None; `CorruptEntry` for one that cannot be trusted
     store.require(request)   the same, or `MissingResponse` naming the request
     store.put(request, received, secret)   saved whole before it returns (never one holding the key)
-    store.entry(key)         the saved entry's identity (its key, how big, when last changed), or None: what
-                             the replay index checks, one cheap look each
-    store.read(request)      `require` and the identity of the entry read, taken before its bytes are (what
-                             the replay records for the index: a change after it is seen next time)
+    store.entry(key)         the saved entry's stamp (`Stamp`: what git's index trusts of a file: its size,
+                             modification and change times, inode and device), or None: what the replay
+                             index checks, one cheap look each
+    store.read(request)      `require` and the entry read (`Entry`: its key, its checksum, and its stamp
+                             taken before its bytes are): what the replay records for the index, so that a
+                             change after it is seen next time
+    store.checksum(key)      the entry read whole and checked, its checksum; None when it is missing or
+                             cannot be trusted: how the index checks an entry its stamp cannot vouch for
     store.where(request)     where the entry is, for messages
     store.keys()             every key it holds
     store.close()
@@ -31,7 +35,11 @@ from .cache import FileStore
 from .received import Received
 from .secret import Secret
 
-Entry = tuple[str, int, int]  # an entry's key, its size, and when it last changed (a store's own clock, e.g. ns)
+# An entry's stamp, as git's index trusts a file (size, modification and change times in ns, inode, device): a
+# change to the entry, even to the same length with its old times put back (`touch -r`: the change time moves), or
+# another file put at its path (another inode), changes it.
+Stamp = tuple[int, int, int, int, int]
+Entry = tuple[str, str, Stamp]  # an entry's key, the SHA-256 its checksum line holds, and its stamp
 
 
 class ResponseStore(Protocol):
@@ -41,7 +49,9 @@ class ResponseStore(Protocol):
 
     def put(self, request: ApiRequest, received: Received, secret: Secret | None = None) -> None: ...
 
-    def entry(self, key: str) -> Entry | None: ...
+    def entry(self, key: str) -> Stamp | None: ...
+
+    def checksum(self, key: str) -> str | None: ...
 
     def read(self, request: ApiRequest) -> tuple[Received, Entry]: ...
 

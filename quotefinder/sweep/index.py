@@ -10,12 +10,19 @@ a link found in a run directory is never read, written or tidied.
 One file per sweep coverage (`index_key`: the system, its pipeline's digest, the digest of the system's source
 code, and the values of each recorded axis the sweep replays for), the most recent `KEEP` kept. Each record is one
 (question, repeat): its curve, the evidence of the entries it was replayed from, and those entries (their keys,
-sizes and modification times, as the store saw them when the replay read them: `ResponseStore.read`). A record is
-used only when every one of its entries still has that size and modification time (one `stat` each, for the file
-store: `ResponseStore.entry`); any entry added, changed or removed makes its question replay again from the cache,
-where a torn or edited entry is reported by path as it always is. The file's first line is the SHA-256 of the rest,
-so a torn or edited index is never trusted; it, and a file that is not an index of this format, of this system and
-code, is ignored and replaced. A run directory the sweep may not write simply gets no index.
+checksums and stamps, as the store saw them when the replay read them: `ResponseStore.read`). An entry is trusted as
+strictly as git trusts its index: unchanged only when its stamp (size, modification and change times, inode and
+device: one `lstat` each, for the file store, `ResponseStore.entry`) is the one recorded, so that an edit to the same
+length with the old times put back (`touch -r` cannot put back the change time), or another run moved to the same
+path (other inodes), is a change. An entry that changed less than `RACY` before the replay read it could change
+again within the same tick of the file system's clock without its stamp showing it (git's "racy" entries): such an
+entry is recorded as racy and checked by its content (`ResponseStore.checksum`: read whole, its checksum verified
+and compared with the one recorded) until a replay that starts `RACY` after its last change stamps it again. A
+record is used only when every one of its entries is unchanged; any entry added, changed or removed makes its
+question replay again from the cache, where a torn or edited entry is reported by path as it always is. The
+file's first line is the SHA-256 of the rest, so a torn or edited index is never trusted; it, and a file that is not
+an index of this format, of this system and code, is ignored and replaced. A run directory the sweep may not write
+simply gets no index.
 
 After the digest line, a line of JSON (`format`, `key` and the row count of each section; spaces after it bring the
 sections to a multiple of 8 bytes from the file's start, so that they are read where they lie), then the sections
@@ -33,6 +40,7 @@ import contextlib
 import functools
 import hashlib
 import sys
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
@@ -43,15 +51,22 @@ import numpy as np
 import orjson
 
 from ..core.plugin import MISSING, Curve, Piece, Quote, System
-from ..core.storage import derived_dir, private_dir, read_private, remove_stale_temporaries, write_private
-from ..record.store import Entry, ResponseStore, open_store
+from ..core.storage import (
+    derived_dir,
+    private_dir,
+    read_private,
+    remove_stale_temporaries,
+    write_private,
+)
+from ..record.store import Entry, ResponseStore, Stamp, open_store
 from .apart import Apart, answer
 
-INDEX_FORMAT = "quotefinder-replay-index/3"
+INDEX_FORMAT = "quotefinder-replay-index/4"
 SUFFIX = ".index"
 KEEP = 4  # index files (coverages) kept per run: a team sweeps a few grids, again and again
 INTEGERS = np.dtype("<i8")
 KEY_LENGTH = 64  # an entry's key: its request's SHA-256, in hexadecimal
+RACY = 3_000_000_000  # ns: more than any file system's clock tick (FAT's 2 s) between a change and the replay
 CHECK_APART_FROM = 20_000  # entries (about 2,000 questions); fewer are checked here, quicker than a child starts
 
 Pair = tuple[str, int]  # a question's text and a repeat index
@@ -68,20 +83,25 @@ class Record:
     entries: tuple[Entry, ...] | range
 
 
+WORDS = np.dtype("<u8")  # a stamp's numbers, each as 64 bits (an inode number can use all of them)
+WORD = (1 << 64) - 1
+
+
 @dataclass(frozen=True)
 class Entries:
     """The entry columns of an index file: every record's entries, one after the other."""
 
     joined: str  # their keys, `KEY_LENGTH` characters each, one after the other
-    sizes: np.ndarray
-    mtimes: np.ndarray
+    digests: np.ndarray  # (entries,) S64: the SHA-256 each entry's checksum line held
+    stamps: np.ndarray  # (entries, 5) <u8: each stamp (`store.Stamp`), every number as 64 bits
+    racy: np.ndarray  # (entries,) bool: changed too close to its stamping for the stamp to vouch for it
 
     @classmethod
     def empty(cls) -> Entries:
-        return cls("", np.zeros(0, dtype=INTEGERS), np.zeros(0, dtype=INTEGERS))
+        return cls("", np.zeros(0, dtype="S64"), np.zeros((0, 5), dtype=WORDS), np.zeros(0, dtype=bool))
 
     def __len__(self) -> int:
-        return len(self.sizes)
+        return len(self.digests)
 
     @functools.cached_property
     def keys(self) -> list[str]:
@@ -90,14 +110,35 @@ class Entries:
         return [self.joined[i : i + KEY_LENGTH] for i in range(0, len(self.joined), KEY_LENGTH)]
 
 
+def as_words(stamp: Stamp) -> list[int]:
+    """A stamp's numbers as unsigned 64-bit words, as the index stores them."""
+    return [number & WORD for number in stamp]
+
+
+def racy(stamp: Stamp, since: int) -> bool:
+    """Whether an entry of `stamp`, stamped by a replay that started at `since` (ns), changed too close to it for
+    the stamp to vouch for its content (see the module docstring)."""
+    return max(stamp[1], stamp[2]) >= since - RACY
+
+
 def entries_unchanged(entries: Entries, store: ResponseStore) -> np.ndarray:
-    """(entries,) bool: each entry still there, and as the index recorded it (`store.entry`: one `stat` each, for
-    files)."""
+    """(entries,) bool: each entry still there, with the stamp the index recorded (`store.entry`: one `lstat` each,
+    for files), and, where it was racy, with the checksum recorded too (`store.checksum`: read whole and checked)."""
     found = [store.entry(key) for key in entries.keys]
     present = np.array([e is not None for e in found], dtype=bool)
-    sizes = np.array([-1 if e is None else e[1] for e in found], dtype=INTEGERS)
-    mtimes = np.array([-1 if e is None else e[2] for e in found], dtype=INTEGERS)
-    return present & (sizes == entries.sizes) & (mtimes == entries.mtimes)
+    stamps = np.array([[0] * 5 if e is None else as_words(e) for e in found], dtype=WORDS).reshape(-1, 5)
+    unchanged = present & (stamps == entries.stamps).all(axis=1)
+    for n in np.flatnonzero(unchanged & entries.racy).tolist():
+        unchanged[n] = store.checksum(entries.keys[n]) == entries.digests[n].decode("ascii")
+    return unchanged
+
+
+def entry_unchanged(entry: Entry, store: ResponseStore, since: int) -> bool:
+    """`entries_unchanged` for one entry as a replay read it (stamped by a replay that started at `since`)."""
+    key, digest, stamp = entry
+    if store.entry(key) != stamp:
+        return False
+    return not racy(stamp, since) or store.checksum(key) == digest
 
 
 def source_digest(under_test: System) -> str:
@@ -140,9 +181,10 @@ SECTIONS: tuple[tuple[str, str, int], ...] = (
     ("segment_bounds", "<i8", 1),  # how many bounds each segment has (it has one piece more)
     ("bounds", "<f8", 1),
     ("segment_pieces", "<i8", 1),  # the piece id of every piece of every segment
-    ("entry_keys", "S64", 1),  # the entries: their keys, sizes and modification times
-    ("entry_sizes", "<i8", 1),
-    ("entry_mtimes", "<i8", 1),
+    ("entry_keys", "S64", 1),  # the entries: their keys, checksums, stamps and whether each is racy
+    ("entry_digests", "S64", 1),
+    ("entry_stamps", "<u8", 5),
+    ("entry_racy", "u1", 1),
 )
 ALIGN = 8
 DIGEST_LINE = 65  # the file's first line: a SHA-256 in hexadecimal, and its newline
@@ -177,8 +219,9 @@ class _Numbered:
         return -1 if value is None else self(value)
 
 
-def _encoded(records: Sequence[tuple[Pair, Record]], entries: Entries) -> dict[str, np.ndarray]:
-    """The sections of `records` (their entries, as the store reported them or as columns of `entries`)."""
+def _encoded(records: Sequence[tuple[Pair, Record]], entries: Entries, since: int) -> dict[str, np.ndarray]:
+    """The sections of `records` (their entries, as the store reported them to a replay that started at `since`, or
+    as columns of `entries`, racy still only if they are racy since `since` too)."""
     strings, quotes, pieces = _Numbered(), _Numbered(), _Numbered()
     rows: list[list[int]] = []
     evidence: list[int] = []
@@ -187,8 +230,9 @@ def _encoded(records: Sequence[tuple[Pair, Record]], entries: Entries) -> dict[s
     bounds: list[float] = []
     segment_pieces: list[int] = []
     keys: list[str] = []
-    sizes: list[int] = []
-    mtimes: list[int] = []
+    digests: list[str] = []
+    stamps: list[list[int]] = []
+    racy_now: list[bool] = []
 
     def quote_id(quote: Quote | None) -> int:  # (numbered with its score's repr: -0.0 is not 0.0's quote)
         return -1 if quote is None else quotes((quote, repr(quote.score)))
@@ -204,15 +248,19 @@ def _encoded(records: Sequence[tuple[Pair, Record]], entries: Entries) -> dict[s
         for kind, entry in sorted(record.evidence.items()):
             evidence += (strings(kind), strings(entry))
         span = record.entries
-        if isinstance(span, range):  # read from the file: its columns, as they were
+        if isinstance(span, range):  # read from the file: its columns, as they were (checked by this replay)
             keys += entries.keys[span.start : span.stop]
-            sizes += entries.sizes[span.start : span.stop].tolist()
-            mtimes += entries.mtimes[span.start : span.stop].tolist()
+            digests += [d.decode("ascii") for d in entries.digests[span.start : span.stop].tolist()]
+            found = entries.stamps[span.start : span.stop]
+            stamps += found.tolist()
+            racy_now += (entries.racy[span.start : span.stop]
+                         & (np.maximum(found[:, 1], found[:, 2]).astype(np.int64) >= since - RACY)).tolist()
         else:
-            for key, size, mtime in span:
+            for key, digest, stamp in span:
                 keys.append(key)
-                sizes.append(size)
-                mtimes.append(mtime)
+                digests.append(digest)
+                stamps.append(as_words(stamp))
+                racy_now.append(racy(stamp, since))
         rows.append([strings(text), repeat, len(curve.bounds), len(record.evidence), len(span)])
     quote_rows, passages = [], []
     numbered = [quote for quote, _ in quotes.index]
@@ -236,8 +284,9 @@ def _encoded(records: Sequence[tuple[Pair, Record]], entries: Entries) -> dict[s
         "bounds": np.array(bounds, dtype=float),
         "segment_pieces": np.array(segment_pieces, dtype=np.int64),
         "entry_keys": np.array(keys, dtype="S64"),
-        "entry_sizes": np.array(sizes, dtype=np.int64),
-        "entry_mtimes": np.array(mtimes, dtype=np.int64),
+        "entry_digests": np.array(digests, dtype="S64"),
+        "entry_stamps": np.array(stamps, dtype=WORDS).reshape(-1, 5),
+        "entry_racy": np.array(racy_now, dtype=np.uint8),
     }
 
 
@@ -299,8 +348,8 @@ def _consistent(s: Mapping[str, np.ndarray]) -> bool:
         and _adds_up(records[:, 3], len(s["evidence"])) and _within(s["evidence"], 0, strings)
         and _adds_up(s["segment_bounds"], len(s["bounds"]))
         and len(s["segment_pieces"]) == len(s["bounds"]) + segments and _within(s["segment_pieces"], 0, len(pieces))
-        and _adds_up(records[:, 4], len(s["entry_keys"])) and len(s["entry_keys"]) == len(s["entry_sizes"])
-        == len(s["entry_mtimes"])
+        and _adds_up(records[:, 4], len(s["entry_keys"]))
+        and len(s["entry_keys"]) == len(s["entry_digests"]) == len(s["entry_stamps"]) == len(s["entry_racy"])
     )
 
 
@@ -351,11 +400,12 @@ def _records(s: Mapping[str, np.ndarray]) -> dict[Pair, Record] | None:
 def _entries(s: Mapping[str, np.ndarray]) -> Entries | None:
     """The entry columns of the sections; None unless every key is a request key (64 lower-case hexadecimal
     characters: nothing else reaches a path)."""
-    keys = s["entry_keys"]
+    keys, digests = s["entry_keys"], s["entry_digests"]
     joined = keys.tobytes()
-    if joined.translate(None, b"0123456789abcdef") or len(joined) != KEY_LENGTH * len(keys):
-        return None
-    return Entries(joined.decode("ascii"), s["entry_sizes"], s["entry_mtimes"])
+    for column in (joined, digests.tobytes()):
+        if column.translate(None, b"0123456789abcdef") or len(column) != KEY_LENGTH * len(keys):
+            return None
+    return Entries(joined.decode("ascii"), digests, s["entry_stamps"], s["entry_racy"].astype(bool))
 
 
 def _unchanged_in(run_dir: Path, cache_format: str | None, entries: Entries) -> np.ndarray:
@@ -379,6 +429,7 @@ class ReplayIndex:
         self.records: dict[Pair, Record] = records or {}
         self.entries = Entries.empty()  # the columns that records read from the file point into
         self.changed = False
+        self.since = time.time_ns()  # before this sweep's replay reads an entry: what makes an entry racy (`racy`)
         self._checked: Apart[np.ndarray] | None = None  # the entries' check, when `open` started one apart
 
     @property
@@ -439,7 +490,7 @@ class ReplayIndex:
             if isinstance(span, range):
                 if changed_before[span.stop] == changed_before[span.start]:
                     found[pair] = record
-            elif all(store.entry(entry[0]) == entry for entry in span):
+            elif all(entry_unchanged(entry, store, self.since) for entry in span):
                 found[pair] = record
         return found
 
@@ -461,7 +512,7 @@ class ReplayIndex:
         path = self.path
         if not self.changed or path is None:
             return
-        sections = _encoded(sorted(self.records.items()), self.entries)
+        sections = _encoded(sorted(self.records.items()), self.entries, self.since)
         header = orjson.dumps({"format": INDEX_FORMAT, "key": self.key,
                                "rows": {name: len(sections[name]) for name, _, _ in SECTIONS}})
         header += b" " * (-(DIGEST_LINE + len(header) + 1) % ALIGN)  # spaces: the sections start aligned in the file

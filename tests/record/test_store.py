@@ -5,6 +5,7 @@ on."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -30,17 +31,42 @@ def test_the_run_format_picks_the_store_and_another_is_refused(tmp_path: Path) -
         open_store(tmp_path, "quotefinder-sqlite/9")
 
 
-def test_an_entry_is_known_by_its_key_size_and_time_and_changes_with_it(tmp_path: Path) -> None:
+def test_an_entry_is_known_by_its_stamp_which_any_change_moves(tmp_path: Path) -> None:
+    """The stamp is what git's index trusts of a file: size, modification and change times, inode and device; new
+    bytes of the same length with the old times put back (`touch -r`) still move the change time, and another file
+    put at the path is another inode."""
     store = open_store(tmp_path)
     request = RECIPE.search_request("How deep is the lake?")
     assert store.entry(request.key) is None and list(store.keys()) == []
     store.put(request, received({"results": []}))
-    key, size, mtime = store.entry(request.key) or ("", 0, 0)
-    assert key == request.key and size == (tmp_path / "responses" / key[:2] / f"{key}.json").stat().st_size
-    assert list(store.keys()) == [request.key]
     path = Path(store.where(request))
-    os.utime(path, ns=(mtime, mtime + 1))
-    assert store.entry(request.key) == (key, size, mtime + 1)
+    found = path.stat()
+    first = store.entry(request.key)
+    assert first == (found.st_size, found.st_mtime_ns, found.st_ctime_ns, found.st_ino, found.st_dev)
+    assert list(store.keys()) == [request.key]
+    time.sleep(0.02)
+    raw = path.read_bytes()
+    path.write_bytes(raw.replace(b'"r1"', b'"r2"'))  # the same length, in place
+    os.utime(path, ns=(found.st_atime_ns, found.st_mtime_ns))  # the old times put back
+    second = store.entry(request.key)
+    assert second is not None and second[:2] == first[:2] and second[2] != first[2]
+    path.with_suffix(".new").write_bytes(raw)
+    os.replace(path.with_suffix(".new"), path)  # another file at the path
+    assert store.entry(request.key) not in (first, second)
+    store.close()
+
+
+def test_checksum_reads_the_entry_whole_and_gives_its_digest_or_none(tmp_path: Path) -> None:
+    store = open_store(tmp_path)
+    request = RECIPE.search_request("How deep is the lake?")
+    assert store.checksum(request.key) is None
+    store.put(request, received({"results": []}))
+    path = Path(store.where(request))
+    raw = path.read_bytes()
+    digest = store.checksum(request.key)
+    assert digest is not None and raw.startswith(b'{"sha256": "' + digest.encode())
+    path.write_bytes(raw.replace(b'"r1"', b'"r2"'))  # edited to the same length: the checksum line is wrong now
+    assert store.checksum(request.key) is None
     store.close()
 
 
@@ -53,6 +79,7 @@ def test_read_takes_the_entry_of_the_file_it_reads_before_its_bytes(tmp_path: Pa
     store.put(request, received({"results": []}))
     before = store.entry(request.key)
     path = Path(store.where(request))
+    old_digest = cache.checksum_of(path.read_bytes())
     real_open = os.open
     replaced = []
 
@@ -65,8 +92,10 @@ def test_read_takes_the_entry_of_the_file_it_reads_before_its_bytes(tmp_path: Pa
         return fd
     monkeypatch.setattr(os, "open", open_then_replace)
     got, entry = store.read(request)
-    assert replaced and got.data == {"results": []} and entry == before
-    assert store.entry(request.key) != entry  # the new file: a change the index sees
+    # the old file's: its bytes, its inode (its change time moved as the new file took its name)
+    assert replaced and got.data == {"results": []} and entry[:2] == (request.key, old_digest)
+    assert before is not None and entry[2][:2] == before[:2] and entry[2][3:] == before[3:]
+    assert store.entry(request.key) != entry[2]  # the new file: a change the index sees
 
 
 def test_read_refuses_as_entry_then_require_would(tmp_path: Path) -> None:

@@ -7,17 +7,22 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+import orjson
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from conftest import ROOT, record
+from conftest import ROOT, copy_run, record
 from quotefinder.core.plugin import MISSING, Curve, Piece, Quote
 from quotefinder.standin import synthetic
 from quotefinder.sweep import index as index_module
@@ -354,8 +359,10 @@ def _random_records(rng: np.random.Generator, count: int) -> dict[tuple[str, int
         edges = tuple(sorted(float(e) for e in rng.random(segments - 1)))
         bounds = tuple(tuple(sorted(float(b) for b in rng.random(int(rng.integers(0, 4))))) for _ in range(segments))
         pieces = tuple(tuple(piece() for _ in range(len(b) + 1)) for b in bounds)
-        entries = tuple((hashlib.sha256(f"{n}.{k}".encode()).hexdigest(), int(rng.integers(1, 10**9)),
-                         int(rng.integers(0, 2**62))) for k in range(int(rng.integers(0, 4))))
+        entries = tuple((hashlib.sha256(f"{n}.{k}".encode()).hexdigest(), hashlib.sha256(f"{k}".encode()).hexdigest(),
+                         (int(rng.integers(1, 10**9)), int(rng.integers(0, 2**62)), int(rng.integers(0, 2**62)),
+                          int(rng.integers(0, 2**64, dtype=np.uint64)), int(rng.integers(0, 2**32))))
+                        for k in range(int(rng.integers(0, 4))))
         evidence = {"synthetic": entries[0][0]} if entries and n % 2 else {}
         records[(f"question {n} {rng.choice(texts)}", n % 3)] = Record(Curve(edges, bounds, pieces), evidence,
                                                                         entries)
@@ -377,8 +384,8 @@ def test_an_index_reads_back_every_record_it_wrote(tmp_path: Path, seed: int) ->
         assert read.curve == written.curve and dict(read.evidence) == dict(written.evidence)
         assert isinstance(read.entries, range)
         entries = again.entries
-        assert [(entries.keys[i], int(entries.sizes[i]), int(entries.mtimes[i])) for i in read.entries] == list(
-            written.entries)
+        assert [(entries.keys[i], entries.digests[i].decode(), tuple(entries.stamps[i].tolist()))
+                for i in read.entries] == list(written.entries)
     raw = index.path.read_bytes()
     again.changed = True
     again.save()
@@ -496,3 +503,120 @@ def test_a_forged_index_committed_beside_the_run_cannot_flip_the_gate(tmp_path: 
     placed.save()
     assert sweep(cloned, tmp_path / "again", *gate) == 1
     assert "evidence **synthetic**" in (tmp_path / "again" / "summary.md").read_text()
+
+
+# ---- an index trusted no more than git trusts its own ----------------------------------------------------------
+
+GATE = ("--at", "0.3,0.6", "--max-wrong", "0", "--no-plots")
+
+
+def _outcome(run: Path, out: Path, cache: Path | None, monkeypatch, capsys) -> tuple[int, dict[str, bytes] | str]:
+    """A gated sweep of `run` (with the user's cache, or with `cache`, a new empty one): its exit status and its
+    report's files, or its error when it made none."""
+    with monkeypatch.context() as patched:
+        if cache is not None:
+            patched.setenv("QUOTEFINDER_CACHE_DIR", str(cache))
+        code = sweep(run, out, *GATE)
+    err = capsys.readouterr().err
+    if code == 2:
+        return code, err.replace(str(out), "OUT")
+    files = {name: (out / name).read_bytes().replace(str(out).encode(), b"OUT")
+             for name in ("decision.json", "grid.csv", "questions.csv", "summary.md")}
+    return code, files
+
+
+def _probabilities(raw: bytes) -> list[tuple[int, int]]:
+    """Where each probability the pipeline reads (`noul`: has_answer, or a compared candidate's) lies in an entry."""
+    return [found.span() for found in re.finditer(rb'(?<="noul": )0\.\d+', raw)]
+
+
+def _edit(path: Path, rng: np.random.Generator, torn: bool) -> bool:
+    """Move one probability of the entry at `path` across the middle (0.8 becomes 0.0, 0.274 becomes 0.974: the
+    same length), with its old times put back (`touch -r`): under a fresh checksum (different valid bytes), or `torn`
+    (the checksum left as it was). False when the entry holds no probability."""
+    from quotefinder.record.cache import decode_entry, encode_entry
+
+    raw = path.read_bytes()
+    spans = _probabilities(raw)
+    if not spans:
+        return False
+    start = spans[int(rng.integers(len(spans)))][0] + 2  # the first digit after "0."
+    edited = raw[:start] + (b"0" if raw[start : start + 1] >= b"5" else b"9") + raw[start + 1 :]
+    if not torn:
+        edited = encode_entry(orjson.loads(b"{\n" + edited.split(b",\n", 1)[1]))
+        if len(edited) != len(raw):  # (a number orjson writes otherwise: 0.90 as 0.9)
+            return False
+        decode_entry(edited, path)
+    found = path.stat()
+    with path.open("r+b") as handle:  # in place: the same inode, as an editor that writes back does
+        handle.write(edited)
+    os.utime(path, ns=(found.st_atime_ns, found.st_mtime_ns))
+    return True
+
+
+def _swapped(run: Path, rng: np.random.Generator) -> None:
+    """Another run put at `run`'s path (the same run.json, some entries with other valid bytes of the same length,
+    every file's times those of the run it replaces): the run moved away, the other moved in."""
+    other = run.with_name(f"{run.name}-other")
+    shutil.copytree(run, other)
+    for path in rng.choice(sorted(other.glob("responses/*/*.json")), 5, replace=False):
+        _edit(path, rng, torn=False)
+    for path in other.rglob("*"):
+        found = (run / path.relative_to(other)).stat()
+        os.utime(path, ns=(found.st_atime_ns, found.st_mtime_ns))
+    run.rename(run.with_name(f"{run.name}-moved-away"))
+    other.rename(run)
+
+
+def _attack(run: Path, rng: np.random.Generator, kind: str) -> None:
+    entries = sorted(run.glob("responses/*/*.json"))
+    if kind == "swap":
+        _swapped(run, rng)
+        return
+    while not _edit(entries[int(rng.integers(len(entries)))], rng, torn=kind == "torn"):
+        pass
+
+
+@pytest.mark.parametrize("kind", ["valid", "torn", "swap"])
+@pytest.mark.parametrize("racy", [True, False], ids=["racy", "stamped"])
+def test_an_edited_entry_never_hides_behind_the_index(ten: Path, tmp_path: Path, monkeypatch, capsys, kind: str,
+                                                      racy: bool) -> None:
+    """Different valid bytes of the same length with the old times put back, an entry torn to the same length, or
+    another run swapped in at the same path: after the index was written, a sweep says what a sweep with an empty
+    cache says (the torn entry reported by path), whether the entry changed within the racy window (checked by its
+    content) or after it (its stamp: the change time moved, or the inode is another)."""
+    if not racy:
+        monkeypatch.setattr(index_module, "RACY", 0)
+    rng = np.random.default_rng(7)
+    assert sweep(ten, tmp_path / "indexed", *GATE) in (0, 1)
+    time.sleep(0.05)  # (past the file system's clock tick: a stamp can show the change)
+    for n in range(3):
+        _attack(ten, rng, kind)
+        assert _outcome(ten, tmp_path / f"after-{n}", None, monkeypatch, capsys) == _outcome(
+            ten, tmp_path / f"fresh-{n}", tmp_path / f"empty-{n}", monkeypatch, capsys)
+        if kind == "swap":
+            shutil.rmtree(ten.with_name(f"{ten.name}-moved-away"))
+
+
+@pytest.mark.fuzz
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(attacks=st.lists(st.tuples(st.sampled_from(["valid", "torn", "swap"]), st.integers(0, 2**32 - 1)),
+                        min_size=1, max_size=4),
+       racy=st.booleans())
+def test_random_edits_leave_every_sweep_equal_to_one_with_an_empty_cache(monkeypatch, capsys, attacks, racy) -> None:
+    """The property: whatever edits follow one another (same length, restored times, swapped runs at one path), with
+    a sweep between them, every sweep that reads the index reports what one with an empty cache reports."""
+    with tempfile.TemporaryDirectory() as scratch, monkeypatch.context() as patched:
+        if not racy:
+            patched.setattr(index_module, "RACY", 0)
+        root = Path(scratch)
+        run = copy_run(ROOT / "runs" / "ten", root / "runs" / "ten")
+        shutil.copytree(ROOT / "questions", root / "questions")
+        patched.setenv("QUOTEFINDER_CACHE_DIR", str(root / "cache"))
+        assert sweep(run, root / "indexed", *GATE) in (0, 1)
+        for n, (kind, seed) in enumerate(attacks):
+            time.sleep(0.02)
+            _attack(run, np.random.default_rng(seed), kind)
+            assert _outcome(run, root / f"after-{n}", None, patched, capsys) == _outcome(
+                run, root / f"fresh-{n}", root / f"empty-{n}", patched, capsys)
+            shutil.rmtree(run.with_name(f"{run.name}-moved-away"), ignore_errors=True)
