@@ -2,8 +2,10 @@
 
 A server or a proxy may send the key back: in the `x-request-id` header, in an error page, in a 200 body,
 in a value the contract check then quotes in its message. It may come back as sent, JSON- or
-repr-escaped, percent-encoded, or base64-encoded (of the whole `Bearer KEY` header or of the key alone).
-`secret_forms` lists every such form (each also as it reads inside a JSON string), and a `Secret` built from the key
+repr-escaped, percent-encoded, hex-encoded (either case), or base64-encoded (standard or URL-safe, of the whole
+`Bearer KEY` header or of the key alone, at any offset inside a longer encoded text, and line-wrapped as MIME wraps
+it, with a line break, CRLF or an escaped `\n` anywhere in it). `secret_forms` lists every such form (each also as it
+reads inside a JSON string), and a `Secret` built from the key
 
 - `redact(text)` blanks each of them (case-insensitively, as percent-encodings vary in case) in text that
   is about to be saved or printed: a message, a request id, run.json's errors, the terminal;
@@ -34,17 +36,13 @@ _CHARACTERS = {" ": "a space", "\t": "a tab", "\n": "a line break", "\r": "a lin
 E = TypeVar("E", bound=BaseException)
 
 
-def secret_forms(key: str) -> tuple[str, ...]:
-    """Every form in which a server could echo `key`, longest first (base64 without its `=` padding, of which
-    an echo may keep any part)."""
-    if not key:
-        return ()
-    if key_problem(key):  # refused before anything is sent; its encodings may not even exist (a lone surrogate)
-        return (key,)
-    forms = {key, repr(key)[1:-1], urllib.parse.quote(key), urllib.parse.quote(key, safe=""),
-             urllib.parse.quote_plus(key)}
+def encoded_forms(key: str) -> tuple[str, ...]:
+    """The forms of `key` that are an encoding a transport may wrap into lines (base64 as MIME writes it, or hex):
+    hex and base64 of `Bearer KEY` and of the key, the base64 at each offset of a longer encoded text."""
+    forms: set[str] = set()
     for text in (f"Bearer {key}", key):
         raw = text.encode()
+        forms.add(raw.hex())
         for encode in (base64.b64encode, base64.urlsafe_b64encode):
             forms.add(encode(raw).decode().rstrip("="))
             # inside a longer base64 text (`{"Authorization": "Bearer KEY"}` encoded) the key's bytes can start at
@@ -54,6 +52,18 @@ def secret_forms(key: str) -> tuple[str, ...]:
                 core = encode(b"\0" * shift + raw).decode()[4 if shift else 0:4 * whole]
                 if len(core) >= MIN_BASE64:
                     forms.add(core)
+    return tuple(sorted(forms))
+
+
+def secret_forms(key: str) -> tuple[str, ...]:
+    """Every form in which a server could echo `key`, longest first (base64 without its `=` padding, of which
+    an echo may keep any part). The encoded forms (`encoded_forms`) are also found wrapped into lines (`Secret`)."""
+    if not key:
+        return ()
+    if key_problem(key):  # refused before anything is sent; its encodings may not even exist (a lone surrogate)
+        return (key,)
+    forms = {key, repr(key)[1:-1], urllib.parse.quote(key), urllib.parse.quote(key, safe=""),
+             urllib.parse.quote_plus(key), *encoded_forms(key)}
     once = {json.dumps(form)[1:-1] for form in forms}  # each as it reads inside a JSON string, and inside that
     forms |= once | {json.dumps(form)[1:-1] for form in once}
     return tuple(sorted(forms, key=lambda form: (-len(form), form)))
@@ -99,14 +109,31 @@ def unescaped(text: str) -> str:
     return text
 
 
+# A line break an encoder may put anywhere in an encoded form (MIME wraps base64 at 76 characters): LF, CRLF or
+# CR, raw or as a JSON string writes it (`\n`, `\r\n`)
+_BREAK = r"(?:\r\n|\n|\r|\\r\\n|\\n|\\r)?"
+
+
+def _wrappable(form: str) -> str:
+    """A pattern of `form` with a line break allowed between any two of its characters."""
+    return _BREAK.join(map(re.escape, form))
+
+
+def _pattern(key: str) -> str:
+    """The alternation of every form of `key`, longest first, the encoded ones wrappable into lines."""
+    searched = secret_forms(key)
+    encoded = set(encoded_forms(key)) if key_problem(key) == "" else set()
+    return "|".join(_wrappable(form) if form in encoded else re.escape(form) for form in searched)
+
+
 class Secret:
     """One API key's forms, ready to blank (`redact`) or to look for (`echoed_in`). Never shows the key."""
 
     def __init__(self, key: str = "") -> None:
-        searched = secret_forms(key) if len(key) >= MIN_SEARCHED else ()
-        self._text = re.compile("|".join(map(re.escape, searched)), re.IGNORECASE) if searched else None
-        self._bytes = (re.compile(b"|".join(re.escape(form.encode("utf-8", "surrogatepass")) for form in searched),
-                                  re.IGNORECASE) if searched else None)
+        pattern = _pattern(key) if len(key) >= MIN_SEARCHED else ""
+        self._text = re.compile(pattern, re.IGNORECASE) if pattern else None
+        self._bytes = (re.compile(pattern.encode("utf-8", "surrogatepass"), re.IGNORECASE) if pattern else None)
+        searched = bool(pattern)
         self._placeholder = key if key and not searched else ""
 
     def __repr__(self) -> str:

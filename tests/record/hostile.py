@@ -30,7 +30,8 @@ def key_forms(key: str) -> list[str]:
     forms = [key, json.dumps(key)[1:-1], repr(key)[1:-1], urllib.parse.quote(key), urllib.parse.quote(key, safe=""),
              urllib.parse.quote_plus(key)]
     for text in (f"Bearer {key}", key):
-        forms += [base64.b64encode(text.encode()).decode(), base64.urlsafe_b64encode(text.encode()).decode()]
+        forms += [base64.b64encode(text.encode()).decode(), base64.urlsafe_b64encode(text.encode()).decode(),
+                  text.encode().hex()]  # (either case: the hex test)
     return sorted({form.rstrip("=") for form in forms})
 
 

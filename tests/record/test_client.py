@@ -186,6 +186,16 @@ def test_a_200_echoing_the_key_in_any_form_is_refused_naming_the_request(form: s
     assert not [shown for shown in key_forms(ODD_KEY) if shown in message]
 
 
+@pytest.mark.parametrize("text", [f"Bearer {ODD_KEY}", ODD_KEY, f'{{"Authorization": "Bearer {ODD_KEY}"}}'])
+def test_a_200_echoing_the_key_in_line_wrapped_base64_is_refused(text: str) -> None:
+    """A proxy that echoes the request's headers as MIME base64 (`base64.encodebytes`: lines of 76 characters)."""
+    import base64
+
+    echoed = base64.encodebytes(b"x-forwarded: 1\n" * 5 + text.encode()).decode()
+    with pytest.raises(KeyEchoed):
+        send_with(ODD_KEY, lambda r: httpx.Response(200, json={"results": [], "trace": echoed}))
+
+
 def test_a_200_hiding_the_key_behind_json_escapes_is_refused() -> None:
     hidden = "".join(f"\\u{ord(char):04x}" for char in KEY)
     with pytest.raises(KeyEchoed):

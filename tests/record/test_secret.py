@@ -96,6 +96,36 @@ def test_the_key_base64_encoded_inside_a_longer_text_is_found_whatever_its_offse
         assert MASK in secret.redact(f"request id {blob}")
 
 
+@pytest.mark.parametrize("prefix", ['{"Authorization": "Bearer ', "x", "xy", "", "Bearer "])
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_the_key_in_line_wrapped_base64_is_found_wherever_the_lines_break(prefix: str, newline: str) -> None:
+    """MIME base64 (`base64.encodebytes`: a line break every 76 characters), of a text holding the key at any offset,
+    and with the lines broken at every place inside the key's encoding, raw or inside a JSON string (an escaped
+    `\\n`): found and blanked. Built here with the standard library, apart from `secret_forms`."""
+    import base64
+
+    secret = Secret(ODD_KEY)
+    text = (prefix + ODD_KEY + '"}').encode()
+    wrapped = base64.encodebytes(b"p" * 50 + text).decode().replace("\n", newline)
+    assert secret.echoed_in(wrapped.encode()) and secret.echoed_in(json.dumps({"trace": wrapped}).encode())
+    assert MASK in secret.redact(wrapped) and ODD_KEY not in secret.redact(wrapped)
+    plain = base64.b64encode(text).decode()
+    for cut in range(1, len(plain)):
+        broken = plain[:cut] + newline + plain[cut:]
+        assert secret.echoed_in(broken.encode()) and secret.echoed_in(json.dumps(broken).encode()), cut
+        assert MASK in secret.redact(broken), cut
+
+
+@pytest.mark.parametrize("case", [str.lower, str.upper])
+def test_the_key_in_hex_is_found_in_either_case_and_wrapped(case) -> None:
+    secret = Secret(ODD_KEY)
+    for text in (ODD_KEY, f"Bearer {ODD_KEY}", f'{{"Authorization": "Bearer {ODD_KEY}"}}'):
+        encoded = case(text.encode().hex())
+        assert secret.echoed_in(f"trace={encoded}".encode()) and MASK in secret.redact(encoded)
+        wrapped = "\n".join(encoded[i : i + 32] for i in range(0, len(encoded), 32))
+        assert secret.echoed_in(wrapped.encode()) and MASK in secret.redact(wrapped)
+
+
 def test_a_4xx_body_with_the_key_escaped_character_by_character_is_blanked() -> None:
     import httpx
 
