@@ -19,6 +19,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, ParamSpec, TypeVar
 
 from .core.errors import InputError, QuoteFinderError
+from .core.textsafe import one_line, shown
 from .sweep.grid import Axis, parse_axis
 
 EXIT_OK, EXIT_WORSE, EXIT_ERROR = 0, 1, 2
@@ -145,6 +146,56 @@ def quiet_on_a_closed_stdout(main: Callable[P, int]) -> Callable[P, int]:
             return EXIT_BROKEN_PIPE
 
     return guarded
+
+
+DEBUG_ENV = "QUOTEFINDER_DEBUG"  # set (to anything): an unexpected error also prints its traceback
+
+
+def _blanked(text: str) -> str:
+    """`text` with every form of any API key in the environment (`*_API_KEY`) blanked: a message about an error no
+    one expected may quote anything."""
+    from .record.secret import Secret  # here: only an unexpected error needs it
+
+    for variable, value in os.environ.items():
+        if variable.endswith("_API_KEY") and value:
+            text = Secret(value).redact(text)
+    return text
+
+
+def guarded(prog: str) -> Callable[[Callable[P, int]], Callable[P, int]]:
+    """A command's `main`, ending in exit 2 with one line for anything but its own exit status: an error of the
+    project (its message), an interrupt, something that tried to end the process (`sys.exit` from a plugin), or an
+    error no one expected (its type and message, blanked of any key; the traceback too with `QUOTEFINDER_DEBUG`).
+    So exit 1 means only what the command returns it for: a gate that was checked and failed."""
+
+    def wrap(main: Callable[P, int]) -> Callable[P, int]:
+        @functools.wraps(main)
+        def run(*args: P.args, **kwargs: P.kwargs) -> int:
+            try:
+                return main(*args, **kwargs)
+            except BrokenPipeError:
+                raise  # `quiet_on_a_closed_stdout`'s
+            except KeyboardInterrupt:
+                print(f"{prog}: interrupted", file=sys.stderr)
+            except QuoteFinderError as error:
+                report_error(prog, error, _blanked)
+            except SystemExit as done:
+                print(f"{prog}: something it ran tried to end the process (SystemExit({shown(done.code)})), so nothing "
+                      "was decided: a plugin of the quotefinder.systems entry point group, or a bug", file=sys.stderr)
+            except Exception as error:
+                if os.environ.get(DEBUG_ENV):
+                    import traceback
+
+                    print(_blanked("".join(traceback.format_exception(error))), file=sys.stderr, end="")
+                print(_blanked(f"{prog}: stopped by an unexpected error, so nothing was decided: "
+                               f"{type(error).__name__}: {one_line(shown(str(error)))}. This is a bug; please report "
+                               f"it with the command you ran (set {DEBUG_ENV}=1 to see where it happened)"),
+                      file=sys.stderr)
+            return EXIT_ERROR
+
+        return run
+
+    return wrap
 
 
 def _interrupt(signum: int, frame: Any) -> None:

@@ -54,3 +54,43 @@ def test_an_error_is_reported_after_its_cause_and_redacted(capsys) -> None:
     assert capsys.readouterr().err == "sweep.py: runs/x: not a run\nsweep.py: cannot sweep with [key]\n"
     cli.report_error("eval.py", InputError("plain"))
     assert capsys.readouterr().err == "eval.py: plain\n"
+
+
+def _guarded(work):
+    return cli.guarded("quotefinder sweep")(work)
+
+
+@pytest.mark.parametrize(("stop", "words"), [
+    (SystemExit(0), "something it ran tried to end the process (SystemExit(0)), so nothing was decided"),
+    (SystemExit("\x1b[2Jbye"), "SystemExit('\\x1b[2Jbye')"),
+    (RuntimeError("boom \x1b[2J"), "stopped by an unexpected error, so nothing was decided: RuntimeError: 'boom "
+                                   "\\x1b[2J'"),
+    (KeyboardInterrupt(), "quotefinder sweep: interrupted"),
+    (InputError("bad input"), "quotefinder sweep: bad input"),
+])
+def test_anything_but_a_status_ends_in_exit_2_with_one_line(capsys, stop: BaseException, words: str) -> None:
+    """Exit 1 is a failed gate's alone: an exit a plugin tries, an exception no one expected, an interrupt or an error
+    of the project all end in exit 2 with one line on stderr, nothing that moves the terminal."""
+
+    def work() -> int:
+        raise stop
+
+    assert _guarded(work)() == cli.EXIT_ERROR
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err and "\x1b" not in err and "Traceback" not in err
+
+
+def test_a_status_passes_through_and_an_unexpected_error_never_shows_a_key(capsys, monkeypatch) -> None:
+    assert _guarded(lambda: cli.EXIT_WORSE)() == cli.EXIT_WORSE
+    monkeypatch.setenv("PERPLEXITY_API_KEY", "pplx-secret-value-123456")
+
+    def leaky() -> int:
+        raise ValueError("sent pplx-secret-value-123456 to the server")
+
+    assert _guarded(leaky)() == cli.EXIT_ERROR
+    err = capsys.readouterr().err
+    assert "pplx-secret" not in err and "[key]" in err
+    monkeypatch.setenv(cli.DEBUG_ENV, "1")
+    assert _guarded(leaky)() == cli.EXIT_ERROR
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "pplx-secret" not in err

@@ -33,8 +33,10 @@ def overview() -> str:
     return "\n".join(lines) + "\n"
 
 
+@cli.guarded("quotefinder")
 def main(argv: list[str] | None = None) -> int:
-    """Run `quotefinder VERB ...` (`argv`: the words after the program); the verb's exit status."""
+    """Run `quotefinder VERB ...` (`argv`: the words after the program); the verb's exit status (exit 2 with one
+    line for anything the verb did not return a status for: `cli.guarded`)."""
     argv = sys.argv[1:] if argv is None else argv
     if not argv or argv[0] in ("-h", "--help"):
         (sys.stdout if argv else sys.stderr).write(overview())

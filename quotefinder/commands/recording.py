@@ -223,6 +223,7 @@ def recording_range(args: argparse.Namespace, parser: argparse.ArgumentParser, s
 
 
 @cli.quiet_on_a_closed_stdout  # the run is saved before anything is printed: a closed pipe loses nothing
+@cli.guarded("eval.py")
 def main(argv: list[str] | None = None, env: dict[str, str] | None = None,
          transport: httpx.AsyncBaseTransport | None = None) -> int:
     """`python eval.py ...`: the recording and refreshing options in one parser, as the project has always been

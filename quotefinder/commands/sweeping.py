@@ -328,6 +328,7 @@ SINGLE_RUN_ONLY = (("baseline", "--baseline"), ("review", "--review"), ("at", "-
 
 
 @cli.quiet_on_a_closed_stdout  # the report is written before anything is printed: a closed pipe loses nothing
+@cli.guarded("sweep.py")
 def main(argv: list[str] | None = None, ask: Callable[[str], str] | None = None) -> int:
     """`python sweep.py ...`: every option of every sweeping verb in one parser, as the project has always been
     run; routed to the verb its options name (`verb_of`)."""

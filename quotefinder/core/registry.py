@@ -7,16 +7,24 @@ A plugin package declares its system in its pyproject.toml::
     [project.entry-points."quotefinder.systems"]
     my-pipeline = "my_package.system:SYSTEM"
 
-where ``SYSTEM`` is an object with the attributes and methods of `plugin.System`.
+where ``SYSTEM`` is an object with the attributes and methods of `plugin.System`, named as its entry point is.
+
+A plugin is someone else's code, loaded into the command: whatever it does while it loads (raise, call `sys.exit`,
+return an object named otherwise, take a built-in's name, or a name that is not `NAME`: letters, digits, dots,
+dashes) is refused as an `InputError` that names it inertly (exit 2), so that it can neither end the command nor
+pass for a verdict (exit 1 is a failed gate's alone). What no Python code can stop (`os._exit`, a crash in C) is the
+plugin's own to answer for.
 """
 
 from __future__ import annotations
 
 import importlib
+import re
 from importlib.metadata import entry_points
 
 from .errors import InputError
 from .plugin import AxisSpec, System
+from .textsafe import SHOWN_AT_MOST, one_line, shown
 
 DEFAULT_SYSTEM = "quote-finder"
 GROUP = "quotefinder.systems"
@@ -24,6 +32,8 @@ GROUP = "quotefinder.systems"
 # that no system is imported by the core.
 BUILT_IN = ("quotefinder.recipe.system:QUOTE_FINDER", "quotefinder.quoteanswer.system:QUOTE_ANSWER",
             "quotefinder.oneshot.system:ONE_SHOT")
+
+NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")  # a system's name: it is written in run.json, paths and reports
 
 _systems: dict[str, System] = {}
 _loaded: set[str] = set()  # what has been loaded: "built-in", "plugins"
@@ -55,16 +65,39 @@ def _load(plugins: bool) -> None:
     if not plugins or "plugins" in _loaded:
         return
     _loaded.add("plugins")
-    for point in sorted(entry_points(group=GROUP), key=lambda point: point.name):
-        try:
-            plugin = point.load()
-        except Exception as error:  # a broken plugin names itself, never a traceback
-            raise InputError(f"the system plugin {point.name!r} ({point.value}) cannot be loaded: "
-                             f"{type(error).__name__}: {error}; fix or uninstall its package") from None
-        if getattr(plugin, "name", None) != point.name:
-            raise InputError(f"the system plugin {point.name!r} ({point.value}) is named "
-                             f"{getattr(plugin, 'name', None)!r}; an entry point's name is its system's name")
-        register(plugin)
+    built_in = dict(zip(_systems, BUILT_IN, strict=False))  # (the built-ins are registered first, in order)
+    for point in sorted(entry_points(group=GROUP), key=lambda point: str(point.name)):
+        register(_plugin(point, built_in))
+
+
+def _plugin(point: object, built_in: dict[str, str]) -> System:
+    """The system an installed entry point declares, loaded and checked; `InputError` naming the plugin (inertly:
+    `shown`) for anything else. A plugin that ends the process as it loads (`sys.exit`) is refused like one that
+    raises."""
+    name, value = getattr(point, "name", None), getattr(point, "value", None)
+    which = f"the system plugin {shown(name)} ({_inert(value)})"
+    if not isinstance(name, str) or not NAME.fullmatch(name):
+        raise InputError(f"{which} has a name that is not a system's (lower-case letters, digits, dots and dashes, "
+                         "at most 64): rename its entry point, or uninstall its package")
+    if name in built_in:
+        raise InputError(f"{which} takes the name of the built-in system {shown(name)} ({built_in[name]}): "
+                         "rename the plugin's entry point, or uninstall its package")
+    try:
+        plugin = point.load()  # type: ignore[attr-defined]
+    except (Exception, SystemExit) as error:  # a broken plugin names itself, never a traceback or an exit
+        what = f"it tried to end the process ({type(error).__name__}({shown(error.code)}))" if isinstance(
+            error, SystemExit) else f"{type(error).__name__}: {_inert(error)}"
+        raise InputError(f"{which} cannot be loaded: {what}; fix or uninstall its package") from None
+    if getattr(plugin, "name", None) != name:
+        raise InputError(f"{which} is named {shown(getattr(plugin, 'name', None))}; an entry point's name is its "
+                         "system's name")
+    return plugin
+
+
+def _inert(value: object) -> str:
+    """A plugin's words for a message: one line, nothing that moves the terminal, at most `SHOWN_AT_MOST`."""
+    text = one_line(str(value))
+    return text if len(text) <= SHOWN_AT_MOST else f"{text[:SHOWN_AT_MOST]}... ({len(text)} characters)"
 
 
 def known_systems() -> tuple[str, ...]:
