@@ -20,12 +20,12 @@ from ..sweep.compare import ChangeKind
 from ..sweep.drift import LABELS, Drift, StageDrift, WrongRate
 from ..sweep.monitor import CautionKind, Monitor, MonitorCaution
 from .numbers import confidence, p_value, p_words, point_words, titled_point_words
+from .wording import FIELD_AT_MOST, options_words
 
 if TYPE_CHECKING:
     import pandas as pd
 
 LIST_AT_MOST = 50
-FIELD_AT_MOST = 300
 
 
 def _md(text: str, table: bool = True) -> str:
@@ -294,6 +294,7 @@ def monitor_markdown(monitor: Monitor, axes: tuple[AxisSpec, AxisSpec]) -> str:
               f"- Shipped cell: {titled_point_words(axes, monitor.point)}; "
               f"--max-wrong-rate {monitor.alpha:g}; confidence {confidence(monitor.delta)} (--delta "
               f"{monitor.delta:g})",
+              f"- Options given: {options_words(monitor.options)}",
               f"- Method: {METHOD}. Every question a refresh sampled is evidence: its share of wrong answers over its "
               "repeats, weighted by its label's share of the original's questions (the estimate is their mean). It "
               "assumes each refresh is a fresh random sample (its own seed) with fresh API "

@@ -20,12 +20,14 @@ from ..sweep.compare import ChangeKind, Comparison
 from ..sweep.grid import CODE, Axis, Judged
 from .numbers import at_most, confidence, p_words, plain_number, point_words
 from .wording import (
+    FIELD_AT_MOST,
     assumption_words,
     cell_words,
     comparison_verdict_words,
     decision_lines,
     gain_words,
     interval_words,
+    options_words,
     pipeline_words,
     rate_subject,
     sweep_title,
@@ -33,7 +35,6 @@ from .wording import (
 )
 
 LIST_AT_MOST = 50  # rows of a per-question list in the summary; questions.csv has them all
-FIELD_AT_MOST = 300  # characters of one piece of page text (a title, a URL, a sentence) in the summary
 SUMMARY_AT_MOST = 1_000_000  # bytes; GitHub refuses a job summary over 1 MiB (1,048,576 bytes)
 
 
@@ -97,7 +98,7 @@ def summary_markdown(result: Sweep, plots: Sequence[tuple[str, str]] = (), gate:
         + (f"; a refresh of {_md(record.refresh.run, False)} (a sample of {record.refresh.sample}, seed "
            f"{record.refresh.seed})" if record.refresh else ""),
         *([f"- Pipeline: {markdown_text(pipeline)}"] if (pipeline := pipeline_words(result)) else []),
-        f"- Options given: {_options_words(result)}",
+        f"- Options given: {options_words(result.settings.options)}",
         f"- Requests: {record.responses} cached responses, {record.input_tokens} input tokens "
         f"(last recording sent {record.requests.sent})",
         f"- Grid: {first_axis.title} {_axis_words(result.h_axis)} x {second.title} {_axis_words(result.a_axis)} "
@@ -148,14 +149,6 @@ def _capped(text: str, full: str) -> str:
     budget = SUMMARY_AT_MOST - len(note.encode())
     kept = text.encode()[:budget].decode(errors="ignore")
     return kept[:kept.rfind("\n") + 1] + note
-
-
-def _options_words(result: Sweep) -> str:
-    """The options the sweep was given that change what it says, each in a code span, or that there were none."""
-    given = result.settings.options
-    if not given:
-        return "none (every default)"
-    return ", ".join(_md(option, False) for option in given)
 
 
 def _decided_by(result: Sweep) -> str:

@@ -15,11 +15,11 @@ from ..core.textsafe import csv_text, markdown_code
 from ..questions import OUTCOMES
 from ..sweep.systems import Difference, Systems, TunedSystem
 from .numbers import at_most, p_words, plain_number
+from .wording import FIELD_AT_MOST
 
 if TYPE_CHECKING:
     import pandas as pd
 
-FIELD_AT_MOST = 300  # characters of a name in the summary
 
 
 def _md(text: str) -> str:

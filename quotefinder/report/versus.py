@@ -20,7 +20,7 @@ from ..sweep.systems import Systems
 from .figures import PALETTES, colour
 from .html import document_head
 from .systems import settings_word, ship_lines, which_to_ship_lines
-from .wording import decision_lines, pipeline_words
+from .wording import decision_lines, options_words, pipeline_words
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -161,7 +161,9 @@ def markdown(sweeps: Sequence[Sweep], systems: Systems, page: bool) -> str:
     if synthetic:
         lines += ["> **Synthetic evidence.** These runs were recorded against the stand-in API from invented pages: "
                   "they show what the harness reports, not how the real systems perform.", ""]
-    lines += which_to_ship_lines(systems)
+    ship = which_to_ship_lines(systems)
+    end = len(ship) - (ship[-1:] == [""])  # the options given close the list
+    lines += [*ship[:end], f"- Options given (to every run): {options_words(sweeps[0].settings.options)}", ""]
     lines += [f"## Each system at its own recommended {settings_word(systems)}", ""]
     for result, system in zip(sweeps, systems.systems, strict=True):
         pipeline = pipeline_words(result) or f"system {result.replayed.record.config.system}, the recipe's pipeline"

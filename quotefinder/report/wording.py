@@ -11,14 +11,18 @@ that are wrong).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from ..core.textsafe import markdown_code
 from ..questions import OUTCOMES
 from ..sweep.analysis import Action, Bound, Check, Gate, Rate, Sweep
 from ..sweep.compare import Comparison
 from .numbers import at_least, at_most, confidence, p_words, plain_number, point_words, share
 
 UNKNOWN_LISTED = 10  # question ids a "label first" decision names in its line (the summary lists them all)
+
+FIELD_AT_MOST = 300  # characters of one piece of page text or a name (a title, a URL, an option) in a summary
 
 
 def cell_words(result: Sweep, cell: tuple[int, int]) -> str:
@@ -300,3 +304,10 @@ def pipeline_words(result: Sweep) -> str | None:
     return (f"system {config.system}, pipeline {pipeline.name} ({described + '; ' if described else ''}digest "
             f"{config.pipeline_digest[:12]}; every value in run.json)")
 
+
+def options_words(given: Sequence[str]) -> str:
+    """The options a command was given that change what it says (a project configuration's among them, as `from
+    FILE: ...`), each in a code span, or that there were none: every summary's "Options given"."""
+    if not given:
+        return "none (every default)"
+    return ", ".join(markdown_code(option, at_most=FIELD_AT_MOST) for option in given)

@@ -164,6 +164,7 @@ class Monitor:
     evidence: str
     reordered: bool = False  # the refreshes were given out of time order (they are watched in time order)
     cautions: tuple[MonitorCaution, ...] = ()
+    options: tuple[str, ...] = ()  # the options it was given, as typed, a project configuration's included
 
     @property
     def first_alarm(self) -> int | None:
@@ -177,7 +178,7 @@ class Monitor:
 
 def watch(original: str, point: tuple[float, float], alpha: float, delta: float,
           refreshes: Sequence[tuple[str, str, int, Weighted]], evidence: str, reordered: bool = False,
-          cautions: Sequence[MonitorCaution] = ()) -> Monitor:
+          cautions: Sequence[MonitorCaution] = (), options: Sequence[str] = ()) -> Monitor:
     """The monitor over `refreshes` (run, started_at, questions, its weighted estimate), already in time order."""
     xs = np.array([weighted.estimate for *_, weighted in refreshes], dtype=float)
     effective = np.array([weighted.effective for *_, weighted in refreshes], dtype=float)
@@ -186,4 +187,4 @@ def watch(original: str, point: tuple[float, float], alpha: float, delta: float,
     raised = alarms(xs, effective, alpha, delta)
     watches = tuple(Watch(run, started, n, weighted.estimate, float(lo), float(e), bool(flag))
                     for (run, started, n, weighted), lo, e, flag in zip(refreshes, lows, highest, raised, strict=True))
-    return Monitor(original, point, alpha, delta, watches, evidence, reordered, tuple(cautions))
+    return Monitor(original, point, alpha, delta, watches, evidence, reordered, tuple(cautions), tuple(options))

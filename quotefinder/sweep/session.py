@@ -251,7 +251,8 @@ def run_monitor(options: SweepOptions, runs: Sequence[Path], alpha: float,
             cautions.append(MonitorCaution(CautionKind.LABEL_UNSAMPLED, str(run), labels=tuple(unsampled)))
         found.append((str(run), began, len(result.questions), estimate))
     return watch(str(original), options.at, alpha, options.settings.delta, found, "/".join(sorted(evidence)),
-                 reordered=[run for run, _ in ordered] != [run for run, _ in given], cautions=cautions)
+                 reordered=[run for run, _ in ordered] != [run for run, _ in given], cautions=cautions,
+                 options=options.settings.options)
 
 
 def run_systems(runs: Sequence[Path], options: SweepOptions, say: Callable[[str], None] = print

@@ -4,10 +4,12 @@ what it sets, what overrides it, and its errors."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
+from conftest import ROOT
 from quotefinder.commands import config
 from quotefinder.commands.compare import build_parser as compare_parser
 from quotefinder.commands.config import ConfigError, load
@@ -89,3 +91,29 @@ def test_a_key_the_verb_has_no_option_for_is_left_to_the_verbs_that_do() -> None
         "baseline": Path("runs/old"), "delta": 0.05}
     assert config.used(found, {"delta"}, config.namespace(found, build_parser(), system(DEFAULT_SYSTEM))) == (
         'from quotefinder.toml: baseline = "runs/old"',)
+
+
+def test_every_summary_names_the_configuration_it_used(ten: Path, standin_for, monkeypatch: pytest.MonkeyPatch
+                                                       ) -> None:
+    """sweep, compare and monitor: the summary's "Options given" says `from quotefinder.toml: ...`."""
+    from conftest import TEN_SCENARIO, env_for
+    from quotefinder.commands.compare import main as compare
+    from quotefinder.commands.monitor import main as monitor
+    from quotefinder.evalcmd import main as eval_main
+    from quotefinder.standin import load_scenario
+
+    root = ten.parent.parent
+    monkeypatch.chdir(root)
+    shutil.copytree(ROOT / "runs" / "ten-terse-criteria", root / "runs" / "ten-terse-criteria")
+    (root / "quotefinder.toml").write_text("delta = 0.2\nwrong_cost = 3\n")
+    said = "`from quotefinder.toml: delta = 0.2; wrong_cost = 3`"
+    assert sweep(["runs/ten", "--no-plots", "--out", "swept"]) == 0
+    assert compare(["runs/ten", "runs/ten-terse-criteria", "--no-html", "--out", "compared"]) == 0
+    server = standin_for(load_scenario(TEN_SCENARIO))
+    assert eval_main(["--refresh", "runs/ten", "--run", "runs/ten-1", "--rate", "0", "--retries", "0", "--sample",
+                      "4"], env=env_for(server)) == 0
+    assert monitor(["runs/ten", "runs/ten-1", "--at", "0.3,0.6", "--max-wrong-rate", "0.5", "--out",
+                    "watched"]) in (0, 1)
+    for out in ("swept", "compared", "watched"):
+        summary = Path(out, "summary.md").read_text(encoding="utf-8")
+        assert "Options given" in summary and said in summary, out
