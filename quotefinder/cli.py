@@ -16,10 +16,10 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from decimal import Decimal, InvalidOperation
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TextIO, TypeVar
 
 from .core.errors import InputError, QuoteFinderError
-from .core.textsafe import one_line, shown
+from .core.textsafe import one_line, shown, visible
 from .sweep.grid import Axis, parse_axis
 
 EXIT_OK, EXIT_WORSE, EXIT_ERROR = 0, 1, 2
@@ -162,40 +162,75 @@ def _blanked(text: str) -> str:
     return text
 
 
+class Inert:
+    """A text stream (stdout, stderr) that writes every character that could move the cursor or reorder a line (an
+    escape sequence, a bidirectional or zero-width character, any control but tab, newline and carriage return) as
+    `<U+XXXX>` (`textsafe.visible`): whatever a run folder, a question id or a server's words hold, the terminal
+    shows them, and they do nothing. Everything else is the stream's own (`isatty`, `fileno`, `flush`)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        self.stream.write(visible(text))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+@contextlib.contextmanager
+def inert_output() -> Iterator[None]:
+    """Within the block, stdout and stderr are `Inert`; as they were after it."""
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = Inert(out), Inert(err)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
 def guarded(prog: str) -> Callable[[Callable[P, int]], Callable[P, int]]:
     """A command's `main`, ending in exit 2 with one line for anything but its own exit status: an error of the
     project (its message), an interrupt, something that tried to end the process (`sys.exit` from a plugin), or an
     error no one expected (its type and message, blanked of any key; the traceback too with `QUOTEFINDER_DEBUG`).
-    So exit 1 means only what the command returns it for: a gate that was checked and failed."""
+    So exit 1 means only what the command returns it for: a gate that was checked and failed. Everything it prints
+    is inert (`Inert`)."""
 
     def wrap(main: Callable[P, int]) -> Callable[P, int]:
         @functools.wraps(main)
         def run(*args: P.args, **kwargs: P.kwargs) -> int:
-            try:
-                return main(*args, **kwargs)
-            except BrokenPipeError:
-                raise  # `quiet_on_a_closed_stdout`'s
-            except KeyboardInterrupt:
-                print(f"{prog}: interrupted", file=sys.stderr)
-            except QuoteFinderError as error:
-                report_error(prog, error, _blanked)
-            except SystemExit as done:
-                print(f"{prog}: something it ran tried to end the process (SystemExit({shown(done.code)})), so nothing "
-                      "was decided: a plugin of the quotefinder.systems entry point group, or a bug", file=sys.stderr)
-            except Exception as error:
-                if os.environ.get(DEBUG_ENV):
-                    import traceback
-
-                    print(_blanked("".join(traceback.format_exception(error))), file=sys.stderr, end="")
-                print(_blanked(f"{prog}: stopped by an unexpected error, so nothing was decided: "
-                               f"{type(error).__name__}: {one_line(shown(str(error)))}. This is a bug; please report "
-                               f"it with the command you ran (set {DEBUG_ENV}=1 to see where it happened)"),
-                      file=sys.stderr)
-            return EXIT_ERROR
+            with inert_output():
+                return _guarded_run(prog, main, *args, **kwargs)
 
         return run
 
     return wrap
+
+
+def _guarded_run(prog: str, main: Callable[P, int], *args: P.args, **kwargs: P.kwargs) -> int:
+    """`main(*args, **kwargs)` under `guarded`'s rules."""
+    try:
+        return main(*args, **kwargs)
+    except BrokenPipeError:
+        raise  # `quiet_on_a_closed_stdout`'s
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+    except QuoteFinderError as error:
+        report_error(prog, error, _blanked)
+    except SystemExit as done:
+        print(f"{prog}: something it ran tried to end the process (SystemExit({shown(done.code)})), so nothing "
+              "was decided: a plugin of the quotefinder.systems entry point group, or a bug", file=sys.stderr)
+    except Exception as error:
+        if os.environ.get(DEBUG_ENV):
+            import traceback
+
+            print(_blanked("".join(traceback.format_exception(error))), file=sys.stderr, end="")
+        print(_blanked(f"{prog}: stopped by an unexpected error, so nothing was decided: "
+                       f"{type(error).__name__}: {one_line(shown(str(error)))}. This is a bug; please report "
+                       f"it with the command you ran (set {DEBUG_ENV}=1 to see where it happened)"),
+              file=sys.stderr)
+    return EXIT_ERROR
 
 
 def _interrupt(signum: int, frame: Any) -> None:

@@ -24,7 +24,7 @@ from importlib.metadata import entry_points
 
 from .errors import InputError
 from .plugin import AxisSpec, System
-from .textsafe import SHOWN_AT_MOST, one_line, shown
+from .textsafe import SHOWN_AT_MOST, line, shown
 
 DEFAULT_SYSTEM = "quote-finder"
 GROUP = "quotefinder.systems"
@@ -75,7 +75,7 @@ def _plugin(point: object, built_in: dict[str, str]) -> System:
     `shown`) for anything else. A plugin that ends the process as it loads (`sys.exit`) is refused like one that
     raises."""
     name, value = getattr(point, "name", None), getattr(point, "value", None)
-    which = f"the system plugin {shown(name)} ({_inert(value)})"
+    which = f"the system plugin {shown(name)} ({line(str(value), SHOWN_AT_MOST)})"
     if not isinstance(name, str) or not NAME.fullmatch(name):
         raise InputError(f"{which} has a name that is not a system's (lower-case letters, digits, dots and dashes, "
                          "at most 64): rename its entry point, or uninstall its package")
@@ -86,18 +86,12 @@ def _plugin(point: object, built_in: dict[str, str]) -> System:
         plugin = point.load()  # type: ignore[attr-defined]
     except (Exception, SystemExit) as error:  # a broken plugin names itself, never a traceback or an exit
         what = f"it tried to end the process ({type(error).__name__}({shown(error.code)}))" if isinstance(
-            error, SystemExit) else f"{type(error).__name__}: {_inert(error)}"
+            error, SystemExit) else f"{type(error).__name__}: {line(str(error), SHOWN_AT_MOST)}"
         raise InputError(f"{which} cannot be loaded: {what}; fix or uninstall its package") from None
     if getattr(plugin, "name", None) != name:
         raise InputError(f"{which} is named {shown(getattr(plugin, 'name', None))}; an entry point's name is its "
                          "system's name")
     return plugin
-
-
-def _inert(value: object) -> str:
-    """A plugin's words for a message: one line, nothing that moves the terminal, at most `SHOWN_AT_MOST`."""
-    text = one_line(str(value))
-    return text if len(text) <= SHOWN_AT_MOST else f"{text[:SHOWN_AT_MOST]}... ({len(text)} characters)"
 
 
 def known_systems() -> tuple[str, ...]:

@@ -56,6 +56,13 @@ def one_line(text: str) -> str:
     return terminal(" ".join(text.split()))
 
 
+def line(text: str, at_most: int = 4 * SHOWN_AT_MOST) -> str:
+    """A message's words for one terminal line (`one_line`), cut after `at_most` characters with how long it was:
+    an error that quotes a value read from a file or sent by a server stays a line."""
+    text = one_line(text)
+    return text if len(text) <= at_most else f"{text[:at_most]}... ({len(text)} characters)"
+
+
 def markdown_code(text: str, *, in_table: bool = False, at_most: int | None = None) -> str:
     """Text as a Markdown code span: shown literally, so it cannot link, embed, emphasise or inject HTML.
 

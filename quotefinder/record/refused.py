@@ -5,7 +5,9 @@ Layout: ``<run>/refused/<key[:2]>/<key>.json``, one file per refused request, wr
 checksum line of `cache.encode_entry`, atomic, 0600) under the `refused` field, with why it was refused and, when
 it can be written without the API key, the response itself (for a person to read; it is never read as a response).
 A rerun finds the refusal and makes it the error of its question again without sending anything; removing the
-file (or the whole `refused` folder) asks again. A torn or edited file counts as no refusal.
+file (or the whole `refused` folder) asks again. A torn or edited file counts as no refusal. A reason is kept, and
+read back, as one line of at most `REASON_AT_MOST` characters (`textsafe.line`): a refusal file is written by a
+recording, but a commit can put a forged one in a run.
 """
 
 from __future__ import annotations
@@ -16,9 +18,12 @@ from typing import Any
 from ..core.errors import CorruptEntry, RefusedBefore
 from ..core.requests import ApiRequest
 from ..core.storage import private_dir, read_whole, write_private
+from ..core.textsafe import line
 from .cache import FORMAT, decode_entry, encode_entry
 from .received import Received, describe
 from .secret import Secret
+
+REASON_AT_MOST = 500
 
 
 class Refusals:
@@ -38,14 +43,16 @@ class Refusals:
         except (OSError, CorruptEntry):
             return
         if entry.get("key") == request.key and isinstance(reason := entry.get("refused"), str):
-            raise RefusedBefore(f"{describe(request)}: its response was refused when it was recorded ({reason}); "
+            raise RefusedBefore(f"{describe(request)}: its response was refused when it was recorded "
+                                f"({line(reason, REASON_AT_MOST)}); "
                                 f"it is not asked for again: remove {path} to ask again")
 
     def put(self, request: ApiRequest, received: Received, reason: str, secret: Secret) -> None:
         """Remember that `received` was refused for `reason` (already free of the key); with the response when it
         can be written and holds no form of the key. A disk that refuses the write only means it is asked again."""
         entry: dict[str, Any] = {"format": FORMAT, "key": request.key, "endpoint": request.path,
-                                 "repeat": request.repeat, "request": request.body, "refused": reason,
+                                 "repeat": request.repeat, "request": request.body,
+                                 "refused": line(reason, REASON_AT_MOST),
                                  "received_at": received.received_at, "evidence": received.evidence}
         data = encode_entry(entry)
         try:

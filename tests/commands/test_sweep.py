@@ -38,3 +38,20 @@ def test_a_gate_is_checked_and_its_options_echoed(ten: Path, monkeypatch: pytest
     capsys.readouterr()
     assert main(["runs/ten", "runs/ten"]) == 2
     assert "quotefinder sweep: error: unrecognized arguments: runs/ten" in capsys.readouterr().err
+
+
+def test_a_run_folder_named_with_escape_codes_is_printed_inert(ten: Path, tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """A run folder (or a report folder) whose name holds an escape sequence and a right-to-left override: what
+    the sweep prints (what it swept, where it wrote, an error naming it) shows them as <U+XXXX>, never acts on
+    them."""
+    hostile = ten.rename(ten.with_name("te\x1b[2J\x1b]0;owned\x07n\u202eevil"))
+    out = tmp_path / "out\x1b[31m\u202e"
+    from quotefinder.commands import main as quotefinder  # the front door, as `quotefinder sweep` runs
+
+    assert quotefinder(["sweep", str(hostile), "--out", str(out), "--no-plots"]) == 0
+    assert quotefinder(["sweep", str(hostile), "--out", str(out / "grid.csv"), "--no-plots"]) == 2
+    captured = capsys.readouterr()
+    for text in (captured.out, captured.err):
+        assert not any(char in text for char in "\x1b\x07\u202e"), text
+    assert "te<U+001B>[2J" in captured.out and "<U+202E>evil" in captured.out and "<U+001B>[31m" in captured.err

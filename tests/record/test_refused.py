@@ -66,3 +66,22 @@ def test_a_damaged_refusal_counts_as_none(tmp_path: Path, damage: str) -> None:
         refusals.put(other, received({}), "odd", Secret(KEY))
         path.write_bytes(refusals.path(other).read_bytes())
     refusals.check(REQUEST)  # no refusal: it is asked again
+
+
+def test_a_forged_refusal_s_long_reason_is_read_and_kept_as_one_short_line(tmp_path: Path) -> None:
+    """A commit can put a refusal file in a run: its reason (200 KB, with escape codes and line breaks) becomes the
+    question's error cut to one line; a reason a recording keeps is cut the same way."""
+    from quotefinder.record.cache import encode_entry
+
+    refusals = Refusals(tmp_path)
+    path = refusals.path(REQUEST)
+    path.parent.mkdir(parents=True)
+    reason = "\x1b[2J" + "spoofed\n" * 25_000
+    path.write_bytes(encode_entry({"format": "quotefinder-cache/1", "key": REQUEST.key, "refused": reason}))
+    with pytest.raises(RefusedBefore) as caught:
+        refusals.check(REQUEST)
+    message = str(caught.value)
+    assert len(message) < 1000 and "\n" not in message and "\x1b" not in message and "characters)" in message
+    refusals.put(REQUEST, received({"results": "odd"}), reason, Secret(KEY))
+    kept = decode_entry(path.read_bytes(), path)["refused"]
+    assert len(kept) < 600 and "\n" not in kept and "\x1b" not in kept
