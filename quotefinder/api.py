@@ -14,18 +14,20 @@ what the report written from it says. Comparing systems is `compare(runs)`; a re
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
-import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .core import values
 from .core.errors import InputError
 from .core.registry import axis_spec
+from .core.textsafe import shown
 from .record.rundir import RunRecord
-from .report.directory import ReportDir, decision_json, write_report, write_systems_report
+from .report.directory import ReportDir, decision_json, inside_a_run, write_report, write_systems_report
 from .report.systems import outcomes_frame, systems_decision, systems_frame
 from .report.tables import csv_bytes, grid_table, questions_table
 from .sweep.analysis import Gate, Settings, Sweep
@@ -98,7 +100,8 @@ class SweepResult:
         the summary's "Options given" line echoes the keyword arguments as the options of `sweep.py` they
         mirror, `wrong_cost=3` as `--wrong-cost 3`). `plots=False` and `html=False` are `--no-plots` and
         `--no-html`; `force` is `--force`. Returns the directory."""
-        target = Path(out)
+        target = _report_out(out, [self.sweep.replayed.run_dir,
+                                   self.comparison.baseline.run_dir if self.comparison is not None else None])
         write_report(ReportDir(target, force=force), self.sweep, self.comparison, self.gate, plots=plots,
                      page=html, drift=self.drift)
         return target
@@ -131,19 +134,29 @@ class SystemsResult:
 
     def write_report(self, out: str | Path, *, html: bool = True, force: bool = False) -> Path:
         """Write the comparison's report into `out`, as `sweep.py RUN_A RUN_B --out DIR` does."""
-        target = Path(out)
+        target = _report_out(out, [sweep.replayed.run_dir for sweep in self.sweeps])
         write_systems_report(ReportDir(target, force=force), list(self.sweeps), self.systems, page=html)
         return target
 
 
-def _unit(option: str, value: float | None) -> None:
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1):
-        raise InputError(f"{option}={value!r}: give a number strictly between 0 and 1")
+def _checked(option: str, parse: Callable[[str], Any], value: Any) -> None:
+    """`value` checked by the type of the command's option it mirrors (`parse`, from `cli`), as typed: the API
+    refuses exactly what the command refuses; `InputError` naming the option."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InputError(f"{option}={shown(value)}: give a number")
+    try:
+        parse(repr(value) if isinstance(value, float) else str(value))
+    except argparse.ArgumentTypeError as error:
+        raise InputError(f"{option}={shown(value)}: {error}") from None
 
 
-def _count(option: str, value: int | None) -> None:
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-        raise InputError(f"{option}={value!r}: give a whole number >= 0")
+def _report_out(out: str | Path, runs: Sequence[Path | None]) -> Path:
+    """`out`, where a report may go (`directory.inside_a_run`); `InputError` as the command's refusal."""
+    if refusal := inside_a_run(Path(out), runs):
+        raise InputError(f"out: {refusal}")
+    return Path(out)
 
 
 def _float(value: float | None) -> float | None:
@@ -197,15 +210,15 @@ class Run:
                 questions: str | Path | None = None, allow_incomplete: bool = False, jobs: int = 1) -> SweepOptions:
         """The `SweepOptions` `sweep`'s keyword arguments stand for, checked: `InputError` naming the option for a
         value it does not take."""
-        if isinstance(wrong_cost, bool) or not isinstance(wrong_cost, int | float) or not (
-                math.isfinite(wrong_cost) and wrong_cost >= 0):
-            raise InputError(f"wrong_cost={wrong_cost!r}: give a finite number >= 0")
+        _checked("wrong_cost", values.wrong_cost, wrong_cost)
         for option, value in (("max_wrong_rate", max_wrong_rate), ("delta", delta),
                               ("answerable_share", answerable_share), ("level", level),
                               ("significance", significance)):
-            _unit(option, value)
-        for option, count in (("folds", folds), ("seed", seed), ("jobs", jobs)):
-            _count(option, count)
+            _checked(option, values.open_unit(option), value)
+        for option, count, parse in (("folds", folds, values.folds), ("seed", seed, values.seed),
+                                     ("jobs", jobs, values.jobs)):
+            _checked(option, parse, count)
+        point = None if at is None else self._point(at)  # (checked before it is echoed)
         if strict and baseline is None:
             raise InputError("strict=True makes the comparison with a baseline stricter: give baseline=RUN")
         echo: list[str] = []
@@ -228,8 +241,7 @@ class Run:
                             answerable_share=_float(answerable_share), options=tuple(echo))  # (floats, as parsed)
         return SweepOptions(run=self.path, first=first, second=second, settings=settings,
                             questions=None if questions is None else Path(questions),
-                            allow_incomplete=allow_incomplete, jobs=jobs,
-                            at=None if at is None else self._point(at),
+                            allow_incomplete=allow_incomplete, jobs=jobs, at=point,
                             baseline=None if baseline is None else Path(baseline), significance=float(significance),
                             strict=strict)
 
@@ -246,8 +258,8 @@ class Run:
         `baseline` (a run), `significance`, `strict`, `questions` (a question file), `allow_incomplete`, `jobs`.
         `InputError` naming the option for a value it does not take or options that do not go together; checks
         that fail do not raise: see `SweepResult.holds`."""
-        _count("max_wrong", max_wrong)
-        _count("min_correct", min_correct)
+        _checked("max_wrong", values.count, max_wrong)
+        _checked("min_correct", values.count, min_correct)
         chosen = self._options(grid=grid, wrong_cost=wrong_cost, max_wrong_rate=max_wrong_rate, delta=delta,
                                answerable_share=answerable_share, level=level, folds=folds, seed=seed, at=at,
                                baseline=baseline, significance=significance, strict=strict, questions=questions,

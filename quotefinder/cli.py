@@ -1,4 +1,4 @@
-"""What the two command lines share: option types that refuse bad values with a clear message, the
+"""What the command lines share: the option types of axes and ranges (the numbers' are `core.values`), the
 words that explain the cutoffs, how an error, a SIGTERM or a closed stdout (`| head`) reaches the user, and
 the cyclic collector paused while a sweep builds its result (`collector_paused`).
 """
@@ -9,17 +9,17 @@ import argparse
 import contextlib
 import functools
 import gc
-import math
 import os
 import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
 from decimal import Decimal, InvalidOperation
-from typing import Any, ParamSpec, TextIO, TypeVar
+from typing import Any, ParamSpec, TextIO
 
 from .core.errors import InputError, QuoteFinderError
 from .core.textsafe import one_line, shown, visible
+from .core.values import MAX_NUMBER_TEXT
 from .sweep.grid import Axis, parse_axis
 
 EXIT_OK, EXIT_WORSE, EXIT_ERROR = 0, 1, 2
@@ -30,28 +30,6 @@ EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE (13)
 BROKEN_PIPE_HELP = (f"{EXIT_BROKEN_PIPE} stdout was closed early (`| head`): it stopped quietly, and every file it "
                     "wrote is whole")
 
-Number = TypeVar("Number", int, float)
-
-
-def bounded(kind: Callable[[str], Number], minimum: float, what: str, finite: bool = True
-            ) -> Callable[[str], Number]:
-    """An argparse type: a `kind` (int or float) of at least `minimum`; never NaN (nor infinite if `finite`)."""
-
-    def parse(text: str) -> Number:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
-        if not value >= minimum or (finite and not math.isfinite(value)):
-            raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
-        return value
-
-    return parse
-
-
-positive_int = bounded(int, 1, "a whole number >= 1")
-count = bounded(int, 0, "a whole number >= 0")
-
 
 def axis(text: str) -> Axis:
     """A sweep axis 'START:STOP:STEP' (`grid.parse_axis`)."""
@@ -59,14 +37,6 @@ def axis(text: str) -> Axis:
         return parse_axis(text)
     except InputError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def folds(text: str) -> int:
-    """A number of cross-validation folds: 0 (none) or at least 2."""
-    value = count(text)
-    if value == 1:
-        raise argparse.ArgumentTypeError("cross-validation needs at least 2 folds (0: none)")
-    return value
 
 
 def cutoff_range(text: str) -> tuple[float, float]:
@@ -77,13 +47,13 @@ def cutoff_range(text: str) -> tuple[float, float]:
         return float(found.decimals[0]), float(found.decimals[-1])
     parts = text.split(":")
     try:
-        if len(parts) != 2:
+        if len(parts) != 2 or len(text) > 2 * MAX_NUMBER_TEXT:
             raise InvalidOperation
         start, stop = Decimal(parts[0]), Decimal(parts[1])
     except InvalidOperation:
-        raise argparse.ArgumentTypeError(f"{text!r} is not START:STOP, e.g. 0:1 or 0.2:0.5") from None
+        raise argparse.ArgumentTypeError(f"{shown(text)} is not START:STOP, e.g. 0:1 or 0.2:0.5") from None
     if not (start.is_finite() and stop.is_finite() and 0 <= start <= stop <= 1):
-        raise argparse.ArgumentTypeError(f"{text!r}: need 0 <= START <= STOP <= 1")
+        raise argparse.ArgumentTypeError(f"{shown(text)}: need 0 <= START <= STOP <= 1")
     return float(start), float(stop)
 
 
@@ -94,21 +64,6 @@ def named_values(text: str) -> tuple[str, str]:
     if not equals or not name.strip() or not values.strip():
         raise argparse.ArgumentTypeError(f"{text!r} is not NAME=VALUES, e.g. has_answer=0.2:0.5 or tier=instant,deep")
     return name.strip(), values.strip()
-
-
-def open_unit(what: str) -> Callable[[str], float]:
-    """An argparse type: a number strictly between 0 and 1 (a rate, a share, a probability)."""
-
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
-        if not 0.0 < value < 1.0:
-            raise argparse.ArgumentTypeError(f"{text!r}: {what} must be a number strictly between 0 and 1, e.g. 0.05")
-        return value
-
-    return parse
 
 
 def report_error(prog: str, error: BaseException, redact: Callable[[str], str] = str) -> None:

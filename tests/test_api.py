@@ -106,10 +106,36 @@ def test_compare_is_sweep_pys_comparison_of_systems(demo: Path) -> None:
     ({"max_wrong": 0}, "max_wrong"),
     ({"at": (0.3, 0.9)}, "at"),
     ({"strict": True}, "strict"),
+    ({"folds": 1}, "folds"),
+    ({"jobs": 0}, "jobs"),
+    ({"jobs": 10**6}, "jobs"),
+    ({"seed": 2**64}, "seed"),
+    ({"at": (float("nan"), 0.6), "max_wrong": 0}, "at"),
+    ({"at": (float("inf"), 0.6), "max_wrong": 0}, "at"),
+    ({"answerable_share": 1e-300}, "answerable_share"),
+    ({"max_wrong_rate": 1e-300}, "max_wrong_rate"),
+    ({"wrong_cost": 1e300}, "wrong_cost"),
+    ({"grid": {"answer": "0:1:1e-99999999"}}, "answer"),
+    ({"grid": {"answer": "0:" + "1" * 5000 + ":0.1"}}, "answer"),
 ])
 def test_a_bad_option_is_refused_by_name(demo: Path, options: dict[str, Any], named: str) -> None:
     with pytest.raises(quotefinder.InputError, match=re.escape(named)):
         quotefinder.open_run("runs/ten").sweep(**options)
+
+
+@pytest.mark.parametrize("inside", ["runs/ten", "runs/ten/report", "runs/ten-again/x"])
+def test_a_report_inside_a_run_is_refused_as_the_command_refuses_it(demo: Path, inside: str) -> None:
+    """The command refuses `--out` inside a run or its baseline (the report would mix with the evidence); so does
+    the API, with the project's own error, and nothing is written there."""
+    copy_run(ROOT / "runs" / "ten", demo / "runs" / "ten-again")
+    before = sorted(Path("runs").rglob("*"))
+    result = quotefinder.open_run("runs/ten").sweep(baseline="runs/ten-again", at=(0.3, 0.9))
+    with pytest.raises(quotefinder.InputError, match="is inside the run directory"):
+        result.write_report(inside)
+    with pytest.raises(quotefinder.InputError, match="is inside the run directory"):
+        quotefinder.compare(["runs/ten", "runs/ten-again"]).write_report(inside)
+    assert sorted(Path("runs").rglob("*")) == before
+    assert sweep_py("runs/ten", "--baseline", "runs/ten-again", "--at", "0.3,0.9", "--out", inside).returncode == 2
 
 
 def test_open_run_refuses_a_directory_without_a_run(demo: Path) -> None:

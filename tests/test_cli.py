@@ -1,5 +1,5 @@
-"""What the two command lines share (`cli`): option types that refuse a bad value with a message that says what
-was expected, and an error reported after the error that led to it, with the key redacted."""
+"""What the command lines share (`cli`): option types of axes and ranges that refuse a bad value with a message
+that says what was expected, and an error reported after the error that led to it, with the key redacted."""
 
 from __future__ import annotations
 
@@ -12,35 +12,28 @@ from quotefinder.core.errors import InputError, RunDirError
 
 
 @pytest.mark.parametrize(("parse", "text", "words"), [
-    (cli.positive_int, "0", "'0' is not a whole number >= 1"),
-    (cli.positive_int, "1.5", "'1.5' is not a whole number >= 1"),
-    (cli.count, "-1", "'-1' is not a whole number >= 0"),
-    (cli.folds, "1", "cross-validation needs at least 2 folds (0: none)"),
     (cli.cutoff_range, "0.5:0.2", "'0.5:0.2': need 0 <= START <= STOP <= 1"),
     (cli.cutoff_range, "0:1.5", "need 0 <= START <= STOP <= 1"),
     (cli.cutoff_range, "half", "'half' is not START:STOP, e.g. 0:1 or 0.2:0.5"),
     (cli.cutoff_range, "nan:1", "need 0 <= START <= STOP <= 1"),
+    (cli.cutoff_range, "0:" + "1" * 5000, "is not START:STOP"),
+    (cli.cutoff_range, "0:1:1e-99999999", "STEP must be at least 0.000000001"),
+    (cli.axis, "0:1:1e-99999999", "STEP must be at least 0.000000001"),
+    (cli.axis, "0." + "1" * 5000 + ":1:0.1", "longer than an axis can be written"),
     (cli.named_values, "tier", "'tier' is not NAME=VALUES"),
     (cli.named_values, "=deep", "is not NAME=VALUES"),
-    (cli.open_unit("--max-wrong-rate"), "1", "'1': --max-wrong-rate must be a number strictly between 0 and 1"),
-    (cli.open_unit("--delta"), "nan", "strictly between 0 and 1"),
 ])
 def test_a_bad_value_is_refused_saying_what_was_expected(parse, text: str, words: str) -> None:
     with pytest.raises(argparse.ArgumentTypeError) as caught:
         parse(text)
-    assert words in str(caught.value)
+    assert words in str(caught.value) and len(str(caught.value)) < 300
 
 
 def test_good_values_are_read() -> None:
-    assert cli.positive_int("3") == 3 and cli.count("0") == 0 and cli.folds("0") == 0 and cli.folds("5") == 5
     assert cli.cutoff_range("0.2:0.5") == (0.2, 0.5) and cli.cutoff_range("0:1:0.25") == (0.0, 1.0)
     assert cli.named_values(" tier = instant,deep ") == ("tier", "instant,deep")
-    assert cli.open_unit("x")("0.05") == 0.05
     assert cli.axis("0:1:0.5").values.tolist() == [0.0, 0.5, 1.0]
-    bounded = cli.bounded(float, 0, "a number >= 0", finite=False)
-    assert bounded("inf") == float("inf")
-    with pytest.raises(argparse.ArgumentTypeError):
-        cli.bounded(float, 0, "a finite number >= 0")("inf")
+    assert cli.axis("0.3:0.3:1e-99999999").values.tolist() == [0.3]  # one value: no step is taken
 
 
 def test_an_error_is_reported_after_its_cause_and_redacted(capsys) -> None:

@@ -1,11 +1,15 @@
 """A project's configuration: `[tool.quotefinder]` in ./pyproject.toml, or the top-level keys of ./quotefinder.toml,
 read once per command. It sets what a project always types (its grid, its objective, its guarantee, its production
 mix, its baseline, its gate); an option typed on the command line overrides it. Every key is checked as the option
-of its name would check it, and an error names the file and the key."""
+of its name would check it, and an error names the file and the key. A file is read with bounded effort, like
+the question and pipeline files: at most `MAX_BYTES`, keys of at most `MAX_KEY_PARTS` dotted parts (TOML's parser
+takes time quadratic in them), no nesting deeper than Python's recursion limit, no number of more digits than
+Python converts; every value a message quotes is cut (`textsafe.shown`)."""
 
 from __future__ import annotations
 
 import argparse
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,11 +18,15 @@ from typing import Any
 from ..core.errors import InputError
 from ..core.plugin import System
 from ..core.registry import axis_spec
+from ..core.textsafe import line, shown
 from ..sweep.grid import parse_axis
 from .sweeping import point_of
 
 OWN_FILE, PYPROJECT, TABLE = "quotefinder.toml", "pyproject.toml", "tool.quotefinder"
 # key: the option it stands for (its dest is the key itself, `--` and dashes for underscores)
+MAX_BYTES = 1 << 20  # a configuration is a few lines; a pyproject.toml, a few hundred
+MAX_KEY_PARTS = 32
+_KEY_LINE = re.compile(r"\s*(\[\[?)?(?P<key>[^=\]\n]*)")  # a table header's key, or a key before its `=`
 KEYS = ("grid", "wrong_cost", "max_wrong_rate", "delta", "answerable_share", "baseline", "at", "max_wrong",
         "min_correct")
 
@@ -54,7 +62,7 @@ def load(directory: Path) -> Config:
     config = found[0] if found else Config()
     for key, value in config.values.items():
         if key not in KEYS:
-            raise ConfigError(f"{config.source}: unknown key `{key}`; the keys are: {', '.join(KEYS)}")
+            raise ConfigError(f"{config.source}: unknown key `{line(key, 40)}`; the keys are: {', '.join(KEYS)}")
         if key == "grid" and not (isinstance(value, dict) and all(isinstance(v, str) for v in value.values())):
             raise ConfigError(f'{config.source}: `grid` must be a table of axis = "START:STOP:STEP", e.g. '
                               'grid = {has_answer = "0:1:0.05"}')
@@ -62,13 +70,32 @@ def load(directory: Path) -> Config:
 
 
 def _read(path: Path) -> dict[str, Any]:
+    """The TOML document at `path`, read with bounded effort (see the module docstring); `ConfigError` naming the
+    file (and line) otherwise."""
     try:
         with path.open("rb") as file:
-            return tomllib.load(file)
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path} is not valid TOML: {error}") from None
+            raw = file.read(MAX_BYTES + 1)
     except OSError as error:
         raise ConfigError(f"cannot read {path} ({error.strerror or error})") from None
+    if len(raw) > MAX_BYTES:
+        raise ConfigError(f"{path} is larger than a configuration can be (more than {MAX_BYTES:,} bytes)")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path} is not UTF-8 text (byte {error.start + 1}): TOML is UTF-8") from None
+    for number, written in enumerate(text.splitlines(), start=1):
+        key = _KEY_LINE.match(written)
+        if key is not None and key["key"].count(".") >= MAX_KEY_PARTS:
+            raise ConfigError(f"{path}, line {number}: a key of more than {MAX_KEY_PARTS} dotted parts; no "
+                              "configuration has one")
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path} is not valid TOML: {line(str(error))}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: a value nested too deeply to read") from None
+    except ValueError as error:  # a number of more digits than Python converts (`sys.get_int_max_str_digits`)
+        raise ConfigError(f"{path}: a value too long to read ({line(str(error))})") from None
 
 
 def namespace(config: Config, parser: argparse.ArgumentParser, under_test: System) -> argparse.Namespace:
@@ -92,7 +119,7 @@ def namespace(config: Config, parser: argparse.ArgumentParser, under_test: Syste
                 point_of(text, under_test)
             converted = action.type(text) if callable(action.type) else text
         except (argparse.ArgumentTypeError, ValueError, TypeError) as error:
-            raise ConfigError(f"{config.source}: {key} = {value!r}: {error}") from None
+            raise ConfigError(f"{config.source}: {key} = {shown(value)}: {line(str(error))}") from None
         setattr(found, key, converted)
     return found
 
@@ -101,9 +128,9 @@ def _axis(config: Config, name: str, text: str, under_test: System) -> str:
     try:
         parse_axis(text, f"grid.{name}", axis_spec(under_test, name))
     except KeyError as unknown:
-        raise ConfigError(f"{config.source}: grid.{name}: {unknown.args[0]}") from None
+        raise ConfigError(f"{config.source}: grid.{line(name, 40)}: {unknown.args[0]}") from None
     except InputError as error:
-        raise ConfigError(f"{config.source}: grid.{name} = {text!r}: {error}") from None
+        raise ConfigError(f"{config.source}: grid.{line(name, 40)} = {shown(text)}: {error}") from None
     return text
 
 

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from .. import cli
+from ..core import values
 from ..core.errors import QuoteFinderError
 from ..questions.importer import import_questions
 from .options import verb_parser
@@ -30,10 +31,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The import's source and options (also `python -m quotefinder.questions import`'s)."""
     parser.add_argument("source", type=Path, metavar="DATASET", help="a .json (SQuAD 2.0), .jsonl or .csv file")
     parser.add_argument("--out", type=Path, required=True, metavar="FILE", help="the question file to write (.yaml)")
-    parser.add_argument("--sample", type=cli.positive_int, default=None, metavar="N",
+    parser.add_argument("--sample", type=values.positive_int, default=None, metavar="N",
                         help="keep N questions, drawn at random with each label's share kept (default: all); more "
                         "than DATASET holds is an error")
-    parser.add_argument("--seed", type=cli.count, default=0, help="seed of --sample (default 0)")
+    parser.add_argument("--seed", type=values.seed, default=0, help="seed of --sample (default 0)")
     parser.add_argument("--force", action="store_true", default=False, help="replace FILE if it exists")
 
 

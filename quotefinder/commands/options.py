@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .. import cli
+from ..core import values
 from ..sweep.compare import SIGNIFICANCE
 from ..sweep.guarantee import DELTA
 from ..sweep.stats import LEVEL
@@ -42,14 +43,14 @@ def add_grid(parser: argparse.ArgumentParser) -> None:
 def add_rule(parser: argparse.ArgumentParser) -> None:
     """The objective and how sure the recommendation must be."""
     rule = parser.add_argument_group(RULE)
-    rule.add_argument("--wrong-cost", type=cli.bounded(float, 0, "a finite number >= 0"), metavar="C",
+    rule.add_argument("--wrong-cost", type=values.wrong_cost, metavar="C",
                       help="score = correct + no-answer - C x wrong (default 2)")
-    rule.add_argument("--folds", type=cli.folds, metavar="K",
+    rule.add_argument("--folds", type=values.folds, metavar="K",
                       help="cross-validate the tuning over K folds (default 5; 0: keep the default)")
-    rule.add_argument("--level", type=cli.open_unit("--level"), metavar="P",
+    rule.add_argument("--level", type=values.open_unit("--level"), metavar="P",
                       help=f"one-sided level of that test (default {LEVEL:g})")
-    rule.add_argument("--seed", type=cli.count, metavar="N", help="seed of the folds (default 0)")
-    rule.add_argument("--answerable-share", type=cli.open_unit("--answerable-share"), metavar="S",
+    rule.add_argument("--seed", type=values.seed, metavar="N", help="seed of the folds (default 0)")
+    rule.add_argument("--answerable-share", type=values.open_unit("--answerable-share"), metavar="S",
                       help="weight answerable questions to S of the total (a production mix)")
 
 
@@ -58,8 +59,8 @@ def add_guarantee(parser: argparse.ArgumentParser, words: str = "certify cells w
     """The wrong-answer rate to certify (or watch) and how often that may fail."""
     sure = next((group for group in parser._action_groups if group.title == RULE), None) or \
         parser.add_argument_group("the guarantee")  # (argparse has no public look-up of a group)
-    sure.add_argument("--max-wrong-rate", type=cli.open_unit("--max-wrong-rate"), metavar="ALPHA", help=words)
-    sure.add_argument("--delta", type=cli.open_unit("--delta"), metavar="DELTA",
+    sure.add_argument("--max-wrong-rate", type=values.open_unit("--max-wrong-rate"), metavar="ALPHA", help=words)
+    sure.add_argument("--delta", type=values.open_unit("--delta"), metavar="DELTA",
                       help=f"how often the guarantee may fail (default {DELTA:g})")
 
 
@@ -68,13 +69,13 @@ def add_gate(parser: argparse.ArgumentParser, bounds: bool = True) -> argparse._
     gate = parser.add_argument_group("the gate (exit 1 when it fails)")
     gate.add_argument("--at", metavar="H,A", help="the cell checked, a value of each axis, e.g. 0.3,0.9")
     if bounds:
-        gate.add_argument("--max-wrong", type=cli.count, metavar="N", help="fail if a repeat has > N wrong quotes")
-        gate.add_argument("--min-correct", type=cli.count, metavar="N", help="fail if a repeat has < N correct")
+        gate.add_argument("--max-wrong", type=values.count, metavar="N", help="fail if a repeat has > N wrong quotes")
+        gate.add_argument("--min-correct", type=values.count, metavar="N", help="fail if a repeat has < N correct")
     return gate
 
 
 def add_significance(group: argparse.ArgumentParser | argparse._ArgumentGroup, words: str) -> None:
-    group.add_argument("--significance", type=cli.open_unit("--significance"), metavar="P",
+    group.add_argument("--significance", type=values.open_unit("--significance"), metavar="P",
                        help=f"{words} (default {SIGNIFICANCE:g})")
 
 
@@ -95,7 +96,7 @@ def add_output(parser: argparse.ArgumentParser, plots: bool = True) -> None:
         out.add_argument("--no-html", action="store_true", help="leave out index.html, the explorable page")
     out.add_argument("--allow-incomplete", action="store_true", help="leave out (and list) what cannot be replayed")
     out.add_argument("--no-index", action="store_true", help="replay from the cache, without RUN/replay-index/")
-    out.add_argument("--jobs", type=cli.positive_int, metavar="N",
+    out.add_argument("--jobs", type=values.jobs, metavar="N",
                      help=f"processes loading the run (default {min(os.cpu_count() or 1, 8)}; 1: serial)")
 
 
@@ -103,21 +104,21 @@ def add_recording(parser: argparse.ArgumentParser) -> None:
     """How requests are sent, and what they would cost."""
     send = parser.add_argument_group("sending")
     send.add_argument("--offline", action="store_true", help="never connect; exit 2 listing what is missing")
-    send.add_argument("--concurrency", type=cli.positive_int, metavar="N", help="questions in flight (default 8)")
-    send.add_argument("--rate", type=cli.bounded(float, 0, "a finite rate >= 0 (0 means no limit)"), metavar="R",
+    send.add_argument("--concurrency", type=values.concurrency, metavar="N", help="questions in flight (default 8)")
+    send.add_argument("--rate", type=values.rate, metavar="R",
                       help="requests per second (default 10; 0: no limit)")
-    send.add_argument("--timeout", type=cli.bounded(float, 0.001, "a finite number of seconds > 0"), metavar="S",
+    send.add_argument("--timeout", type=values.timeout, metavar="S",
                       help="seconds per request attempt (default 30)")
-    send.add_argument("--retries", type=cli.count, metavar="N", help="retries of a transient failure (default 4)")
-    send.add_argument("--backoff", type=cli.bounded(float, 0, "a finite number of seconds >= 0"), metavar="S",
+    send.add_argument("--retries", type=values.retries, metavar="N", help="retries of a transient failure (default 4)")
+    send.add_argument("--backoff", type=values.backoff, metavar="S",
                       help="first wait before a retry, doubling (default 1)")
-    send.add_argument("--max-requests", type=cli.count, metavar="N", help="send at most N requests, then stop")
+    send.add_argument("--max-requests", type=values.count, metavar="N", help="send at most N requests, then stop")
     send.add_argument("--verbose", action="store_true", help="print every question's decision")
     cost = parser.add_argument_group("cost")
     cost.add_argument("--estimate", action="store_true", help="send nothing; print requests, tokens, time and cost")
-    cost.add_argument("--price-per-1k-requests", type=cli.bounded(float, 0, "a price >= 0"), metavar="P",
+    cost.add_argument("--price-per-1k-requests", type=values.price, metavar="P",
                       help="with --estimate: what 1,000 requests cost")
-    cost.add_argument("--price-per-million-tokens", type=cli.bounded(float, 0, "a price >= 0"), metavar="P",
+    cost.add_argument("--price-per-million-tokens", type=values.price, metavar="P",
                       help="with --estimate: what a million input tokens cost")
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import cli
+from ..core import values
 from .options import add_recording, verb_parser
 from .recording import launch
 
@@ -28,7 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--pipeline", type=Path, metavar="FILE", help="record with this pipeline file")
     parser.add_argument("--range", type=cli.named_values, action="append", metavar="NAME=VALUES", dest="ranges",
                         help="record what a sweep over these values of an axis needs, e.g. has_answer=0.2:0.5")
-    parser.add_argument("--repeats", type=cli.positive_int, metavar="N",
+    parser.add_argument("--repeats", type=values.repeats, metavar="N",
                         help="observations of every request (default: the run's, or 1)")
     add_recording(parser)
     return parser

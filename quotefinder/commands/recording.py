@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import cli
+from ..core import values
 from ..core.errors import QuoteFinderError
 from ..core.pipelinefile import load_pipeline_file
 from ..core.registry import DEFAULT_SYSTEM
@@ -95,9 +96,9 @@ def build_parser(system: str = DEFAULT_SYSTEM) -> argparse.ArgumentParser:
                         "recipe's, to copy and edit); default: the run's own recorded pipeline, or the recipe's for "
                         "a new run. A run holds one pipeline: another one is refused (exit 2)")
     parser.add_argument("--offline", action="store_true", help="never connect; exit 2 listing any response missing")
-    parser.add_argument("--concurrency", type=cli.positive_int, default=8, metavar="N",
+    parser.add_argument("--concurrency", type=values.concurrency, default=8, metavar="N",
                         help="questions in flight at once (default 8)")
-    parser.add_argument("--rate", type=cli.bounded(float, 0, "a finite rate >= 0 (0 means no limit)"), default=10.0,
+    parser.add_argument("--rate", type=values.rate, default=10.0,
                         metavar="R",
                         help="requests per second across all questions (default 10, the Decisions API limit; 0: none)")
     parser.add_argument("--range", type=cli.named_values, action="append", default=[], metavar="NAME=VALUES",
@@ -110,12 +111,12 @@ def build_parser(system: str = DEFAULT_SYSTEM) -> argparse.ArgumentParser:
                         "qualified set that a HAS_ANSWER_CUTOFF from START to STOP (both included) selects, so that "
                         "any sweep with --has-answer inside that range replays exact responses (default 0:1; a "
                         "sweep's START:STOP:STEP is accepted too)")
-    parser.add_argument("--repeats", type=cli.positive_int, metavar="N",
+    parser.add_argument("--repeats", type=values.repeats, metavar="N",
                         help="independent observations of every request (default: as many as the run holds, "
                         "or 1); raising it sends only the new repeats")
-    parser.add_argument("--timeout", type=cli.bounded(float, 0.001, "a finite number of seconds > 0"), default=30.0,
+    parser.add_argument("--timeout", type=values.timeout, default=30.0,
                         metavar="S", help="seconds per request attempt (default 30)")
-    parser.add_argument("--retries", type=cli.count, default=4, metavar="N",
+    parser.add_argument("--retries", type=values.retries, default=4, metavar="N",
                         help="retries of a transient failure (default 4)")
     again = parser.add_argument_group(
         "refresh (is the evidence still true? `sweep.py NEW --drift` compares the two runs)")
@@ -123,26 +124,26 @@ def build_parser(system: str = DEFAULT_SYSTEM) -> argparse.ArgumentParser:
                        help="record a seeded sample of RUN's questions afresh into --run NEW (required): the same "
                        "pipeline, repeats and axis values, nothing served from RUN's cache; NEW's run.json names RUN, "
                        "the digest of its run.json and when each was recorded")
-    again.add_argument("--sample", type=cli.positive_int, metavar="N",
+    again.add_argument("--sample", type=values.positive_int, metavar="N",
                        help="with --refresh: how many questions, stratified by label (each label its share)")
-    again.add_argument("--seed", type=cli.count, default=0, metavar="S",
+    again.add_argument("--seed", type=values.seed, default=0, metavar="S",
                        help="with --refresh: the seed of the sample (default 0; use a new one for each refresh you "
                        "monitor, e.g. the date as YYYYMMDD)")
     cost = parser.add_argument_group("cost")
     cost.add_argument("--estimate", action="store_true",
                       help="send nothing; print how many requests and input tokens recording what is missing would "
                       "take (at most, and expected), how long at --rate, and what it costs with the prices below")
-    cost.add_argument("--max-requests", type=cli.count, metavar="N",
+    cost.add_argument("--max-requests", type=values.count, metavar="N",
                       help="send at most N requests in this invocation (retries included), then stop as Ctrl+C "
                       "would: everything received is saved, and the next invocation goes on")
-    cost.add_argument("--price-per-1k-requests", type=cli.bounded(float, 0, "a price >= 0"), metavar="P",
+    cost.add_argument("--price-per-1k-requests", type=values.price, metavar="P",
                       help="with --estimate: what 1,000 requests cost, in your currency")
-    cost.add_argument("--price-per-million-tokens", type=cli.bounded(float, 0, "a price >= 0"), metavar="P",
+    cost.add_argument("--price-per-million-tokens", type=values.price, metavar="P",
                       help="with --estimate: what a million input tokens cost")
     parser.add_argument("--verbose", action="store_true",
                         help=f"print every question's decision, however many (past {decisions.SCREENFUL} they go to "
                         f"{decisions.DECISIONS_FILE} in the run)")
-    parser.add_argument("--backoff", type=cli.bounded(float, 0, "a finite number of seconds >= 0"), default=1.0,
+    parser.add_argument("--backoff", type=values.backoff, default=1.0,
                         metavar="S",
                         help="first wait before a retry, doubling each time up to 30 s, unless the API sends "
                         "Retry-After (default 1)")

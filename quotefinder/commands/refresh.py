@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import cli
+from ..core import values
 from .options import add_recording, verb_parser
 from .recording import launch
 
@@ -24,9 +24,9 @@ def build_parser() -> argparse.ArgumentParser:
         "values, nothing served from RUN's cache; NEW's run.json names RUN. Then `quotefinder drift NEW`\n"
         "says whether the evidence still holds. exit: 0 complete; 2 not (rerun to resume).", EXAMPLES)
     parser.add_argument("refresh", type=Path, metavar="RUN", help=argparse.SUPPRESS)
-    parser.add_argument("--sample", type=cli.positive_int, metavar="N", required=True,
+    parser.add_argument("--sample", type=values.positive_int, metavar="N", required=True,
                         help="how many questions, stratified by label (each label its share)")
-    parser.add_argument("--seed", type=cli.count, metavar="S",
+    parser.add_argument("--seed", type=values.seed, metavar="S",
                         help="seed of the sample (default 0; a new one each refresh, e.g. YYYYMMDD)")
     parser.add_argument("--run", type=Path, metavar="NEW", required=True, help="the new run directory")
     add_recording(parser)

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from .. import cli
+from ..core import values
 from ..core.errors import InputError, QuoteFinderError
 from ..core.plugin import System
 from ..core.registry import DEFAULT_SYSTEM, axis_spec, system
@@ -24,6 +25,7 @@ from ..report.directory import (
     MANIFEST,
     ReportDir,
     default_out,
+    inside_a_run,
     write_monitor_report,
     write_report,
     write_systems_report,
@@ -85,12 +87,9 @@ def _refusal(args: argparse.Namespace) -> str:
     """Why these options cannot go together ('' when they can), said before anything is replayed."""
     if args.strict and args.baseline is None:
         return "--strict makes the comparison with a baseline stricter: give the earlier run with --baseline RUN"
-    out = (args.out or out_of(args)).resolve()
-    for run in (*args.runs, args.baseline):
-        if run is not None and out.is_relative_to(run.resolve()):
-            where = f"--out {args.out}" if args.out else f"the default report directory {default_out(*args.runs)}"
-            return (f"{where} is inside the run directory {run}: a report written there would mix with the run's "
-                    "evidence; choose a directory outside it with --out DIR")
+    if inside := inside_a_run(args.out or out_of(args), (*args.runs, args.baseline)):
+        where = "--out " if args.out else "the default report directory "
+        return f"{where}{inside} with --out DIR"
     # A check is about one cell of the grid; the comparison with --baseline alone may be at any point.
     checks = [name for name, value in (("--max-wrong", args.max_wrong), ("--min-correct", args.min_correct),
                                        ("--max-wrong-rate", args.max_wrong_rate)) if value is not None]
@@ -226,7 +225,7 @@ def build_parser(argv: Sequence[str] = (), named: tuple[System, str] | None = No
     parser.add_argument("--no-plots", action="store_true",
                         help="write the tables and the summary only (no PNGs, no index.html): the fast path")
     parser.add_argument("--no-html", action="store_true", help="leave out index.html, the explorable page")
-    parser.add_argument("--wrong-cost", type=cli.bounded(float, 0, "a finite number >= 0"), default=2.0, metavar="C",
+    parser.add_argument("--wrong-cost", type=values.wrong_cost, default=2.0, metavar="C",
                         help="objective: correct + no-answer - C x wrong (default 2: a wrong quote costs more "
                         "than a missed one)")
     parser.add_argument("--allow-incomplete", action="store_true",
@@ -235,40 +234,40 @@ def build_parser(argv: Sequence[str] = (), named: tuple[System, str] | None = No
                         help="replay every response from the cache, neither reading nor writing the run's replay "
                         "index (RUN/replay-index/: each question's curves, kept so that a repeated sweep need not "
                         "replay; derived, never evidence, safe to delete; the results are the same)")
-    parser.add_argument("--jobs", type=cli.positive_int, default=min(os.cpu_count() or 1, 8), metavar="N",
+    parser.add_argument("--jobs", type=values.jobs, default=min(os.cpu_count() or 1, 8), metavar="N",
                         help="processes that load the run (default: one per CPU, at most 8; 1 for a serial, "
                         "debuggable replay)")
     sure = parser.add_argument_group("how sure")
-    sure.add_argument("--folds", type=cli.folds, metavar="K",
+    sure.add_argument("--folds", type=values.folds, metavar="K",
                       help="test the tuning out of sample: 10 times, choose the cutoffs on K-1 folds and score "
                       "them on the held-out one against the default; the decision moves only when that gain is "
                       "shown (default 5, at most one per question; 0: none, so the default is kept)")
-    sure.add_argument("--level", type=cli.open_unit("--level"), default=LEVEL, metavar="P",
+    sure.add_argument("--level", type=values.open_unit("--level"), default=LEVEL, metavar="P",
                       help=f"one-sided level of that test (default {LEVEL:g})")
-    sure.add_argument("--answerable-share", type=cli.open_unit("--answerable-share"), metavar="S",
+    sure.add_argument("--answerable-share", type=values.open_unit("--answerable-share"), metavar="S",
                       help="weight the questions so that answerable ones make up S of the total (a production "
                       "mix, e.g. 0.7) in the score, the rates and the guarantee (which then needs every question "
                       "labelled)")
-    sure.add_argument("--max-wrong-rate", type=cli.open_unit("--max-wrong-rate"), metavar="ALPHA",
+    sure.add_argument("--max-wrong-rate", type=values.open_unit("--max-wrong-rate"), metavar="ALPHA",
                       help="certify the cells whose wrong-answer rate (the share of questions that get a "
                       "wrong quote; with repeats, of answers served) is at most ALPHA with probability at least "
                       "1 - DELTA (adds `certified` to grid.csv; with --at, exit 1 unless that cell is certified); "
                       "with --max-wrong-rate the rule chooses among the certified cells, and a default that is not "
                       "certified moves to the rule's certified cell")
-    sure.add_argument("--delta", type=cli.open_unit("--delta"), default=DELTA, metavar="DELTA",
+    sure.add_argument("--delta", type=values.open_unit("--delta"), default=DELTA, metavar="DELTA",
                       help=f"how often the guarantee may fail (default {DELTA:g}: it holds with probability 90%%)")
-    sure.add_argument("--seed", type=cli.count, default=0, help="seed of the folds (default 0)")
+    sure.add_argument("--seed", type=values.seed, default=0, help="seed of the folds (default 0)")
     check = parser.add_argument_group("checks for CI")
     check.add_argument("--at", metavar="H,A", help="the point the checks below are about: a value of each axis, "
                        "e.g. 0.3,0.9 (the quote finder's HAS_ANSWER_CUTOFF,ANSWER_CUTOFF) or 5,deep")
-    check.add_argument("--max-wrong", type=cli.count, metavar="N",
+    check.add_argument("--max-wrong", type=values.count, metavar="N",
                        help="exit 1 if any repeat has more than N wrong quotes")
-    check.add_argument("--min-correct", type=cli.count, metavar="N",
+    check.add_argument("--min-correct", type=values.count, metavar="N",
                        help="exit 1 if any repeat has fewer than N correct")
     check.add_argument("--baseline", type=Path, metavar="RUN",
                        help="compare with this earlier run at --at (default: the default cutoffs); exit 1 when more "
                        "questions got worse than fixed, beyond what noise explains (a one-sided sign test)")
-    check.add_argument("--significance", type=cli.open_unit("--significance"), default=SIGNIFICANCE, metavar="P",
+    check.add_argument("--significance", type=values.open_unit("--significance"), default=SIGNIFICANCE, metavar="P",
                        help=f"the sign test's level for --baseline, and with several runs the level at which one "
                        f"system is called better than another (default {SIGNIFICANCE:g})")
     check.add_argument("--strict", action="store_true",

@@ -336,6 +336,17 @@ def _json(record: dict[str, Any]) -> bytes:
     return (json.dumps(record, indent=2, sort_keys=True, allow_nan=False) + "\n").encode()
 
 
+def inside_a_run(out: Path, runs: Sequence[Path | None]) -> str:
+    """Why a report cannot go to `out` ('' when it can): `out` is one of `runs` (run directories) or lies inside one,
+    where a report would mix with the run's evidence."""
+    where = Path(out).resolve()
+    for run in runs:
+        if run is not None and where.is_relative_to(Path(run).resolve()):
+            return (f"{out} is inside the run directory {run}: a report written there would mix with the run's "
+                    "evidence; choose a directory outside it")
+    return ""
+
+
 def default_out(*run_dirs: Path) -> Path:
     """Where a sweep of `run_dir` writes its report unless told: reports/<run directory name>; of several runs
     compared, reports/<first>-vs-<second>..."""

@@ -21,10 +21,13 @@ import numpy as np
 
 from ..core.errors import InputError
 from ..core.plugin import AxisSpec, Curve, Piece, Quote, cells_through, values_below
+from ..core.textsafe import shown
 from ..questions import OUTCOMES, Outcome, Question
 
 CODE = {outcome: code for code, outcome in enumerate(OUTCOMES)}
 MAX_AXIS_VALUES = 1001
+MAX_AXIS_TEXT = 200  # characters of an axis as written: no grid needs more, and each number is read exactly
+MIN_STEP = Decimal("1e-9")  # a finer step cannot be told from the float nearest it, nor swept in a lifetime
 
 
 @dataclass(frozen=True)
@@ -53,10 +56,12 @@ def parse_axis(spec: str, option: str = "", kind: AxisSpec | None = None) -> Axi
     inside [0, 1]; for an axis of whole numbers (`kind.whole`), 'START:STOP' or 'START:STOP:STEP' (step 1 by
     default) or a list 'A,B,C'; for a categorical one (`kind.choices`), a list of its choices, 'instant,deep'.
 
-    Raises `InputError` (naming `option` when given) for a step <= 0, a step that does not land on STOP,
-    or values outside the axis.
+    Raises `InputError` (naming `option` when given) for a step <= 0 or finer than `MIN_STEP`, a step that does not
+    land on STOP, values outside the axis, or text longer than `MAX_AXIS_TEXT`.
     """
-    where = f"{option} {spec!r}" if option else repr(spec)
+    where = f"{option} {shown(spec)}" if option else shown(spec)
+    if len(spec) > MAX_AXIS_TEXT:
+        raise InputError(f"{where}: longer than an axis can be written ({MAX_AXIS_TEXT} characters at most)")
     if kind is not None and kind.kind != "cutoff":
         return _listed_axis(spec, where, kind)
     parts = [part.strip() for part in spec.split(":")]
@@ -68,6 +73,8 @@ def parse_axis(spec: str, option: str = "", kind: AxisSpec | None = None) -> Axi
         raise InputError(f"{where}: write START:STOP:STEP, e.g. 0:1:0.05 (or 0.3:0.3:0.1 for one value)")
     if step <= 0:
         raise InputError(f"{where}: STEP must be greater than 0")
+    if step < MIN_STEP and stop > start:
+        raise InputError(f"{where}: STEP must be at least {MIN_STEP:f} (the grid has at most {MAX_AXIS_VALUES} values)")
     if not Decimal(0) <= start <= stop <= Decimal(1):
         raise InputError(f"{where}: need 0 <= START <= STOP <= 1")
     if (stop - start) / step >= MAX_AXIS_VALUES:

@@ -61,11 +61,15 @@ def test_pyproject_tool_quotefinder_is_read_too(ten: Path, monkeypatch: pytest.M
     ("wrong_cots = 3\n", "quotefinder.toml: unknown key `wrong_cots`; the keys are: grid, wrong_cost"),
     ("delta = 2\n", "quotefinder.toml: delta = 2: '2': --delta must be a number strictly between 0 and 1"),
     ("at = '0.3'\n", "quotefinder.toml: at = '0.3': '0.3': write HAS_ANSWER_CUTOFF,ANSWER_CUTOFF"),
-    ("max_wrong = -1\n", "quotefinder.toml: max_wrong = -1: '-1' is not a whole number >= 0"),
+    ("max_wrong = -1\n", "quotefinder.toml: max_wrong = -1: '-1' is not a whole number from 0 to 10^12"),
     ("grid = {tier = '0:1:0.1'}\n", "quotefinder.toml: grid.tier: quote-finder has no axis 'tier'"),
     ("grid = {answer = '0:2:0.1'}\n", "quotefinder.toml: grid.answer = '0:2:0.1': "),
     ("grid = '0:1:0.1'\n", "quotefinder.toml: `grid` must be a table of axis = \"START:STOP:STEP\""),
     ("wrong_cost = \n", "quotefinder.toml is not valid TOML"),
+    ("grid = {answer = '0:1:1e-99999999'}\n", "STEP must be at least 0.000000001"),
+    ("answerable_share = 1e-300\n", "--answerable-share must be a number strictly between 0 and 1"),
+    ("max_wrong_rate = 1e-300\n", "--max-wrong-rate must be a number strictly between 0 and 1"),
+    ("wrong_cost = 1e300\n", "is not a number from 0 to 1,000,000"),
 ])
 def test_a_bad_key_or_value_names_the_file_and_the_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                        capsys: pytest.CaptureFixture[str], text: str,
@@ -91,6 +95,39 @@ def test_a_key_the_verb_has_no_option_for_is_left_to_the_verbs_that_do() -> None
         "baseline": Path("runs/old"), "delta": 0.05}
     assert config.used(found, {"delta"}, config.namespace(found, build_parser(), system(DEFAULT_SYSTEM))) == (
         'from quotefinder.toml: baseline = "runs/old"',)
+
+
+HOSTILE = {
+    "arrays 100,000 deep": "at = " + "[" * 100_000 + "]" * 100_000 + "\n",
+    "tables 100,000 deep": "at = " + "{a = " * 100_000 + "1" + "}" * 100_000 + "\n",
+    "an integer of 5,000 digits": "max_wrong = " + "9" * 5000 + "\n",
+    "a header of 100,000 parts": "[" + ".".join(["a"] * 100_000) + "]\nx = 1\n",
+    "a key of 100,000 parts": ".".join(["a"] * 100_000) + " = 1\n",
+    "a string of 10 MB": "at = '" + "x" * 10_000_000 + "'\n",
+    "an unknown key of 10 MB": "x" * 10_000_000 + " = 1\n",
+    "escape codes": "at = '\\u001b[2J\\u202e0.3,0.9'\nmax_wrong = 0\n",
+    "more than a MiB": "# " + "x" * (1 << 20) + "\ndelta = 0.1\n",
+    "not UTF-8": "delta = 0.1 # \xff\n",
+}
+
+
+@pytest.mark.parametrize("attack", list(HOSTILE))
+def test_a_hostile_configuration_is_refused_in_bounded_time_with_one_short_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], attack: str) -> None:
+    """Read with bounded effort (size, depth, digits, key parts) and said in one line of at most a few hundred
+    characters, nothing that moves the terminal: exit 2, never a traceback, never a report."""
+    import time
+
+    monkeypatch.chdir(tmp_path)
+    data = HOSTILE[attack].encode("utf-8", "surrogateescape") if attack != "not UTF-8" else b"delta = 0.1 # \xff\n"
+    (tmp_path / "quotefinder.toml").write_bytes(data)
+    started = time.monotonic()
+    assert sweep(["runs/ten"]) == 2
+    assert time.monotonic() - started < 2
+    err = capsys.readouterr().err
+    assert "quotefinder.toml" in err and "Traceback" not in err and "\x1b" not in err and "\u202e" not in err
+    assert len(err) < 600 and err.count("\n") <= 2, err[:300]  # (argparse's usage line may come first)
+    assert not (tmp_path / "reports").exists()
 
 
 def test_every_summary_names_the_configuration_it_used(ten: Path, standin_for, monkeypatch: pytest.MonkeyPatch
