@@ -345,7 +345,7 @@ def write_report(out: ReportDir | Path, result: Sweep, comparison: Comparison | 
             files["drift-stages.csv"] = csv_bytes(drifting.stages_frame(drift))
         if comparison is not None:
             files["comparison.csv"] = csv_bytes(comparison_table(result, comparison))
-        drawn = [(job.title, job.name) for job in planned]
+        drawn = [(job.title, job.names[0]) for job in planned]
         if plots and page:
             shown = [drifting.verdict(drift), drifting.exit_words(drift)] if drift is not None else []
             files["index.html"] = html.page(result, shown).encode()
@@ -355,11 +355,11 @@ def write_report(out: ReportDir | Path, result: Sweep, comparison: Comparison | 
         for name, data in files.items():
             write_atomic(staging / name, data, SHARED_FILE)
         if planned:
-            from .plots import draw  # here: a sweep that writes tables alone never loads Pillow
+            from .plots import draw  # here: a sweep that writes tables alone never loads matplotlib
 
             for job in planned:
                 draw(job)
-        target.commit([*files, *(name for _, name in drawn)])
+        target.commit([*files, *(name for job in planned for name in job.names)])
     finally:
         target.discard()
 

@@ -106,8 +106,8 @@ def test_the_job_summary_stays_under_githubs_limit_whatever_the_pages_say(tmp_pa
 
 
 def test_plots_draw_odd_text_literally(tmp_path: Path, standin_for, monkeypatch) -> None:
-    """An id like `odd-$\\frac$-id` is drawn as written: nothing in a label is read as markup (to a plotting library
-    that reads `$...$` as math, it is invalid mathtext, and no PNG is made)."""
+    """An id like `odd-$\\frac$-id` is drawn as written: nothing in a label is read as markup (to matplotlib, which
+    reads `$...$` as math, it is invalid mathtext, and no PNG would be made)."""
     text = "The price was $5 and then $7_{2} in the sale, said the page."
     scenario = {"What did it cost?": [page("Price $ list", "https://p.example", text, has_answer=0.9, answers=0.9)]}
     server = standin_for(write_scenario(tmp_path / "s.json", scenario))
@@ -117,9 +117,9 @@ def test_plots_draw_odd_text_literally(tmp_path: Path, standin_for, monkeypatch)
     from quotefinder.report import plots
 
     drawn: dict[str, list[str]] = {}
-    save = plots._save
-    monkeypatch.setattr(plots, "_save", lambda canvas, path: (drawn.setdefault(path.name, canvas.texts("tick")),
-                                                             save(canvas, path)))
+    save = plots.save
+    monkeypatch.setattr(plots, "save", lambda figure, path: (
+        drawn.setdefault(path.name, [t.get_text() for t in figure.axes[0].get_yticklabels()]), save(figure, path)))
     assert main([str(tmp_path / "run"), "--out", str(tmp_path / "r")]) == 0
     assert (tmp_path / "r" / "flips.png").stat().st_size > 1000
     assert "odd-$\\frac$-id" in drawn["flips.png"]  # the id as written, beside its bar
