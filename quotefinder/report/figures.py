@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ..core.errors import InputError
 from ..core.textsafe import SHOWN_AT_MOST
 from ..questions import OUTCOMES, UNKNOWN, shorter
 from ..sweep.analysis import Sweep, label_masks
@@ -25,6 +27,7 @@ BETTER = {"correct": "more", "no_answer": "more", "score": "more", "score_change
 COLOURMAPS = {"more": "viridis", "less": "OrRd", "neither": "cividis"}
 SCALE_WORDS = {"more": "more is better", "less": "more is worse", "neither": ""}
 STOPS = 9  # colours a page blends between, per scale
+FORMATS = ("png", "svg", "pdf")  # the files a figure can be written as (`--figures`), by matplotlib's own names
 
 
 def stops(scale: str, count: int = STOPS) -> list[list[int]]:
@@ -35,6 +38,17 @@ def stops(scale: str, count: int = STOPS) -> list[list[int]]:
 
     rgba = colormaps[COLOURMAPS[scale]](np.linspace(0.0, 1.0, count))
     return np.round(rgba[:, :3] * 255).astype(int).tolist()
+
+
+def formats(names: Sequence[str]) -> tuple[str, ...]:
+    """The figure formats `names` (`FORMATS`), each once, in the order given; `InputError` naming the ones that are
+    not."""
+    found = tuple(dict.fromkeys(name.strip().lower() for name in names))
+    unknown = [name for name in found if name not in FORMATS]
+    if unknown or not found:
+        raise InputError(f"{', '.join(map(repr, unknown)) or 'no format'}: figures are written as "
+                         f"{', '.join(FORMATS)}, one or more, e.g. png,svg")
+    return found
 
 
 @dataclass(frozen=True)
@@ -82,8 +96,8 @@ def cells(result: Sweep, grid: Columns, column: str) -> Cells:
 
 @dataclass(frozen=True)
 class Plot:
-    """One figure of the report: its title for the summary, its files, and the drawing call that makes it:
-    `plots.DRAWINGS[kind](*args, **options)`."""
+    """One figure of the report: its title for the summary, its files (one per format, in the order asked; the
+    summary links the first), and the drawing call that makes it: `plots.DRAWINGS[kind](*args, **options)`."""
 
     title: str
     files: tuple[Path, ...]
@@ -134,9 +148,11 @@ def bound_words(result: Sweep) -> str:
     return f"upper bound, {confidence(g.delta / g.rows)} confidence per cell"
 
 
-def plan(result: Sweep, grid: Columns, out_dir: Path, comparison: Comparison | None) -> list[Plot]:
-    """The report's figures, in the order the summary lists them, each a PNG in `out_dir`; `grid` is grid.csv's
-    columns (`tables.grid_table`)."""
+def plan(result: Sweep, grid: Columns, out_dir: Path, comparison: Comparison | None,
+         kinds: Sequence[str] = ("png",)) -> list[Plot]:
+    """The report's figures, in the order the summary lists them, each to be written into `out_dir` once per format
+    of `kinds` (`formats`); `grid` is grid.csv's columns (`tables.grid_table`)."""
+    kinds = formats(kinds)
     synthetic = " (synthetic)" if result.replayed.record.synthetic else ""
     rec = result.recommended
     marked = marks(result)
@@ -145,7 +161,7 @@ def plan(result: Sweep, grid: Columns, out_dir: Path, comparison: Comparison | N
     on = {"rows": rows, "columns": columns}
 
     def files(stem: str) -> tuple[Path, ...]:
-        return (out_dir / f"{stem}.png",)
+        return tuple(out_dir / f"{stem}.{kind}" for kind in kinds)
 
     mean = " (mean over repeats)" if result.repeats > 1 else ""
     for outcome in OUTCOMES:

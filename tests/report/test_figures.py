@@ -1,5 +1,5 @@
 """Which figures a report holds (`report.figures`): plain data planned for `plots`, one file per drawing that
-`plots` knows, titles that say the evidence, a score-change map only with a baseline, the
+`plots` knows and format asked for, titles that say the evidence, a score-change map only with a baseline, the
 marked points, the risk-coverage view's bounds equal to the guarantee's, and the page's colours sampled from the
 figures' own colormaps."""
 
@@ -12,8 +12,9 @@ import matplotlib
 import numpy as np
 import pytest
 
+from quotefinder.core.errors import InputError
 from quotefinder.report import figures, plots
-from quotefinder.report.figures import COLOURMAPS, SCALE_WORDS, PlotAxis, marks, plan, stops
+from quotefinder.report.figures import COLOURMAPS, SCALE_WORDS, PlotAxis, formats, marks, plan, stops
 from quotefinder.report.html import page_data
 from quotefinder.report.tables import grid_table
 from quotefinder.sweep.grid import parse_axis
@@ -65,6 +66,19 @@ def test_an_axis_writes_a_value_as_its_tick_or_the_number() -> None:
     axis = PlotAxis("tier", "Tier", ticks=((0.0, "instant"), (1.0, "deep")))
     assert axis.text(1.0) == "deep" and axis.text(0.5) == "0.5"
     assert PlotAxis("h", "H").text(0.25) == "0.25"
+
+
+def test_each_figure_is_planned_once_per_format_asked_for(swept, tmp_path: Path) -> None:
+    result, _ = swept
+    png = plan(result, grid_table(result), tmp_path, None)
+    both = plan(result, grid_table(result), tmp_path, None, ["SVG", "png", "svg"])
+    assert [f.names for f in both] == [(f"{name[:-4]}.svg", name) for f in png for name in f.names]
+    assert [f.args[1:] for f in both] == [f.args[1:] for f in png]  # one drawing, written twice
+    with pytest.raises(InputError, match="'gif': figures are written as png, svg, pdf"):
+        plan(result, grid_table(result), tmp_path, None, ["png", "gif"])
+    assert formats([" pdf", "png"]) == ("pdf", "png")
+    with pytest.raises(InputError):
+        formats([])
 
 
 def test_a_long_baseline_name_is_cut_in_its_title(swept, tmp_path: Path) -> None:

@@ -28,7 +28,6 @@ from quotefinder.sweep.analysis import LOSSY, Settings, Sweep, analyse
 from quotefinder.sweep.grid import parse_axis
 
 ROWS, COLUMNS = PlotAxis("FIRST", "first words"), PlotAxis("SECOND", "second words")
-KINDS = ("png", "svg", "pdf")  # what `plots.save` writes, by a path's suffix
 
 
 def _cells(size: int, values: np.ndarray, certified: np.ndarray | None = None) -> Cells:
@@ -102,8 +101,8 @@ def _sweep(tmp_path: Path, alpha: float | None = 0.4, seed: int = 7) -> Sweep:
     return analyse(replayed_of(runs, tmp_path), axis, axis, Settings(folds=0, max_wrong_rate=alpha))
 
 
-def _planned(result: Sweep, tmp_path: Path, name: str) -> Plot:
-    jobs = figures.plan(result, grid_table(result), tmp_path, None)
+def _planned(result: Sweep, tmp_path: Path, name: str, kinds: tuple[str, ...] = ("png",)) -> Plot:
+    jobs = figures.plan(result, grid_table(result), tmp_path, None, kinds)
     return next(job for job in jobs if job.names[0] == name)
 
 
@@ -419,7 +418,7 @@ def test_any_text_is_drawn_as_written_on_one_line_and_cut_when_long(tmp_path: Pa
                              "bound": [0.4, 0.1]}, HOSTILE, 0.0, 0.3, HOSTILE, axis=axis)]
     shown = "<U+001B>[31mred<U+0007>"
     for n, figure in enumerate(drawn):
-        for kind in KINDS:
+        for kind in figures.FORMATS:
             plots.save(figure, tmp_path / f"{n}.{kind}")
         texts = [text for text in figure.findobj(Text) if text.get_text()]
         assert all(not text.get_usetex() and not text.get_parse_math() for text in texts)
@@ -432,15 +431,16 @@ def test_any_text_is_drawn_as_written_on_one_line_and_cut_when_long(tmp_path: Pa
 
 def test_the_same_data_gives_the_same_bytes_in_every_format(tmp_path: Path) -> None:
     result = _sweep(tmp_path, 0.4, seed=11)
-    job = _planned(result, tmp_path, "heatmap-wrong.png")
-    written = []
-    for _ in range(2):
-        figure = plots.draw(job)
-        for kind in KINDS[1:]:
-            plots.save(figure, tmp_path / f"h.{kind}")
-        written.append([path.read_bytes() for path in (job.files[0], tmp_path / "h.svg", tmp_path / "h.pdf")])
-    assert written[0] == written[1]
-    assert [data[:5] for data in written[0]] == [b"\x89PNG\r", b"<?xml", b"%PDF-"]
+    job = _planned(result, tmp_path / "first", "heatmap-wrong.png", figures.FORMATS)
+    again = _planned(result, tmp_path / "again", "heatmap-wrong.png", figures.FORMATS)
+    for directory in ("first", "again"):
+        (tmp_path / directory).mkdir()
+    plots.draw(job)
+    plots.draw(again)
+    assert job.names == again.names == ("heatmap-wrong.png", "heatmap-wrong.svg", "heatmap-wrong.pdf")
+    for first, second in zip(job.files, again.files, strict=True):
+        assert first.read_bytes() == second.read_bytes(), first.name
+    assert job.files[1].read_bytes().startswith(b"<?xml") and job.files[2].read_bytes().startswith(b"%PDF")
 
 
 def test_the_users_style_reaches_the_figure_but_not_the_datas_colours() -> None:
@@ -461,7 +461,7 @@ def test_drawing_leaves_the_users_settings_as_they_were(tmp_path: Path) -> None:
     """Writing an SVG fixes its id salt for that one write: the user's settings are the same after."""
     before = dict(matplotlib.rcParams)
     figure = plots.heatmap(_cells(3, np.arange(9)), {}, "t", "wrong", "less", rows=ROWS, columns=COLUMNS)
-    for kind in KINDS:
+    for kind in figures.FORMATS:
         plots.save(figure, tmp_path / f"h.{kind}")
     assert dict(matplotlib.rcParams) == before
 

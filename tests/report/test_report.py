@@ -135,6 +135,26 @@ def test_a_rerun_leaves_only_this_sweeps_files(ten: Path, tmp_path: Path) -> Non
                                                      "report.json", "summary.md"]
 
 
+def test_figures_as_vector_files_are_written_listed_and_linked_instead_of_pngs(ten: Path, tmp_path: Path) -> None:
+    """`--figures svg,pdf`: each figure as an SVG and a PDF, no PNG; the manifest lists them, the summary links the
+    SVG and names the PDF beside it, the tables are those of the PNGs' report; a rerun with the default swaps them
+    for PNGs again."""
+    out = tmp_path / "r"
+    assert main([str(ten), "--out", str(tmp_path / "png")]) == 0
+    assert main([str(ten), "--out", str(out), "--figures", "svg,pdf"]) == 0
+    names = sorted(p.name for p in out.iterdir())
+    assert {"heatmap-wrong.svg", "heatmap-wrong.pdf", "risk-coverage.svg", "flips.pdf"} <= set(names)
+    assert not any(name.endswith(".png") for name in names)
+    assert sorted([*json.loads((out / "report.json").read_text())["files"], "report.json"]) == names
+    summary = (out / "summary.md").read_text(encoding="utf-8")
+    assert "](heatmap-wrong.svg) (also [PDF](heatmap-wrong.pdf))" in summary and ".png" not in summary
+    assert (out / "heatmap-wrong.svg").read_bytes().startswith(b"<?xml")
+    for name in ("decision.json", "grid.csv", "questions.csv", "index.html"):
+        assert (out / name).read_bytes() == (tmp_path / "png" / name).read_bytes(), name
+    assert main([str(ten), "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in (tmp_path / "png").iterdir())
+
+
 def test_files_the_user_owns_are_never_deleted_even_with_a_report_name(ten: Path, tmp_path: Path) -> None:
     """A rerun removes only what the previous sweep's manifest lists: files the user put in the report directory
     stay, even when their names look like a report's (an own heatmap, a comparison of their own)."""
