@@ -47,7 +47,7 @@ from quotefinder.record.recorder import QuestionRun, Recorder
 from quotefinder.record.rundir import RunRecord
 
 TARGETS = {"sweep_s": 5.0, "grid_ratio": 1.3, "memory_mib": 1024.0, "rate_share": 0.9,
-           "demo_s": 1.5, "demo_ratio": 2.0, "every_file_s": 10.0}
+           "demo_s": 2.0, "every_file_s": 10.0}  # the demo's every file: under 2 s (no ratio to tables only)
 
 
 def machine() -> str:
@@ -402,8 +402,7 @@ def report(args: argparse.Namespace, count_responses: int, recorded: tuple[float
             f"{args.repeats} | {demo['all']:.2f} s | < {TARGETS['demo_s']:g} s | "
             f"{_met(demo['all'] < TARGETS['demo_s'])} |",
             f"| ... the same sweep with `--no-plots` (tables and summary) | {demo['tables']:.2f} s | | |",
-            f"| ... every file / `--no-plots` | {ratio:.2f} | <= {TARGETS['demo_ratio']:g} | "
-            f"{_met(ratio <= TARGETS['demo_ratio'])} |",
+            f"| ... every file / `--no-plots` | {ratio:.2f} | | |",
             f"| ... its index.html | {_size(demo['page'])} | | |",
             f"| {args.questions:,} questions, default grid (21 x 21), every file, median of {args.repeats} | "
             f"{scale['all']:.2f} s (`--no-plots` {scale['tables']:.2f} s) | < {TARGETS['every_file_s']:g} s | "

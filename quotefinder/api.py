@@ -95,15 +95,17 @@ class SweepResult:
                     or (self.comparison is not None and self.comparison.worse)
                     or (self.drift is not None and self.drift.failed))
 
-    def write_report(self, out: str | Path, *, plots: bool = True, html: bool = True, force: bool = False) -> Path:
+    def write_report(self, out: str | Path, *, plots: bool = True, html: bool = True, force: bool = False,
+                     figures: Sequence[str] = ("png",)) -> Path:
         """Write the report into `out`, as `sweep.py RUN --out DIR` with the same options writes it (byte for byte:
         the summary's "Options given" line echoes the keyword arguments as the options of `sweep.py` they
         mirror, `wrong_cost=3` as `--wrong-cost 3`). `plots=False` and `html=False` are `--no-plots` and
-        `--no-html`; `force` is `--force`. Returns the directory."""
+        `--no-html`; `figures=("png", "svg")` is `--figures png,svg` (png, svg, pdf); `force` is `--force`.
+        Returns the directory."""
         target = _report_out(out, [self.sweep.replayed.run_dir,
                                    self.comparison.baseline.run_dir if self.comparison is not None else None])
         write_report(ReportDir(target, force=force), self.sweep, self.comparison, self.gate, plots=plots,
-                     page=html, drift=self.drift)
+                     page=html, drift=self.drift, formats=figures)
         return target
 
 

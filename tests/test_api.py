@@ -51,6 +51,15 @@ def test_the_default_sweep_writes_the_committed_report(demo: Path) -> None:
     assert result.gate is None and result.comparison is None and result.holds
 
 
+def test_figures_in_other_formats_are_the_figures_option(demo: Path) -> None:
+    """`write_report(dir, figures=["svg"])` writes what `sweep.py RUN --figures svg` writes, byte for byte."""
+    done = sweep_py("runs/ten", "--figures", "svg", "--out", "cli")
+    assert done.returncode == 0, done.stderr
+    out = quotefinder.open_run("runs/ten").sweep().write_report("api", figures=["svg"])
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == {p.name: p.read_bytes() for p in (demo / "cli").iterdir()}
+    assert (out / "flips.svg").exists() and not (out / "flips.png").exists()
+
+
 def test_keyword_arguments_are_sweep_pys_options(demo: Path) -> None:
     done = sweep_py("runs/ten", *AS_TYPED, "--out", "cli")
     assert done.returncode in (0, 1), done.stderr

@@ -4,6 +4,7 @@ nothing that only the tests, the benchmarks or a prototype run. Built offline fr
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -54,9 +55,21 @@ def test_the_wheel_holds_the_product_and_the_stand_in_and_nothing_else(tmp_path:
     # Every module of the checkout's package ships, and the report's page assets beside them; nothing else does.
     package = source / "quotefinder"
     modules = {p.relative_to(source).as_posix() for p in package.rglob("*.py")}
-    expected = modules | {"quotefinder/report/page.js", "quotefinder/report/page.css",
-                          "quotefinder/report/fonts/DejaVuSans.ttf", "quotefinder/report/fonts/LICENSE"}
+    expected = modules | {"quotefinder/report/page.js", "quotefinder/report/page.css"}
     assert set(shipped) == expected, (f"missing {sorted(expected - set(shipped))}, "
                                       f"unexpected {sorted(set(shipped) - expected)}\n{found}")
     assert {"quotefinder/standin/__main__.py", "quotefinder/standin/server.py", "quotefinder/standin/squad.py",
             "quotefinder/standin/synthetic.py"} <= set(shipped), found
+
+
+def test_the_figures_library_is_a_dependency_and_pillow_is_only_its_own() -> None:
+    """matplotlib draws the figures; Pillow comes with it (matplotlib depends on it), and the project declares none
+    of its own: nothing here draws with it."""
+    import tomllib
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    names = {entry.split(">")[0].split("=")[0].split("<")[0].strip().lower() for entry in declared}
+    assert "matplotlib>=3.8" in declared and "pillow" not in names
+    package = ROOT / "quotefinder"
+    assert not any(re.search(r"^\s*(from|import) PIL\b", path.read_text(encoding="utf-8"), re.MULTILINE)
+                   for path in package.rglob("*.py"))

@@ -16,7 +16,7 @@ from ..sweep.compare import SIGNIFICANCE
 from ..sweep.guarantee import DELTA
 from ..sweep.stats import LEVEL
 from . import config
-from .sweeping import named_axis, run, system_of
+from .sweeping import figure_formats, named_axis, run, system_of
 
 WIDTH = 100  # the --help of every verb fits a screen this wide: at most SCREEN lines, two examples last
 SCREEN = 40
@@ -37,7 +37,7 @@ def add_grid(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--questions", type=Path, metavar="FILE", help="judge with this question file (default: "
                         "the run's)")
     parser.add_argument("--grid", type=named_axis, action="append", metavar="NAME=VALUES",
-                        help="an axis's grid, START:STOP:STEP or A,B, e.g. has_answer=0.2:0.5:0.01 (repeat per axis)")
+                        help="an axis's START:STOP:STEP or A,B (repeat per axis), e.g. answer=0.5:1:0.01")
 
 
 def add_rule(parser: argparse.ArgumentParser) -> None:
@@ -94,6 +94,8 @@ def add_output(parser: argparse.ArgumentParser, plots: bool = True) -> None:
     if plots:
         out.add_argument("--no-plots", action="store_true", help="tables and summary only: the fast path")
         out.add_argument("--no-html", action="store_true", help="leave out index.html, the explorable page")
+        out.add_argument("--figures", type=figure_formats, metavar="FORMATS",
+                         help="each figure as png, svg or pdf, comma-separated (default png)")
     out.add_argument("--allow-incomplete", action="store_true", help="leave out (and list) what cannot be replayed")
     out.add_argument("--no-index", action="store_true", help="replay from the cache, without RUN/replay-index/")
     out.add_argument("--jobs", type=values.jobs, metavar="N",

@@ -30,6 +30,7 @@ from ..report.directory import (
     write_report,
     write_systems_report,
 )
+from ..report.figures import formats
 from ..sweep.analysis import Settings
 from ..sweep.compare import SIGNIFICANCE
 from ..sweep.grid import Axis, cell_index, parse_axis
@@ -41,7 +42,8 @@ from ..sweep.stats import LEVEL
 EXIT_OK, EXIT_WORSE, EXIT_ERROR = cli.EXIT_OK, cli.EXIT_WORSE, cli.EXIT_ERROR
 
 
-QUIET = {"out", "jobs", "force", "no_index", "no_plots", "no_html"}  # options with no effect on what a report says
+# options with no effect on what a report says
+QUIET = {"out", "jobs", "force", "no_index", "no_plots", "no_html", "figures"}
 
 
 def _typed(given: Sequence[str], parser: argparse.ArgumentParser) -> Iterator[tuple[argparse.Action, str, str]]:
@@ -110,6 +112,14 @@ def named_axis(text: str) -> tuple[str, str]:
         raise argparse.ArgumentTypeError(f"{text!r} is not NAME=START:STOP:STEP, e.g. has_answer=0.2:0.5:0.01 "
                                          "(or NAME=A,B for an axis of names, e.g. tier=instant,deep)")
     return name.strip(), spec.strip()
+
+
+def figure_formats(text: str) -> tuple[str, ...]:
+    """'FORMAT[,FORMAT]' (--figures): the files each figure is written as, png, svg or pdf (`figures.FORMATS`)."""
+    try:
+        return formats(text.split(","))
+    except InputError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def point_of(text: str, under_test: System) -> tuple[float, float]:
@@ -225,6 +235,8 @@ def build_parser(argv: Sequence[str] = (), named: tuple[System, str] | None = No
     parser.add_argument("--no-plots", action="store_true",
                         help="write the tables and the summary only (no PNGs, no index.html): the fast path")
     parser.add_argument("--no-html", action="store_true", help="leave out index.html, the explorable page")
+    parser.add_argument("--figures", type=figure_formats, default=("png",), metavar="FORMATS",
+                        help="write each figure as png, svg or pdf, or several, e.g. png,svg (default png)")
     parser.add_argument("--wrong-cost", type=values.wrong_cost, default=2.0, metavar="C",
                         help="objective: correct + no-answer - C x wrong (default 2: a wrong quote costs more "
                         "than a missed one)")
@@ -532,7 +544,7 @@ def _sweep(args: argparse.Namespace, options: SweepOptions, target: ReportDir,
             result, comparison = run_sweep(options, args.review, ask)
         gate = result.gate(args.at, args.max_wrong, args.min_correct) if args.at and _gated(args) else None
         write_report(target, result, comparison, gate, plots=not args.no_plots,
-                     page=not args.no_html, drift=drift)
+                     page=not args.no_html, drift=drift, formats=args.figures)
         console.show_sweep(result, target.path, gate, comparison, page=not (args.no_plots or args.no_html))
         if drift is not None:
             console.show_drift(drift, result)

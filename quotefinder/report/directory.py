@@ -1,7 +1,7 @@
 """The report directory a sweep writes: whole or absent, and nothing of the user's ever removed.
 
     decision.json  grid.csv  questions.csv  comparison.csv (with a baseline)  summary.md  index.html
-    heatmap-*.png  flips.png  risk-coverage.png  report.json (the manifest, last)
+    heatmap-*.png  flips.png  risk-coverage.png (or .svg, .pdf: `--figures`)  report.json (the manifest, last)
 
 A sweep writes every file into a staging directory inside DIR (`DIR/.sweep-staging-PID-RANDOM`, so on the same
 file system even when DIR is a mount point, and writable wherever DIR is), each one flushed to disk. The staging
@@ -59,7 +59,8 @@ MANIFEST = "report.json"
 MANIFEST_FORMAT = "quotefinder-report/1"
 REPORT_FILES = ("decision.json", "grid.csv", "questions.csv", "comparison.csv", "summary.md", "index.html",
                 "systems.csv", "heatmap-*.png", "along-*.png", "flips.png", "risk-coverage.png", "drift.csv",
-                "drift-stages.csv", "monitor.csv")  # along-*.png: an older report's, still recognised
+                "drift-stages.csv", "monitor.csv",  # along-*.png: an older report's, still recognised
+                "heatmap-*.svg", "flips.svg", "risk-coverage.svg", "heatmap-*.pdf", "flips.pdf", "risk-coverage.pdf")
 STAGING_PREFIX = ".sweep-staging-"  # DIR/.sweep-staging-PID-RANDOM: a sweep's files before they are swapped in
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 
@@ -355,9 +356,10 @@ def default_out(*run_dirs: Path) -> Path:
 
 def write_report(out: ReportDir | Path, result: Sweep, comparison: Comparison | None = None,
                  gate: Gate | None = None, plots: bool = True, page: bool = True,
-                 drift: Drift | None = None) -> None:
+                 drift: Drift | None = None, formats: Sequence[str] = ("png",)) -> None:
     """Write every file of one sweep's report into `out` (a `ReportDir`, or a path: `ReportDir(path)`), whole
-    or not at all; `plots=False` writes the tables and the summary only, `page=False` leaves out index.html.
+    or not at all; `plots=False` writes the tables and the summary only, `page=False` leaves out index.html,
+    `formats` are the files of each figure (`figures.FORMATS`: png, svg, pdf).
     A refresh's `drift` adds drift.csv, drift-stages.csv, the summary's opening "Drift" section and
     decision.json's `drift`."""
     target = out if isinstance(out, ReportDir) else ReportDir(out)
@@ -365,7 +367,7 @@ def write_report(out: ReportDir | Path, result: Sweep, comparison: Comparison | 
     grid = grid_table(result)
     staging = target.stage()
     try:
-        planned = figures.plan(result, grid, staging, comparison) if plots else []
+        planned = figures.plan(result, grid, staging, comparison, formats) if plots else []
         files = {"decision.json": decision_json(result, drift),
                  "grid.csv": csv_bytes(grid),
                  "questions.csv": csv_bytes(questions_table(result, comparison), text=True)}
@@ -374,7 +376,7 @@ def write_report(out: ReportDir | Path, result: Sweep, comparison: Comparison | 
             files["drift-stages.csv"] = csv_bytes(drifting.stages_frame(drift))
         if comparison is not None:
             files["comparison.csv"] = csv_bytes(comparison_table(result, comparison))
-        drawn = [(job.title, job.name) for job in planned]
+        drawn = [(job.title, *job.names) for job in planned]
         if plots and page:
             shown = [drifting.verdict(drift), drifting.exit_words(drift)] if drift is not None else []
             files["index.html"] = html.page(result, shown).encode()
@@ -384,11 +386,11 @@ def write_report(out: ReportDir | Path, result: Sweep, comparison: Comparison | 
         for name, data in files.items():
             write_atomic(staging / name, data, SHARED_FILE)
         if planned:
-            from .plots import draw  # here: a sweep that writes tables alone never loads Pillow
+            from .plots import draw  # here: a sweep that writes tables alone never loads matplotlib
 
             for job in planned:
                 draw(job)
-        target.commit([*files, *(name for _, name in drawn)])
+        target.commit([*files, *(name for job in planned for name in job.names)])
     finally:
         target.discard()
 

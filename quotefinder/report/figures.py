@@ -1,56 +1,54 @@
-"""Which PNGs a sweep's report holds, with their titles and the plain data each is drawn from (`plots` draws
-them), and the colour scales the PNGs and the page share."""
+"""Which figures a sweep's report holds, with their titles, their files and the plain data each is drawn from
+(`plots` draws them), and the colour scales the figures and the pages share (matplotlib's colormaps)."""
 
 from __future__ import annotations
 
-import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..questions import OUTCOMES, UNKNOWN
+from ..core.errors import InputError
+from ..core.textsafe import SHOWN_AT_MOST
+from ..questions import OUTCOMES, UNKNOWN, shorter
 from ..sweep.analysis import Sweep, label_masks
 from ..sweep.compare import Comparison
 from .numbers import confidence
 from .tables import Columns, flip_frame
 
-# Whether more of a heatmap's quantity is better ("more") or worse ("less"): it picks the colour scale (the
-# PNGs and the page: `PALETTES`), so good and bad outcomes never share one.
+# Whether more of a heatmap's quantity is better ("more") or worse ("less"): it picks the colour scale
+# (`COLOURMAPS`), so good and bad outcomes never share one.
 BETTER = {"correct": "more", "no_answer": "more", "score": "more", "score_change": "more",
           "wrong": "less", "missed": "less", "unjudged": "less", "unlabelled": "less"}
-# The colour scales, low to high, blended between stops: viridis (more is better), OrRd (more is worse) and
-# cividis (neither) at a few stops each; the PNGs and the page (`html.page_data`) colour by the same ones.
-PALETTES: dict[str, tuple[tuple[int, int, int], ...]] = {
-    "more": ((68, 1, 84), (71, 45, 123), (59, 82, 139), (44, 114, 142), (33, 145, 140), (40, 174, 128),
-             (94, 201, 98), (173, 220, 48), (253, 231, 37)),
-    "less": ((255, 247, 236), (254, 232, 200), (253, 212, 158), (253, 186, 131), (252, 140, 89), (239, 100, 71),
-             (214, 47, 30), (178, 0, 0), (127, 0, 0)),
-    "neither": ((0, 32, 77), (65, 77, 107), (124, 123, 120), (188, 175, 111), (255, 234, 70)),
-}
+# matplotlib's colormaps, low to high: viridis where more is better, OrRd where more is worse, cividis for anything
+# else; colour-blind safe, each in order in greyscale. The figures draw with them and the pages sample them (`stops`).
+COLOURMAPS = {"more": "viridis", "less": "OrRd", "neither": "cividis"}
 SCALE_WORDS = {"more": "more is better", "less": "more is worse", "neither": ""}
+STOPS = 9  # colours a page blends between, per scale
+FORMATS = ("png", "svg", "pdf")  # the files a figure can be written as (`--figures`), by matplotlib's own names
 
 
-def colour(palette: tuple[tuple[int, int, int], ...], value: float, low: float, high: float) -> tuple[int, int, int]:
-    """The colour of `value` on the scale [low, high] of `palette` (the middle when the scale is one value), as the
-    page computes it (`page.js` `colour`: halves rounded up)."""
-    x = (value - low) / (high - low) if high > low else 0.5
-    position = min(max(x, 0.0), 1.0) * (len(palette) - 1)
-    k = min(int(position), len(palette) - 2)
-    f = position - k
-    r, g, b = (math.floor(c + f * (d - c) + 0.5) for c, d in zip(palette[k], palette[k + 1], strict=True))
-    return r, g, b
+def stops(scale: str, count: int = STOPS) -> list[list[int]]:
+    """`count` colours evenly spaced along the colormap of `scale` (`COLOURMAPS`), low to high, as 0-255 RGB: what
+    a page blends between, so that it colours as the figures do. Imports matplotlib's colormaps (a page is written
+    only with the figures, which import it anyway)."""
+    from matplotlib import colormaps  # here: a sweep that writes tables alone never imports matplotlib
+
+    rgba = colormaps[COLOURMAPS[scale]](np.linspace(0.0, 1.0, count))
+    return np.round(rgba[:, :3] * 255).astype(int).tolist()
 
 
-def colours(palette: tuple[tuple[int, int, int], ...], values: np.ndarray, low: float, high: float) -> np.ndarray:
-    """`colour` of every value at once: an array of RGB bytes, one more axis than `values`."""
-    stops = np.asarray(palette, dtype=float)
-    x = (np.asarray(values, dtype=float) - low) / (high - low) if high > low else np.full(np.shape(values), 0.5)
-    position = np.clip(x, 0.0, 1.0) * (len(palette) - 1)
-    k = np.minimum(position.astype(int), len(palette) - 2)
-    f = (position - k)[..., None]
-    return np.floor(stops[k] + f * (stops[k + 1] - stops[k]) + 0.5).astype(np.uint8)
+def formats(names: Sequence[str]) -> tuple[str, ...]:
+    """The figure formats `names` (`FORMATS`), each once, in the order given; `InputError` naming the ones that are
+    not."""
+    found = tuple(dict.fromkeys(name.strip().lower() for name in names))
+    unknown = [name for name in found if name not in FORMATS]
+    if unknown or not found:
+        raise InputError(f"{', '.join(map(repr, unknown)) or 'no format'}: figures are written as "
+                         f"{', '.join(FORMATS)}, one or more, e.g. png,svg")
+    return found
 
 
 @dataclass(frozen=True)
@@ -97,18 +95,25 @@ def cells(result: Sweep, grid: Columns, column: str) -> Cells:
 
 
 @dataclass(frozen=True)
-class Figure:
-    """One PNG: its title and file name for the summary, and the drawing call that makes it."""
+class Plot:
+    """One figure of the report: its title for the summary, its files (one per format, in the order asked; the
+    summary links the first), and the drawing call that makes it: `plots.DRAWINGS[kind](*args, **options)`."""
 
     title: str
-    name: str
+    files: tuple[Path, ...]
     kind: str  # a drawing function of `plots` (`plots.DRAWINGS`): heatmap, flips, risk_coverage
     args: tuple[Any, ...]
     options: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Its files' names, as the report lists them."""
+        return tuple(path.name for path in self.files)
+
 
 def marks(result: Sweep) -> dict[str, tuple[float, float]]:
-    """The marked points of every heatmap, by name (`plots.MARKS`), as (HAS_ANSWER_CUTOFF, ANSWER_CUTOFF)."""
+    """The marked points of every heatmap, by name (`plots.MARKS`), as (first axis, second axis): (HAS_ANSWER_CUTOFF,
+    ANSWER_CUTOFF) for the quote finder."""
     h, a = result.h_axis.values, result.a_axis.values
     found = {"default": (result.default.h, result.default.a), "recommended": result.decision.point}
     if result.decision.best_certified is not None:
@@ -143,38 +148,43 @@ def bound_words(result: Sweep) -> str:
     return f"upper bound, {confidence(g.delta / g.rows)} confidence per cell"
 
 
-def plan(result: Sweep, grid: Columns, out_dir: Path, comparison: Comparison | None) -> list[Figure]:
-    """The report's PNGs, in the order the summary lists them; `grid` is grid.csv's columns (`tables.grid_table`)."""
+def plan(result: Sweep, grid: Columns, out_dir: Path, comparison: Comparison | None,
+         kinds: Sequence[str] = ("png",)) -> list[Plot]:
+    """The report's figures, in the order the summary lists them, each to be written into `out_dir` once per format
+    of `kinds` (`formats`); `grid` is grid.csv's columns (`tables.grid_table`)."""
+    kinds = formats(kinds)
     synthetic = " (synthetic)" if result.replayed.record.synthetic else ""
     rec = result.recommended
     marked = marks(result)
-    planned: list[Figure] = []
+    planned: list[Plot] = []
     rows, columns = plot_axes(result)
     on = {"rows": rows, "columns": columns}
+
+    def files(stem: str) -> tuple[Path, ...]:
+        return tuple(out_dir / f"{stem}.{kind}" for kind in kinds)
 
     mean = " (mean over repeats)" if result.repeats > 1 else ""
     for outcome in OUTCOMES:
         if outcome in UNKNOWN and not np.any(grid[outcome.value]):
             continue
         title = f"{outcome.label.capitalize()} questions per cell{mean}{synthetic}"
-        name = f"heatmap-{outcome.label}.png"
-        planned.append(Figure(title, name, "heatmap", (cells(result, grid, outcome.value), out_dir / name, marked,
-                                                       title, f"{outcome.label} questions", BETTER[outcome.value]), on))
+        planned.append(Plot(title, files(f"heatmap-{outcome.label}"), "heatmap",
+                            (cells(result, grid, outcome.value), marked, title, f"{outcome.label} questions",
+                             BETTER[outcome.value]), on))
     if comparison is not None:
         change = Cells(comparison.score_difference.reshape(len(result.h_axis.values), len(result.a_axis.values)),
                        np.asarray(result.h_axis.values, float), np.asarray(result.a_axis.values, float))
-        title = f"Score change against {comparison.baseline.run_dir.name} per cell{synthetic}"
-        planned.append(Figure(title, "heatmap-score-change.png", "heatmap",
-                              (change, out_dir / "heatmap-score-change.png", marked, title,
-                               "score now minus baseline", BETTER["score_change"]), on))
+        baseline = shorter(comparison.baseline.run_dir.name, SHOWN_AT_MOST)  # a name of any length: cut
+        title = f"Score change against {baseline} per cell{synthetic}"
+        planned.append(Plot(title, files("heatmap-score-change"), "heatmap",
+                            (change, marked, title, "score now minus baseline", BETTER["score_change"]), on))
     certificate = result.guarantee.certificate
     title = f"Wrong-answer rate against coverage along {columns.title} at {rows.title} {rows.text(rec.h)}{synthetic}"
-    planned.append(Figure(title, "risk-coverage.png", "risk_coverage",
-                          (risk_coverage_frame(result), out_dir / "risk-coverage.png", title, rec.a,
-                           certificate.alpha if certificate is not None else None, bound_words(result)),
-                          {"axis": columns}))
+    planned.append(Plot(title, files("risk-coverage"), "risk_coverage",
+                        (risk_coverage_frame(result), title, rec.a,
+                         certificate.alpha if certificate is not None else None, bound_words(result)),
+                        {"axis": columns}))
     if result.system.axes[1].kind == "cutoff":  # a flip is a cutoff's value: the top's compare probability
         title = f"Where each question's outcome flips, at {rows.title} {rows.text(rec.h)}{synthetic}"
-        planned.append(Figure(title, "flips.png", "flips", (flip_frame(result), out_dir / "flips.png", title,
-                                                            rec.a), {"axis": columns}))
+        planned.append(Plot(title, files("flips"), "flips", (flip_frame(result), title, rec.a), {"axis": columns}))
     return planned

@@ -118,7 +118,7 @@ def page_data(result: Sweep) -> dict[str, Any]:
         "bestCertified": list(result.decision.best_certified) if result.decision.best_certified is not None else None,
         "grids": grids,
         "better": {name: figures.BETTER.get(name) for name in grids},
-        "palettes": {name: [list(stop) for stop in stops] for name, stops in figures.PALETTES.items()},
+        "stops": {scale: figures.stops(scale) for scale in figures.COLOURMAPS},  # the figures' colormaps
         "scaleWords": figures.SCALE_WORDS,
         "risk": _risk(result),
         "certified": certificate.certified.astype(int).tolist() if certificate is not None else None,

@@ -67,8 +67,9 @@
 
   // ---- heatmaps -------------------------------------------------------------------------------------
   // One scale where more is better (viridis), another where more is worse (OrRd), cividis for anything else:
-  // colour-blind safe, each in order in greyscale; the PNGs use the same ones (figures.PALETTES).
-  const PALETTES = data.palettes;
+  // colour-blind safe, each in order in greyscale: matplotlib's colormaps, which the figures draw with, sampled at
+  // evenly spaced stops (figures.stops) and blended between here.
+  const STOPS = data.stops;
   const SCALE_WORDS = data.scaleWords;
 
   function colour(palette, value, low, high) {
@@ -189,7 +190,7 @@
         high = Math.max(high, value);
       }
     }
-    const palette = PALETTES[panel.better];
+    const palette = STOPS[panel.better];
     const image = new ImageData(A.length, H.length);
     for (let i = 0; i < H.length; i += 1) {
       for (let j = 0; j < A.length; j += 1) {

@@ -55,9 +55,10 @@ def _axis_words(axis: Axis) -> str:
     return f"{first} to {last} in steps of {step}"
 
 
-def summary_markdown(result: Sweep, plots: Sequence[tuple[str, str]] = (), gate: str = "",
+def summary_markdown(result: Sweep, plots: Sequence[tuple[str, ...]] = (), gate: str = "",
                      comparison: Comparison | None = None, page: bool = False, first: Sequence[str] = ()) -> str:
-    """The summary a team reads in CI. `plots` are (title, relative path); `gate` a line to add; `page`
+    """The summary a team reads in CI. `plots` are (title, relative path, the same figure's other files); `gate` a
+    line to add; `page`
     whether index.html is written beside it; `first` a section to open with (a refresh's "Drift"). At most
     `SUMMARY_AT_MOST` bytes, whatever the pages say."""
     opening = list(first)
@@ -132,12 +133,18 @@ def summary_markdown(result: Sweep, plots: Sequence[tuple[str, str]] = (), gate:
     if page:
         lines.append("- `index.html`: open it in a browser to explore the grid; hover a cell for its counts, click "
                      "it for its questions")
-    lines += [f"- [{markdown_text(title)}]({path})" for title, path in plots]  # a title may name the baseline
+    lines += [_figure_line(title, *paths) for title, *paths in plots]
     lines += ["- `questions.csv`, `grid.csv`: every question and every cell",
               "- `decision.json`: the decision, for CI; `report.json`: every file of this report with its SHA-256", "",
               f"Page text is cut here at {FIELD_AT_MOST} characters and lists at {LIST_AT_MOST} rows; {full} "
               "every question in full."]
     return _capped("\n".join(lines).rstrip() + "\n", full)
+
+
+def _figure_line(title: str, path: str, *others: str) -> str:
+    """A figure's line in "The whole report": its title linking its first file, then its other formats' files."""
+    also = ", ".join(f"[{other.rsplit('.', 1)[-1].upper()}]({other})" for other in others)
+    return f"- [{markdown_text(title)}]({path})" + (f" (also {also})" if also else "")  # a title may name a run
 
 
 def _capped(text: str, full: str) -> str:

@@ -17,7 +17,7 @@ import numpy as np
 from ..core.textsafe import markdown_code, markdown_text, visible
 from ..sweep.analysis import Sweep
 from ..sweep.systems import Systems
-from .figures import PALETTES, colour
+from .figures import COLOURMAPS, stops
 from .html import document_head
 from .systems import settings_word, ship_lines, which_to_ship_lines
 from .wording import decision_lines, options_words, pipeline_words
@@ -40,14 +40,24 @@ table.data th, table.data td { border: 1px solid #ccc; padding: 0.2rem 0.5rem; t
                                overflow-wrap: anywhere; }
 .scale { display: inline-block; width: 12rem; height: 0.8rem; vertical-align: middle;
          background: linear-gradient(to right, STOPS); }
-""".replace("STOPS", ", ".join(f"rgb{c}" for c in PALETTES["more"]))
+"""
 
 
-def hex_colour(value: float, low: float, high: float) -> str:
-    """The viridis colour of `value` on the scale [low, high], as the sweep's own page and PNGs colour "more is
-    better" (`figures.PALETTES`)."""
-    r, g, b = colour(PALETTES["more"], value, low, high)
-    return f"#{r:02x}{g:02x}{b:02x}"
+def _style() -> str:
+    """The page's styles, its colour scale's gradient sampled from the colormap of "more is better"."""
+    return STYLE.replace("STOPS", ", ".join(f"rgb({r}, {g}, {b})" for r, g, b in stops("more")))
+
+
+def hex_colours(values: np.ndarray, low: float, high: float) -> np.ndarray:
+    """The colour (`#rrggbb`) of each of `values` on the scale [low, high] (the middle when the scale is one value)
+    in the colormap of "more is better" (`figures.COLOURMAPS`: viridis), as the sweep's own figures colour it: an
+    array of `values`' shape."""
+    from matplotlib import colormaps  # here: a sweep that writes tables alone never imports matplotlib
+
+    values = np.asarray(values, dtype=float)
+    x = (values - low) / (high - low) if high > low else np.full(values.shape, 0.5)
+    rgb = np.round(colormaps[COLOURMAPS["more"]](np.clip(x, 0.0, 1.0))[..., :3] * 255).astype(int)
+    return np.array([f"#{r:02x}{g:02x}{b:02x}" for r, g, b in rgb.reshape(-1, 3)], dtype=object).reshape(values.shape)
 
 
 def _text(value: object) -> str:
@@ -59,6 +69,7 @@ def score_grid(result: Sweep, low: float, high: float) -> str:
     single-run page's heatmaps, columns the second, each cell coloured on the shared scale [low, high], its numbers
     in its title; the recommended cell outlined and starred."""
     scores = np.round(result.scores, 9)
+    backgrounds = hex_colours(scores, low, high)
     chosen = result.decision.marked
     h_text = [result.h_axis.text(i) for i in range(len(result.h_axis.decimals))]
     a_text = [result.a_axis.text(j) for j in range(len(result.a_axis.decimals))]
@@ -71,8 +82,7 @@ def score_grid(result: Sweep, low: float, high: float) -> str:
             mark = (i, j) == chosen
             title = f"{h}, {a}: score {scores[i, j]:g}" + (" (recommended)" if mark else "")
             chosen_attributes = ' class="chosen" data-chosen="1"' if mark else ""
-            background = hex_colour(float(scores[i, j]), low, high)
-            cells.append(f"<td style=\"background:{background}\" title=\"{_text(title)}\""
+            cells.append(f"<td style=\"background:{backgrounds[i, j]}\" title=\"{_text(title)}\""
                          f"{chosen_attributes}>{'★' if mark else ''}</td>")
         rows.append(f"<tr data-row=\"{i}\"><th scope=\"row\">{_text(h) if i % step == 0 else ''}</th>"
                     f"{''.join(cells)}</tr>")
@@ -127,7 +137,7 @@ def page(sweeps: Sequence[Sweep], names: Sequence[str], pipelines: Sequence[str]
                      "</section>")
     title = " vs ".join(names) + (" (SYNTHETIC evidence)" if synthetic else "")
     policy = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
-    return f"""{document_head(policy, f"Which system to ship: {visible(title)}", STYLE)}
+    return f"""{document_head(policy, f"Which system to ship: {visible(title)}", _style())}
 <body>
 <h1>Which system to ship</h1>
 {banner}

@@ -55,3 +55,24 @@ def test_a_run_folder_named_with_escape_codes_is_printed_inert(ten: Path, tmp_pa
     for text in (captured.out, captured.err):
         assert not any(char in text for char in "\x1b\x07\u202e"), text
     assert "te<U+001B>[2J" in captured.out and "<U+202E>evil" in captured.out and "<U+001B>[31m" in captured.err
+
+
+def test_figures_in_other_formats_through_the_verb_and_the_alias(ten: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """`--figures pdf,png` writes each figure as both, through `quotefinder sweep` and `sweep.py` alike, and the
+    summary is the default one but for the PDFs it names; a format matplotlib is not asked for is refused."""
+    monkeypatch.chdir(ten.parent.parent)
+    assert main(["runs/ten", "--out", "verb", "--figures", "pdf,png"]) == 0
+    assert sweepcmd.main(["runs/ten", "--out", "alias", "--figures", "pdf,png"]) == 0
+    written = sorted(p.name for p in Path("verb").iterdir())
+    assert written == sorted(p.name for p in Path("alias").iterdir())
+    assert {"flips.pdf", "flips.png", "heatmap-wrong.pdf", "heatmap-wrong.png"} <= set(written)
+    summary = Path("verb", "summary.md").read_text(encoding="utf-8")
+    assert summary == Path("alias", "summary.md").read_text(encoding="utf-8")
+    committed = (ROOT / "reports" / "ten" / "summary.md").read_text(encoding="utf-8")
+    assert summary.count("[PNG]") == 6  # each figure links its PDF, then its PNG
+    assert [line for line in summary.splitlines() if ".pdf" not in line] == [
+        line for line in committed.splitlines() if ".png" not in line]
+    capsys.readouterr()
+    assert main(["runs/ten", "--figures", "png,gif"]) == 2
+    assert "--figures: 'gif': figures are written as png, svg, pdf" in capsys.readouterr().err

@@ -1,18 +1,20 @@
-"""Which PNGs a report holds (`report.figures`): plain data planned for `plots`, one file per drawing that
-`plots` knows, titles that say the evidence, a score-change map only with a baseline, the marked points, and
-the risk-coverage view's bounds equal to the guarantee's."""
+"""Which figures a report holds (`report.figures`): plain data planned for `plots`, one file per drawing that
+`plots` knows and format asked for, titles that say the evidence, a score-change map only with a baseline, the
+marked points, the risk-coverage view's bounds equal to the guarantee's, and the page's colours sampled from the
+figures' own colormaps."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
+import matplotlib
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
+from quotefinder.core.errors import InputError
 from quotefinder.report import figures, plots
-from quotefinder.report.figures import PALETTES, SCALE_WORDS, PlotAxis, colour, colours, marks, plan
+from quotefinder.report.figures import COLOURMAPS, SCALE_WORDS, PlotAxis, formats, marks, plan, stops
 from quotefinder.report.html import page_data
 from quotefinder.report.tables import grid_table
 from quotefinder.sweep.grid import parse_axis
@@ -29,13 +31,14 @@ def swept(ten: Path):
 def test_the_plan_is_one_file_per_drawing_each_titled_with_its_evidence(swept, tmp_path: Path) -> None:
     result, comparison = swept
     planned = plan(result, grid_table(result), tmp_path, None)
-    names = [figure.name for figure in planned]
+    names = [name for figure in planned for name in figure.names]
     assert len(set(names)) == len(names) and all(name.endswith(".png") for name in names)
+    assert all(figure.files == (tmp_path / figure.names[0],) for figure in planned)
     assert {"heatmap-correct.png", "heatmap-wrong.png", "risk-coverage.png", "flips.png"} <= set(names)
     assert all(figure.kind in plots.DRAWINGS for figure in planned)
     assert all(figure.title.endswith("(synthetic)") for figure in planned)
     with_baseline = plan(result, grid_table(result), tmp_path, comparison)
-    assert [f.name for f in with_baseline] == [*names[:-2], "heatmap-score-change.png", *names[-2:]]
+    assert [f.names[0] for f in with_baseline] == [*names[:-2], "heatmap-score-change.png", *names[-2:]]
     # no curves along one row and one column: the heatmaps hold their counts (BENCHMARKS.md, "Every file
     # against tables only")
     assert not any(name.startswith("along-") for name in names)
@@ -65,18 +68,42 @@ def test_an_axis_writes_a_value_as_its_tick_or_the_number() -> None:
     assert PlotAxis("h", "H").text(0.25) == "0.25"
 
 
-@given(st.lists(st.floats(-10, 10, allow_nan=False), min_size=1, max_size=40), st.floats(-5, 5), st.floats(0, 5),
-       st.sampled_from(sorted(PALETTES)))
-def test_every_cells_colour_at_once_is_each_cells_colour(values, low, span, name) -> None:
-    """`colours` (the heatmaps' many cells at once) against `colour` (one value, as the page computes it), value by
-    value, on every palette, with values beyond the scale and a scale of one value."""
-    palette, high = PALETTES[name], low + span
-    at_once = colours(palette, np.array(values), low, high)
-    assert [tuple(int(c) for c in rgb) for rgb in at_once] == [colour(palette, v, low, high) for v in values]
+def test_each_figure_is_planned_once_per_format_asked_for(swept, tmp_path: Path) -> None:
+    result, _ = swept
+    png = plan(result, grid_table(result), tmp_path, None)
+    both = plan(result, grid_table(result), tmp_path, None, ["SVG", "png", "svg"])
+    assert [f.names for f in both] == [(f"{name[:-4]}.svg", name) for f in png for name in f.names]
+    assert [f.args[1:] for f in both] == [f.args[1:] for f in png]  # one drawing, written twice
+    with pytest.raises(InputError, match="'gif': figures are written as png, svg, pdf"):
+        plan(result, grid_table(result), tmp_path, None, ["png", "gif"])
+    assert formats([" pdf", "png"]) == ("pdf", "png")
+    with pytest.raises(InputError):
+        formats([])
 
 
-def test_the_page_colours_by_the_palettes_the_pngs_use(swept) -> None:
+def test_a_long_baseline_name_is_cut_in_its_title(swept, tmp_path: Path) -> None:
+    result, comparison = swept
+    baseline = replace(comparison.baseline, run_dir=tmp_path / ("b" * 10_000))  # (no such directory: only its name)
+    planned = plan(result, grid_table(result), tmp_path, replace(comparison, baseline=baseline))
+    (change,) = [f for f in planned if "score-change" in f.names[0]]
+    assert change.title.startswith("Score change against " + "b" * 80 + "... per cell")
+
+
+@pytest.mark.parametrize("scale", sorted(COLOURMAPS))
+def test_the_pages_colours_are_sampled_from_the_figures_colormaps(scale) -> None:
+    """Evenly spaced along the colormap, ends included, in 0-255 RGB: the page blends between what the figures
+    draw with."""
+    found = stops(scale)
+    assert len(found) == figures.STOPS and all(len(rgb) == 3 for rgb in found)
+    colormap = matplotlib.colormaps[COLOURMAPS[scale]]
+    for k, rgb in enumerate(found):
+        want = np.array(colormap(k / (len(found) - 1))[:3]) * 255
+        assert np.abs(np.array(rgb) - want).max() <= 0.5
+    assert stops("more")[0] == [68, 1, 84] and stops("more")[-1] == [253, 231, 37]  # viridis, as people know it
+
+
+def test_the_page_colours_by_the_colormaps_the_figures_use(swept) -> None:
     result, _ = swept
     data = page_data(result)
-    assert data["palettes"] == {name: [list(stop) for stop in stops] for name, stops in PALETTES.items()}
-    assert data["scaleWords"] == SCALE_WORDS and set(data["better"].values()) <= {*PALETTES, None}
+    assert data["stops"] == {scale: stops(scale) for scale in COLOURMAPS}
+    assert data["scaleWords"] == SCALE_WORDS and set(data["better"].values()) <= {*COLOURMAPS, None}

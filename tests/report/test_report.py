@@ -106,8 +106,8 @@ def test_the_job_summary_stays_under_githubs_limit_whatever_the_pages_say(tmp_pa
 
 
 def test_plots_draw_odd_text_literally(tmp_path: Path, standin_for, monkeypatch) -> None:
-    """An id like `odd-$\\frac$-id` is drawn as written: nothing in a label is read as markup (to a plotting library
-    that reads `$...$` as math, it is invalid mathtext, and no PNG is made)."""
+    """An id like `odd-$\\frac$-id` is drawn as written: nothing in a label is read as markup (to matplotlib, which
+    reads `$...$` as math, it is invalid mathtext, and no PNG would be made)."""
     text = "The price was $5 and then $7_{2} in the sale, said the page."
     scenario = {"What did it cost?": [page("Price $ list", "https://p.example", text, has_answer=0.9, answers=0.9)]}
     server = standin_for(write_scenario(tmp_path / "s.json", scenario))
@@ -117,9 +117,9 @@ def test_plots_draw_odd_text_literally(tmp_path: Path, standin_for, monkeypatch)
     from quotefinder.report import plots
 
     drawn: dict[str, list[str]] = {}
-    save = plots._save
-    monkeypatch.setattr(plots, "_save", lambda canvas, path: (drawn.setdefault(path.name, canvas.texts("tick")),
-                                                             save(canvas, path)))
+    save = plots.save
+    monkeypatch.setattr(plots, "save", lambda figure, path: (
+        drawn.setdefault(path.name, [t.get_text() for t in figure.axes[0].get_yticklabels()]), save(figure, path)))
     assert main([str(tmp_path / "run"), "--out", str(tmp_path / "r")]) == 0
     assert (tmp_path / "r" / "flips.png").stat().st_size > 1000
     assert "odd-$\\frac$-id" in drawn["flips.png"]  # the id as written, beside its bar
@@ -133,6 +133,26 @@ def test_a_rerun_leaves_only_this_sweeps_files(ten: Path, tmp_path: Path) -> Non
     assert main([str(ten), "--no-plots", "--out", str(out)]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["decision.json", "grid.csv", "notes.txt", "questions.csv",
                                                      "report.json", "summary.md"]
+
+
+def test_figures_as_vector_files_are_written_listed_and_linked_instead_of_pngs(ten: Path, tmp_path: Path) -> None:
+    """`--figures svg,pdf`: each figure as an SVG and a PDF, no PNG; the manifest lists them, the summary links the
+    SVG and names the PDF beside it, the tables are those of the PNGs' report; a rerun with the default swaps them
+    for PNGs again."""
+    out = tmp_path / "r"
+    assert main([str(ten), "--out", str(tmp_path / "png")]) == 0
+    assert main([str(ten), "--out", str(out), "--figures", "svg,pdf"]) == 0
+    names = sorted(p.name for p in out.iterdir())
+    assert {"heatmap-wrong.svg", "heatmap-wrong.pdf", "risk-coverage.svg", "flips.pdf"} <= set(names)
+    assert not any(name.endswith(".png") for name in names)
+    assert sorted([*json.loads((out / "report.json").read_text())["files"], "report.json"]) == names
+    summary = (out / "summary.md").read_text(encoding="utf-8")
+    assert "](heatmap-wrong.svg) (also [PDF](heatmap-wrong.pdf))" in summary and ".png" not in summary
+    assert (out / "heatmap-wrong.svg").read_bytes().startswith(b"<?xml")
+    for name in ("decision.json", "grid.csv", "questions.csv", "index.html"):
+        assert (out / name).read_bytes() == (tmp_path / "png" / name).read_bytes(), name
+    assert main([str(ten), "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in (tmp_path / "png").iterdir())
 
 
 def test_files_the_user_owns_are_never_deleted_even_with_a_report_name(ten: Path, tmp_path: Path) -> None:

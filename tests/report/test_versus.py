@@ -7,11 +7,12 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from conftest import ROOT, copy_run, github_html
-from quotefinder.report.versus import hex_colour
+from quotefinder.report.versus import hex_colours
 from quotefinder.sweepcmd import main
 from test_html import SCREENSHOTS, Opened, browser, demo  # noqa: F401 (the fixtures)
 
@@ -80,8 +81,11 @@ def test_the_systems_page_shows_which_to_ship_and_each_grid(browser, tmp_path: P
 
 
 def test_the_colour_scale_runs_from_the_lowest_score_to_the_highest() -> None:
-    assert hex_colour(0, 0, 10) == "#440154" and hex_colour(10, 0, 10) == "#fde725"
-    assert hex_colour(5, 5, 5) == hex_colour(0.5, 0, 1)  # one value: the middle
+    """viridis's own ends (matplotlib's), the middle for a scale of one value, and every cell of a grid at once."""
+    assert hex_colours(np.array([0, 10]), 0, 10).tolist() == ["#440154", "#fde725"]
+    assert hex_colours(np.array([5]), 5, 5)[0] == hex_colours(np.array([0.5]), 0, 1)[0]  # one value: the middle
+    grid = np.array([[-3.0, 0.0], [5.0, 99.0]])
+    assert hex_colours(grid, 0, 5).tolist() == [["#440154", "#440154"], ["#fde725", "#fde725"]]  # clipped to the scale
 
 
 def _row_label_y(page, system: int, row: int) -> float:
