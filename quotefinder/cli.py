@@ -18,7 +18,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, ParamSpec, TextIO
 
 from .core.errors import InputError, QuoteFinderError
-from .core.textsafe import one_line, shown, visible
+from .core.textsafe import said, shown, visible
 from .core.values import MAX_NUMBER_TEXT
 from .sweep.grid import Axis, parse_axis
 
@@ -164,28 +164,49 @@ def guarded(prog: str) -> Callable[[Callable[P, int]], Callable[P, int]]:
 
 
 def _guarded_run(prog: str, main: Callable[P, int], *args: P.args, **kwargs: P.kwargs) -> int:
-    """`main(*args, **kwargs)` under `guarded`'s rules."""
+    """`main(*args, **kwargs)` under `guarded`'s rules: whatever it raises (a `BaseException` of a plugin's own
+    included), exit 2 with one line, but a broken pipe on stdout (`quiet_on_a_closed_stdout`'s, exit 141)."""
     try:
         return main(*args, **kwargs)
-    except BrokenPipeError:
-        raise  # `quiet_on_a_closed_stdout`'s
+    except BrokenPipeError as error:
+        if stdout_closed():
+            raise
+        _unexpected(prog, error)
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
     except QuoteFinderError as error:
         report_error(prog, error, _blanked)
     except SystemExit as done:
-        print(f"{prog}: something it ran tried to end the process (SystemExit({shown(done.code)})), so nothing "
+        print(f"{prog}: something it ran tried to end the process (SystemExit({said(done.code)})), so nothing "
               "was decided: a plugin of the quotefinder.systems entry point group, or a bug", file=sys.stderr)
-    except Exception as error:
-        if os.environ.get(DEBUG_ENV):
-            import traceback
-
-            print(_blanked("".join(traceback.format_exception(error))), file=sys.stderr, end="")
-        print(_blanked(f"{prog}: stopped by an unexpected error, so nothing was decided: "
-                       f"{type(error).__name__}: {one_line(shown(str(error)))}. This is a bug; please report "
-                       f"it with the command you ran (set {DEBUG_ENV}=1 to see where it happened)"),
-              file=sys.stderr)
+    except BaseException as error:  # anything else: an error no one expected, or a plugin's own exception class
+        _unexpected(prog, error)
     return EXIT_ERROR
+
+
+def _unexpected(prog: str, error: BaseException) -> None:
+    if os.environ.get(DEBUG_ENV):
+        import traceback
+
+        with contextlib.suppress(Exception):  # (a traceback that cannot be formatted: the line below says enough)
+            print(_blanked("".join(traceback.format_exception(error))), file=sys.stderr, end="")
+    print(_blanked(f"{prog}: stopped by an unexpected error, so nothing was decided: {type(error).__name__}: "
+                   f"{said(error)}. This is a bug; please report it with the command you ran (set {DEBUG_ENV}=1 "
+                   "to see where it happened)"), file=sys.stderr)
+
+
+def stdout_closed() -> bool:
+    """Whether stdout's reader has gone (a pipe whose other end is closed: `poll` says POLLERR); False when stdout
+    is no file descriptor."""
+    import select
+
+    try:
+        fd = sys.stdout.fileno()
+        poller = select.poll()
+        poller.register(fd, select.POLLOUT)
+        return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def _interrupt(signum: int, frame: Any) -> None:

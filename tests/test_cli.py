@@ -55,9 +55,13 @@ def _guarded(work):
 
 @pytest.mark.parametrize(("stop", "words"), [
     (SystemExit(0), "something it ran tried to end the process (SystemExit(0)), so nothing was decided"),
-    (SystemExit("\x1b[2Jbye"), "SystemExit('\\x1b[2Jbye')"),
-    (RuntimeError("boom \x1b[2J"), "stopped by an unexpected error, so nothing was decided: RuntimeError: 'boom "
-                                   "\\x1b[2J'"),
+    (SystemExit("\x1b[2Jbye"), "SystemExit(<U+001B>[2Jbye)"),
+    (RuntimeError("boom \x1b[2J"), "stopped by an unexpected error, so nothing was decided: RuntimeError: boom "
+                                   "<U+001B>[2J"),
+    (type("Boom", (BaseException,), {})("\x1b]0;pwned\x07"), "unexpected error, so nothing was decided: Boom: "
+                                                             "<U+001B>]0;pwned<U+0007>"),
+    (type("Mute", (Exception,), {"__str__": lambda self: 1 / 0})(), "Mute: <Mute that cannot say what it is>"),
+    (BrokenPipeError("a plugin's own"), "unexpected error, so nothing was decided: BrokenPipeError"),
     (KeyboardInterrupt(), "quotefinder sweep: interrupted"),
     (InputError("bad input"), "quotefinder sweep: bad input"),
 ])

@@ -33,6 +33,7 @@ def overview() -> str:
     return "\n".join(lines) + "\n"
 
 
+@cli.quiet_on_a_closed_stdout  # every verb writes its files before it prints: a closed pipe loses nothing
 @cli.guarded("quotefinder")
 def main(argv: list[str] | None = None) -> int:
     """Run `quotefinder VERB ...` (`argv`: the words after the program); the verb's exit status (exit 2 with one

@@ -24,7 +24,7 @@ from importlib.metadata import entry_points
 
 from .errors import InputError
 from .plugin import AxisSpec, System
-from .textsafe import SHOWN_AT_MOST, line, shown
+from .textsafe import SHOWN_AT_MOST, line, said, shown
 
 DEFAULT_SYSTEM = "quote-finder"
 GROUP = "quotefinder.systems"
@@ -84,9 +84,11 @@ def _plugin(point: object, built_in: dict[str, str]) -> System:
                          "rename the plugin's entry point, or uninstall its package")
     try:
         plugin = point.load()  # type: ignore[attr-defined]
-    except (Exception, SystemExit) as error:  # a broken plugin names itself, never a traceback or an exit
-        what = f"it tried to end the process ({type(error).__name__}({shown(error.code)}))" if isinstance(
-            error, SystemExit) else f"{type(error).__name__}: {line(str(error), SHOWN_AT_MOST)}"
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:  # a broken plugin names itself, never a traceback or an exit
+        what = f"it tried to end the process ({type(error).__name__}({said(error.code, SHOWN_AT_MOST)}))" if isinstance(
+            error, SystemExit) else f"{type(error).__name__}: {said(error, SHOWN_AT_MOST)}"
         raise InputError(f"{which} cannot be loaded: {what}; fix or uninstall its package") from None
     if getattr(plugin, "name", None) != name:
         raise InputError(f"{which} is named {shown(getattr(plugin, 'name', None))}; an entry point's name is its "

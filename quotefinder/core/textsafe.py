@@ -63,6 +63,16 @@ def line(text: str, at_most: int = 4 * SHOWN_AT_MOST) -> str:
     return text if len(text) <= at_most else f"{text[:at_most]}... ({len(text)} characters)"
 
 
+def said(thing: object, at_most: int = 4 * SHOWN_AT_MOST) -> str:
+    """What an error (or any object) says, as `line`: whatever its `__str__` does (someone else's exception may raise
+    there, SystemExit included), never an exception."""
+    try:
+        text = thing if isinstance(thing, str) else str(thing)
+    except BaseException:
+        text = f"<{type(thing).__name__} that cannot say what it is>"
+    return line(text, at_most)
+
+
 def markdown_code(text: str, *, in_table: bool = False, at_most: int | None = None) -> str:
     """Text as a Markdown code span: shown literally, so it cannot link, embed, emphasise or inject HTML.
 

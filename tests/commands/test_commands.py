@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
 import subprocess
 import sys
 import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -65,3 +67,19 @@ def test_the_installed_script_is_a_main_taking_argv_and_returning_an_exit_status
     assert list(signature.parameters) == ["argv"] and signature.parameters["argv"].default is None
     assert signature.return_annotation in (int, "int")
     assert "quotefinder" not in project.get("tool", {}), "the repository's own pyproject configures nothing"
+
+
+@pytest.mark.parametrize("verb", [["sweep"], ["pipeline", "show"]])
+def test_the_front_door_ends_quietly_on_a_closed_stdout_never_with_1(ten: Path, tmp_path: Path, verb: list[str]
+                                                                      ) -> None:
+    """`quotefinder ... | head -1` with the reader gone before the first line: 141 and nothing on stderr, as the
+    aliases do; never 1, which a CI gate reads as failed (here the gate passes)."""
+    read, write = os.pipe()
+    os.close(read)
+    gate = [str(ten), "--out", str(tmp_path / "r"), "--no-plots", "--at", "0.3,0.9", "--max-wrong", "9"]
+    try:
+        done = subprocess.run([sys.executable, "-m", "quotefinder", *verb, *(gate if verb == ["sweep"] else [])],
+                              stdout=write, stderr=subprocess.PIPE, text=True, cwd=tmp_path, timeout=300)
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr) == (141, "")

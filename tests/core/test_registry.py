@@ -142,11 +142,26 @@ def _plugin_package(root: Path, name: str, body: str) -> Path:
     return root
 
 
+def evil(raises: str) -> str:
+    """A plugin module that loads: the system `evil`, the quote finder in all but its curve, which raises `raises`."""
+    return ("from quotefinder.recipe.system import QUOTE_FINDER\n\n\nclass Boom(BaseException):\n    pass\n\n\n"
+            "class Evil:\n    name = 'evil'\n\n    def __getattr__(self, attribute):\n"
+            "        return getattr(QUOTE_FINDER, attribute)\n\n    def curve(self, trace):\n"
+            f"        raise {raises}\n\n\nSYSTEM = Evil()\n")
+
+
 @pytest.mark.faults
 @pytest.mark.parametrize(("body", "words"), [
     ("import sys\nsys.exit(0)\n", "it tried to end the process (SystemExit(0))"),
     ("import os\nos.environ['X'] = '1'\nraise ImportError('no')\n", "cannot be loaded: ImportError: no"),
     ("from quotefinder.recipe.system import QUOTE_FINDER as SYSTEM\n", "is named 'quote-finder'"),
+    ("class Boom(BaseException):\n    pass\nraise Boom('no')\n", "cannot be loaded: Boom: no"),
+    ("class Mute(Exception):\n    def __str__(self):\n        raise SystemExit(0)\nraise Mute()\n",
+     "cannot be loaded: Mute: <Mute that cannot say what it is>"),
+    (evil("Boom('\\x1b]0;pwned\\x07\\x1b[2J FAKE: Gate PASS')"),
+     "unexpected error, so nothing was decided: Boom: <U+001B>]0;pwned<U+0007><U+001B>[2J FAKE: Gate PASS"),
+    (evil("BrokenPipeError('not stdout')"), "BrokenPipeError: not stdout"),
+    (evil("GeneratorExit()"), "GeneratorExit"),
 ])
 def test_a_gated_sweep_of_a_plugin_s_run_that_misbehaves_ends_in_exit_2_and_writes_nothing(
         ten: Path, tmp_path: Path, body: str, words: str) -> None:
