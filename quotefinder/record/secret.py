@@ -109,21 +109,43 @@ def unescaped(text: str) -> str:
     return text
 
 
-# A line break an encoder may put anywhere in an encoded form (MIME wraps base64 at 76 characters): LF, CRLF or
-# CR, raw or as a JSON string writes it (`\n`, `\r\n`)
-_BREAK = r"(?:\r\n|\n|\r|\\r\\n|\\n|\\r)?"
+# What an encoder may put between two characters of an encoded form: a line break (MIME wraps base64 at 76
+# characters), raw or as a JSON string writes it (`\n`, `\r\n`, `\t`), a space or a tab (base64 in groups), a colon or a
+# dash (hex written byte by byte: `70:70:6c`)
+_BREAK = r"(?:\r\n|\n|\r|\\r\\n|\\n|\\r|\\t|[ \t:-])?"
+# ... and between two characters of the key itself: a quoted-printable soft line break (`=` at the end of a line)
+_SOFT_BREAK = r"(?:=\r?\n|=\\r\\n|=\\n)?"
+MIN_RUN = 16  # characters of the key in a row that are blanked wherever they stand (an echo cut short, or split)
 
 
-def _wrappable(form: str) -> str:
-    """A pattern of `form` with a line break allowed between any two of its characters."""
-    return _BREAK.join(map(re.escape, form))
+def _wrappable(form: str, gap: str = _BREAK) -> str:
+    """A pattern of `form` with `gap` allowed between any two of its characters."""
+    return gap.join(map(re.escape, form))
+
+
+def _runs(key: str) -> str:
+    """A pattern of every run of at least `MIN_RUN` characters of `key` in a row (an echo of the key cut short, or of
+    a part of it: it need not be a guess away), each as long as it goes on."""
+    if len(key) <= MIN_RUN:
+        return ""
+    found = []
+    for start in range(1, len(key) - MIN_RUN + 1):  # (the run from the start is the key's own form, wrappable)
+        rest = "".join(f"(?:{re.escape(char)}" for char in key[start + MIN_RUN:]) + ")?" * (len(key) - start - MIN_RUN)
+        found.append(re.escape(key[start : start + MIN_RUN]) + rest)
+    head = "".join(f"(?:{re.escape(char)}" for char in key[MIN_RUN:-1]) + ")?" * (len(key) - MIN_RUN - 1)
+    return "|".join([re.escape(key[:MIN_RUN]) + head, *found])
 
 
 def _pattern(key: str) -> str:
-    """The alternation of every form of `key`, longest first, the encoded ones wrappable into lines."""
+    """The alternation of every form of `key`, longest first: the encoded ones with `_BREAK` allowed between any two
+    characters, the key itself with a soft line break allowed, then any run of `MIN_RUN` of its characters."""
     searched = secret_forms(key)
-    encoded = set(encoded_forms(key)) if key_problem(key) == "" else set()
-    return "|".join(_wrappable(form) if form in encoded else re.escape(form) for form in searched)
+    if key_problem(key):
+        return "|".join(map(re.escape, searched))
+    encoded = set(encoded_forms(key))
+    forms = [_wrappable(form) if form in encoded else _wrappable(form, _SOFT_BREAK) if form == key else re.escape(form)
+             for form in searched]
+    return "|".join(filter(None, [*forms, _runs(key)]))
 
 
 class Secret:

@@ -155,3 +155,32 @@ def test_a_key_that_is_not_even_valid_text_gives_no_traceback() -> None:
     key = "pplx-abc\udce9defghijk"
     assert key_problem(key) and secret_forms(key) == (key,)
     assert Secret(key).redact(f"x {key} y") == f"x {MASK} y"
+
+
+LONG_KEY = "pplx-" + "Ab3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5hJ7kL9mN1pQ"  # as long as a real key
+
+
+@pytest.mark.parametrize("echo", [
+    pytest.param(lambda key: key[:-2], id="cut short by two"),
+    pytest.param(lambda key: key[2:], id="missing its start"),
+    pytest.param(lambda key: key[10:26], id="any 16 in a row"),
+    pytest.param(lambda key: ":".join(f"{b:02x}" for b in key.encode()), id="hex byte by byte"),
+    pytest.param(lambda key: " ".join(key.encode().hex()[i : i + 8] for i in range(0, 2 * len(key), 8)),
+                 id="hex in groups"),
+    pytest.param(lambda key: "\t".join(__import__("base64").b64encode(key.encode()).decode()[i : i + 4]
+                                       for i in range(0, 72, 4)), id="base64 in groups"),
+    pytest.param(lambda key: key[:30] + "=\r\n" + key[30:], id="quoted-printable soft break"),
+])
+def test_more_forms_of_the_key_are_found_and_blanked(echo) -> None:
+    secret = Secret(LONG_KEY)
+    form = echo(LONG_KEY)
+    assert secret.echoed_in(json.dumps({"trace": form}).encode()) and secret.echoed_in(form.encode())
+    blanked = secret.redact(f"before {form} after")
+    assert blanked.startswith("before ") and blanked.endswith(" after") and MASK in blanked
+    assert LONG_KEY[5:20] not in blanked
+
+
+def test_a_short_run_of_the_key_s_characters_is_left_alone() -> None:
+    secret = Secret(LONG_KEY)
+    text = f"{LONG_KEY[:15]} and {LONG_KEY[20:35]} are shorter than a run"
+    assert secret.redact(text) == text and not secret.echoed_in(text.encode())
