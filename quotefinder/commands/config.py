@@ -9,6 +9,8 @@ Python converts; every value a message quotes is cut (`textsafe.shown`)."""
 from __future__ import annotations
 
 import argparse
+import errno
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -18,6 +20,7 @@ from typing import Any
 from ..core.errors import InputError
 from ..core.plugin import System
 from ..core.registry import axis_spec
+from ..core.storage import read_file
 from ..core.textsafe import line, shown
 from ..sweep.grid import parse_axis
 from .sweeping import point_of
@@ -49,10 +52,11 @@ def load(directory: Path) -> Config:
     TOML, an unknown key, a grid that is not a table of strings, or both files configuring."""
     own, project = directory / OWN_FILE, directory / PYPROJECT
     found: list[Config] = []
-    if own.is_file():
+    if os.path.lexists(own):  # anything at the name is read (and refused unless a regular file), never skipped
         found.append(Config(OWN_FILE, _read(own)))
-    if project.is_file():
-        table = _read(project).get("tool", {}).get("quotefinder")
+    if os.path.lexists(project):
+        tool = _read(project).get("tool", {})
+        table = tool.get("quotefinder") if isinstance(tool, dict) else None  # (`tool` another type: not ours)
         if table is not None:
             if not isinstance(table, dict):
                 raise ConfigError(f"{project}: [{TABLE}] must be a table of keys")
@@ -73,12 +77,12 @@ def _read(path: Path) -> dict[str, Any]:
     """The TOML document at `path`, read with bounded effort (see the module docstring); `ConfigError` naming the
     file (and line) otherwise."""
     try:
-        with path.open("rb") as file:
-            raw = file.read(MAX_BYTES + 1)
+        raw = read_file(path, MAX_BYTES)
     except OSError as error:
+        if error.errno == errno.EFBIG:
+            raise ConfigError(f"{path} is larger than a configuration can be (more than {MAX_BYTES:,} bytes)"
+                              ) from None
         raise ConfigError(f"cannot read {path} ({error.strerror or error})") from None
-    if len(raw) > MAX_BYTES:
-        raise ConfigError(f"{path} is larger than a configuration can be (more than {MAX_BYTES:,} bytes)")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -136,12 +140,11 @@ def _axis(config: Config, name: str, text: str, under_test: System) -> str:
 
 def used(config: Config, typed: set[str], taken: argparse.Namespace) -> tuple[str, ...]:
     """For the summary's options line: the keys of `config` that were used (taken by the verb, not overridden by
-    an option in `typed`, the dests typed), as one entry `from FILE: key = value; ...`; nothing without any."""
+    an option in `typed`, the dests typed), an entry each, `from FILE: key = value` (each shown, and cut, on its
+    own: a long grid never hides the gate after it)."""
     keys = [key for key in config.values if key not in typed and (hasattr(taken, key) or (
         key == "grid" and hasattr(taken, "config_grid")))]
-    if not keys:
-        return ()
-    return (f"from {config.source}: " + "; ".join(f"{key} = {_shown(config.values[key])}" for key in keys),)
+    return tuple(f"from {config.source}: {key} = {_shown(config.values[key])}" for key in keys)
 
 
 def _shown(value: Any) -> str:

@@ -13,6 +13,7 @@ comment, which loads back as exactly that system's default pipeline.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import re
 from collections.abc import Mapping
@@ -25,6 +26,7 @@ from .boundedyaml import compose, construct
 from .errors import InputError
 from .registry import DEFAULT_SYSTEM, is_known, known_systems
 from .registry import system as system_named
+from .storage import read_file
 
 MAX_FILE_BYTES = 1024 * 1024  # a pipeline file is a few dozen lines
 
@@ -37,15 +39,16 @@ def unknown_system(system: str) -> str:
 def _read(path: Path) -> str:
     """The file's UTF-8 text; `InputError` naming the file (and the line of a byte that is not UTF-8)."""
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise InputError(f"{path}: larger than {MAX_FILE_BYTES // 1024} KiB; a pipeline file is a few dozen lines")
-        raw = path.read_bytes()
+        raw = read_file(path, MAX_FILE_BYTES)
     except FileNotFoundError:
         raise InputError(f"{path}: no such pipeline file (`python -m quotefinder.pipelines show > FILE` writes "
                          "the recipe's, to edit)") from None
     except IsADirectoryError:
         raise InputError(f"{path}: is a directory, not a pipeline file") from None
     except OSError as error:
+        if error.errno == errno.EFBIG:
+            raise InputError(f"{path}: larger than {MAX_FILE_BYTES // 1024} KiB; a pipeline file is a few dozen "
+                             "lines") from None
         raise InputError(f"{path}: cannot be read ({error.strerror})") from None
     try:
         return raw.decode("utf-8-sig")

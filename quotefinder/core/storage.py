@@ -9,6 +9,7 @@ nothing reads and `remove_temporaries` tidies.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import re
@@ -93,7 +94,7 @@ def derived_dir(run_dir: Path) -> Path | None:
 def read_private(path: Path) -> bytes:
     """The bytes of a derived file, read only when it is a regular file of this user's that others cannot write
     (never through a link); `PermissionError` otherwise, like any other file that cannot be read."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
     try:
         found = os.fstat(fd)
         if (not stat.S_ISREG(found.st_mode) or found.st_uid != os.geteuid()
@@ -103,6 +104,21 @@ def read_private(path: Path) -> bytes:
             return handle.read()
     finally:
         os.close(fd)
+
+
+def linked(path: Path) -> Path | None:
+    """The first folder on the way to `path` that is a symbolic link, or None: `path` itself, and every folder above
+    it below the current directory (a relative path's, or an absolute one's inside it), where a commit can put a
+    link; above the current directory the user's own folders are left as they are. A command never writes through
+    a link it did not make: it writes where the link leads only when given that path."""
+    where = Path(os.path.abspath(path))
+    here = Path.cwd()
+    for folder in (where, *where.parents):
+        if folder != where and (folder == here or not folder.is_relative_to(here)):
+            break
+        if folder.is_symlink():
+            return folder
+    return None
 
 
 def private_dir(path: Path) -> None:
@@ -161,23 +177,44 @@ def _created(path: Path, mode: int) -> int:
         return os.open(path, flags, mode)
 
 
-def read_whole(path: str) -> tuple[os.stat_result, bytes]:
-    """A file's status (`os.fstat` of the open file, before a byte is read) and its bytes to the end: what
-    `open(path, "rb")`, `os.fstat` and `read()` give, with their errors (of the same type, errno and strerror:
-    `FileNotFoundError`, `IsADirectoryError`, ...), in fewer system calls (no buffered reader, no terminal check): a
-    replay reads every response this way."""
-    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+MAX_ENTRY_BYTES = 256 << 20  # a saved response (the largest a search returns is a few hundred KB)
+
+
+def read_whole(path: str, limit: int = MAX_ENTRY_BYTES, follow: bool = True) -> tuple[os.stat_result, bytes]:
+    """A regular file's status (`os.fstat` of the open file, before a byte is read) and its bytes to the end, at most
+    `limit` of them: what `open(path, "rb")`, `os.fstat` and `read()` give, with their errors (of the same type,
+    errno and strerror: `FileNotFoundError`, `IsADirectoryError`, ...), in fewer system calls (no buffered reader,
+    no terminal check): a replay reads every response this way. Anything else at the path (a link a commit put
+    there to /dev/zero, a FIFO, a device) is an `OSError` (EINVAL) before a byte is read, never a hang or a read
+    without end; a file that grows past `limit` is EFBIG. `follow` False: a link at the path itself is ELOOP."""
+    flags = os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK | (0 if follow else os.O_NOFOLLOW)  # (a FIFO opens at once)
+    fd = os.open(path, flags)
     try:
         found = os.fstat(fd)
+        if stat.S_ISDIR(found.st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+        if not stat.S_ISREG(found.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", path)
+        if found.st_size > limit:
+            raise OSError(errno.EFBIG, f"larger than {limit:,} bytes", path)
         data = os.read(fd, found.st_size + 1)
         if data:  # read on until a read returns nothing, as `read()` does, whatever the size said
-            parts = [data]
+            parts, size = [data], len(data)
             while more := os.read(fd, 1 << 16):
                 parts.append(more)
+                size += len(more)
+                if size > limit:
+                    raise OSError(errno.EFBIG, f"larger than {limit:,} bytes", path)
             data = parts[0] if len(parts) == 1 else b"".join(parts)
         return found, data
     finally:
         os.close(fd)
+
+
+def read_file(path: Path | str, limit: int, follow: bool = True) -> bytes:
+    """The bytes of the regular file at `path`, at most `limit` of them (`read_whole`'s rules and errors): how every
+    file a command reads is read."""
+    return read_whole(str(path), limit, follow)[1]
 
 
 def remove_temporaries(root: Path) -> int:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import errno
 import functools
 import hashlib
 import re
@@ -31,6 +32,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ..core import boundedyaml
 from ..core.errors import QuestionFileError
+from ..core.storage import read_file
 from ..core.textsafe import is_unicode, shown
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -301,14 +303,15 @@ def shorter(text: str, at_most: int = 80) -> str:
 def decode(path: Path) -> tuple[bytes, str]:
     """A text file's bytes and its UTF-8 text; `QuestionFileError` naming the file (and line) otherwise."""
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise QuestionFileError(f"{path}: larger than {MAX_FILE_BYTES // 2**20} MiB; split the question set")
-        raw = path.read_bytes()
+        raw = read_file(path, MAX_FILE_BYTES)
     except FileNotFoundError:
         raise QuestionFileError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise QuestionFileError(f"{path}: is a directory, not a questions file") from None
     except OSError as error:
+        if error.errno == errno.EFBIG:
+            raise QuestionFileError(f"{path}: larger than {MAX_FILE_BYTES // 2**20} MiB; split the question set"
+                                    ) from None
         raise QuestionFileError(f"{path}: cannot be read ({error.strerror})") from None
     try:
         return raw, raw.decode("utf-8-sig")

@@ -52,7 +52,7 @@ from ..core.errors import InputError, RunDirError, StorageError
 from ..core.plugin import Legacy, System
 from ..core.registry import DEFAULT_SYSTEM, axis_spec, is_known, known_systems
 from ..core.registry import system as system_named
-from ..core.storage import private_dir, write_private
+from ..core.storage import linked, private_dir, read_file, write_private
 from ..core.textsafe import is_unicode, shown
 from ..questions import EXPECTS, Question, QuestionSet, labels_allowed
 from .cache import FORMAT as CACHE_FORMAT
@@ -61,6 +61,7 @@ from .received import EVIDENCE
 RUN_FORMAT = "quotefinder-run/1"
 PIPELINE_VERSION = 1  # bump when a request body or the decision rule changes
 RUN_FILE = "run.json"
+MAX_RUN_BYTES = 1 << 30  # run.json lists every question and error: 100,000 questions take about 30 MB
 
 _VOLATILE = ("started_at", "finished_at", "requests")  # may differ without run.json being rewritten
 _VERSIONS = ("format", "code_version", "pipeline_version", "cache_format")
@@ -70,7 +71,7 @@ STOPS = {"max-requests": "stopped by --max-requests", "interrupt": "interrupted"
 
 def run_json_digest(run_dir: Path) -> str:
     """The SHA-256 of a run's run.json as it is on disk: how a refresh names the recording it sampled from."""
-    return hashlib.sha256((Path(run_dir) / RUN_FILE).read_bytes()).hexdigest()
+    return hashlib.sha256(read_file(Path(run_dir) / RUN_FILE, MAX_RUN_BYTES)).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -332,7 +333,7 @@ class RunRecord:
                 raise RunDirError(f"{run_dir}: has files but no {RUN_FILE}, so it is not a run; {advice}")
             return None
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(read_file(path, MAX_RUN_BYTES).decode("utf-8"))
         except (OSError, ValueError) as error:
             raise RunDirError(
                 f"{path}: cannot be read as a run record ({error}); restore it from version control"
@@ -592,7 +593,8 @@ def recorded_system(run_dir: Path | str) -> str | None:
     the rest (the whole file is read and checked when the run is opened); None without a readable run.json or
     with a system this version does not know."""
     try:
-        named = orjson.loads((Path(run_dir) / RUN_FILE).read_bytes())["config"].get("system", DEFAULT_SYSTEM)
+        named = orjson.loads(read_file(Path(run_dir) / RUN_FILE, MAX_RUN_BYTES))["config"].get("system",
+                                                                                    DEFAULT_SYSTEM)
     except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return None  # said by the full reading, with the file named
     return named if is_known(named) else None
@@ -641,10 +643,36 @@ def _error(item: Any) -> QuestionError:
                          _get(item, "error", "text", "", where), _get(item, "pending", "flag", False, where))
 
 
+WRITTEN = ("responses", "refused")  # the folders a recording writes into, each of folders named by two hex digits
+
+
+def _linked_in(run_dir: Path) -> Path | None:
+    """The first link a recording into `run_dir` would write through (`storage.linked`): the run directory or a
+    folder above it below the current directory, or a folder it writes into (`WRITTEN`, and their subfolders)."""
+    if (found := linked(run_dir)) is not None:
+        return found
+    for name in WRITTEN:
+        folder = run_dir / name
+        if folder.is_symlink():
+            return folder
+        if folder.is_dir():
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    if entry.is_symlink():
+                        return Path(entry.path)
+    return None
+
+
 @contextlib.contextmanager
 def locked(run_dir: Path) -> Iterator[None]:
-    """Hold an exclusive lock on the run so two recordings cannot interleave their run.json."""
+    """Hold an exclusive lock on the run so two recordings cannot interleave their run.json; `RunDirError` when a
+    folder it would write into is a symbolic link (`_linked_in`): a commit can put one there, pointing at a folder
+    of the user's, and a recording writes nothing through a link it did not make."""
     run_dir = Path(run_dir)
+    if (link := _linked_in(run_dir)) is not None:
+        raise RunDirError(f"{run_dir}: {link} is a symbolic link (to {os.readlink(link)}), and a recording writes "
+                          "nothing through a link it did not make: record into a run directory of its own "
+                          "(--run DIR), or remove the link")
     try:
         private_dir(run_dir)
         fd = os.open(run_dir, os.O_RDONLY)  # the directory itself: no lock file to clutter the run

@@ -16,7 +16,7 @@ from typing import TextIO
 from tqdm import tqdm
 
 from ..core.errors import StorageError
-from ..core.storage import write_private
+from ..core.storage import read_file, write_private
 from ..core.textsafe import terminal
 from ..questions import OUTCOMES, UNKNOWN
 from ..record.recorder import QuestionRun
@@ -127,7 +127,11 @@ def report_decisions(recording: Recording, verbose: bool = False, out: TextIO | 
     show_decisions(items, at, evidence, text, sentences)
     path = recording.run_dir / DECISIONS_FILE
     data = text.getvalue().encode()
-    if not path.exists() or path.read_bytes() != data:
+    try:
+        same = read_file(path, len(data)) == data
+    except OSError:  # none yet, or anything but a file of ours (a link is replaced, never written through)
+        same = False
+    if not same:
         try:
             write_private(path, data)
         except OSError as error:

@@ -26,12 +26,14 @@ overwritten).
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
 import os
 import re
 import signal
+import stat
 import tempfile
 import threading
 from collections.abc import Iterator, Sequence
@@ -42,7 +44,7 @@ from typing import Any
 
 from ..core.errors import InputError, ReportError
 from ..core.plugin import AxisSpec
-from ..core.storage import SHARED_FILE, TEMPORARY, pid_alive, write_atomic
+from ..core.storage import SHARED_FILE, TEMPORARY, linked, pid_alive, read_file, write_atomic
 from ..sweep.analysis import Gate, Sweep
 from ..sweep.compare import Comparison
 from ..sweep.drift import Drift
@@ -70,8 +72,16 @@ def is_report_file(name: str) -> bool:
     return any(fnmatchcase(name, pattern) for pattern in REPORT_FILES)
 
 
+MAX_MANIFEST_BYTES = 1 << 20
+
+
 def sha256_of(path: Path) -> str:
-    with open(path, "rb") as handle:
+    """The SHA-256 of the report file at `path`: a regular file, never read through a link (a report's files are
+    the sweep's own; a link a commit put there, to /dev/zero say, is ELOOP) nor a FIFO or device (EINVAL)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    with open(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
@@ -106,7 +116,7 @@ class Manifest:
         (another program's, or edited: it may only list files of a report's names)."""
         path = Path(out_dir) / MANIFEST
         try:
-            data = json.loads(path.read_bytes())
+            data = json.loads(read_file(path, MAX_MANIFEST_BYTES, follow=False))
         except FileNotFoundError:
             return None
         except (OSError, ValueError, RecursionError) as error:
@@ -143,6 +153,9 @@ def whole_report(out_dir: Path) -> Manifest:
             found = sha256_of(path)
         except FileNotFoundError:
             raise ReportError(f"{path} is missing: {MANIFEST} lists it; sweep again") from None
+        except OSError as error:
+            raise ReportError(f"{path} is not a report file ({error.strerror}): {MANIFEST} lists a file there; "
+                              "sweep again") from None
         if found != digest:
             raise ReportError(f"{path} does not match {MANIFEST}: it changed after the sweep wrote it; sweep again")
     return manifest
@@ -186,11 +199,14 @@ def _fsync_dir(directory: Path) -> None:
 
 
 def _changed(path: Path, digests: set[str | None]) -> bool:
-    """Whether a file a manifest lists is there and none of what was written (a missing one is not changed)."""
+    """Whether a file a manifest lists is there and none of what was written (a missing one is not changed; a link,
+    a FIFO or a device there is)."""
     try:
         return sha256_of(path) not in digests
     except FileNotFoundError:
         return False
+    except OSError:
+        return True
 
 
 _STAGING = re.compile(re.escape(STAGING_PREFIX) + r"(?P<pid>\d+)(?:-[A-Za-z0-9_]+)?")
@@ -241,6 +257,10 @@ class ReportDir:
     def check(self) -> Manifest | None:
         """The previous report's manifest (None when there is none); `InputError` for a path that is a file, or
         a directory of files without a manifest (unless `force`)."""
+        if (link := linked(self.path)) is not None:
+            raise InputError(f"{self.path}: {link} is a symbolic link (to {os.readlink(link)}), and a sweep writes "
+                             "no report through a link it did not make: give the folder it leads to as --out DIR, "
+                             "or remove the link")
         if self.path.exists() and not self.path.is_dir():
             raise InputError(f"{self.path}: is a file, not a report directory; choose another --out DIR")
         if not self.path.is_dir():

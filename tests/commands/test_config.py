@@ -36,8 +36,9 @@ def test_the_configuration_is_used_and_said_and_a_flag_overrides_it(ten: Path, m
     assert sweep(["runs/ten", "--no-plots", "--out", "configured"]) == 0
     decision = json.loads(Path("configured", "decision.json").read_text())
     assert '"wrong_cost": 3.0' in json.dumps(decision)
-    assert summary_options("configured") == \
-        '- Options given: `from quotefinder.toml: wrong_cost = 3; grid = {has_answer = "0.2:0.5:0.1"}`'
+    assert summary_options("configured") == (
+        '- Options given: `from quotefinder.toml: wrong_cost = 3`, `from quotefinder.toml: grid = {has_answer = '
+        '"0.2:0.5:0.1"}`')
     assert "0.2:0.5:0.1" not in Path("configured", "grid.csv").read_text() and \
         {"0.2", "0.5"} <= set(Path("configured", "grid.csv").read_text().replace("\n", ",").split(","))
     assert sweep(["runs/ten", "--no-plots", "--out", "typed", "--wrong-cost", "4", "--grid",
@@ -52,8 +53,9 @@ def test_pyproject_tool_quotefinder_is_read_too(ten: Path, monkeypatch: pytest.M
     (root / "pyproject.toml").write_text("[project]\nname = 'mine'\n\n[tool.quotefinder]\nat = '0.3,0.9'\n"
                                          "max_wrong = 0\nmin_correct = 99\n")
     assert sweep(["runs/ten", "--no-plots", "--out", "gated"]) == 1  # the configured gate fails
-    assert summary_options("gated") == ("- Options given: `from pyproject.toml [tool.quotefinder]: at = \"0.3,0.9\"; "
-                                        "max_wrong = 0; min_correct = 99`")
+    source = "from pyproject.toml [tool.quotefinder]"
+    assert summary_options("gated") == (f"- Options given: `{source}: at = \"0.3,0.9\"`, `{source}: max_wrong = 0`, "
+                                        f"`{source}: min_correct = 99`")
     assert sweep(["runs/ten", "--no-plots", "--out", "passed", "--min-correct", "0", "--max-wrong", "9"]) == 0
 
 
@@ -143,7 +145,7 @@ def test_every_summary_names_the_configuration_it_used(ten: Path, standin_for, m
     monkeypatch.chdir(root)
     shutil.copytree(ROOT / "runs" / "ten-terse-criteria", root / "runs" / "ten-terse-criteria")
     (root / "quotefinder.toml").write_text("delta = 0.2\nwrong_cost = 3\n")
-    said = "`from quotefinder.toml: delta = 0.2; wrong_cost = 3`"
+    said = "`from quotefinder.toml: delta = 0.2`, `from quotefinder.toml: wrong_cost = 3`"
     assert sweep(["runs/ten", "--no-plots", "--out", "swept"]) == 0
     assert compare(["runs/ten", "runs/ten-terse-criteria", "--no-html", "--out", "compared"]) == 0
     server = standin_for(load_scenario(TEN_SCENARIO))
@@ -154,3 +156,20 @@ def test_every_summary_names_the_configuration_it_used(ten: Path, standin_for, m
     for out in ("swept", "compared", "watched"):
         summary = Path(out, "summary.md").read_text(encoding="utf-8")
         assert "Options given" in summary and said in summary, out
+
+
+def test_a_configuration_that_is_a_fifo_or_a_device_is_refused_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    import os
+
+    monkeypatch.chdir(tmp_path)
+    os.mkfifo(tmp_path / "quotefinder.toml")  # no writer: opening it the plain way would wait for ever
+    assert sweep(["runs/ten"]) == 2 and "not a regular file" in capsys.readouterr().err
+    (tmp_path / "quotefinder.toml").unlink()
+    (tmp_path / "pyproject.toml").symlink_to("/dev/zero")
+    assert sweep(["runs/ten"]) == 2 and "not a regular file" in capsys.readouterr().err
+
+
+def test_a_pyproject_whose_tool_is_not_a_table_configures_nothing(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('tool = "x"\n')
+    assert load(tmp_path) == config.Config()

@@ -216,3 +216,14 @@ def test_a_mutated_question_file_loads_or_is_refused_with_the_projects_own_error
         assert str(path) in str(error)
     else:
         assert all(q.question.strip() and q.id.strip() for q in loaded.questions)
+
+
+@pytest.mark.parametrize("special", ["/dev/zero", "fifo"])
+def test_a_question_file_that_is_a_device_or_a_fifo_is_refused_at_once(tmp_path: Path, special: str) -> None:
+    path = tmp_path / "q.yaml"
+    if special == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to(special)
+    with pytest.raises(QuestionFileError, match="cannot be read \\(not a regular file\\)"):
+        load_questions(path)

@@ -24,6 +24,7 @@ from quotefinder.recipe.config import RECIPE
 from quotefinder.record.cache import CachingClient, ResponseCache, admit_all, decode_entry, encode_entry
 from quotefinder.record.client import ApiClient
 from quotefinder.record.received import Received
+from quotefinder.record.store import open_store
 from quotefinder.standin import FakeApi, load_scenario
 
 REQUEST = RECIPE.search_request("How deep is the Mariana Trench?")
@@ -242,3 +243,22 @@ def test_a_response_file_is_read_as_open_and_read_would_read_it(tmp_path: Path, 
         return os.stat_result((*found[:6], 10, *found[7:]))
     monkeypatch.setattr(os, "fstat", smaller)
     assert read_whole(str(tmp_path / "large.json"))[1] == bytes(range(256)) * 1000
+
+
+@pytest.mark.parametrize("special", ["/dev/zero", "fifo"])
+def test_an_entry_that_is_a_device_or_a_fifo_is_corrupt_at_once(tmp_path: Path, special: str) -> None:
+    """An entry committed as a link to /dev/zero (or a FIFO made in its place): reported by path at once, never read
+    without end or waited on."""
+    store = open_store(tmp_path)
+    request = RECIPE.search_request("How deep is the lake?")
+    path = Path(store.where(request))
+    path.parent.mkdir(parents=True)
+    if special == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to(special)
+    with pytest.raises(CorruptEntry, match="not a regular file"):
+        store.get(request)
+    with pytest.raises(CorruptEntry, match="not a regular file"):
+        store.read(request)
+    assert store.checksum(request.key) is None

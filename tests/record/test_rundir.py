@@ -286,3 +286,37 @@ def test_a_recorded_pipeline_that_does_not_hold_together_is_refused(tmp_path: Pa
     with pytest.raises(RunDirError, match=message) as caught:
         RunRecord.load(tmp_path)
     assert str(tmp_path / RUN_FILE) in str(caught.value)
+
+
+@pytest.mark.parametrize("link", ["responses/b1", "responses", "refused", "refused/0a"])
+def test_a_recording_writes_nothing_through_a_committed_link(ten: Path, tmp_path: Path, standin_for, capsys,
+                                                             link: str) -> None:
+    """A folder of the run a recording writes into, committed as a link to a folder of the user's: refused before
+    anything is sent or written, the user's folder as it was."""
+    from conftest import record as recording
+
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "keep.txt").write_text("mine")
+    place = ten / link
+    place.parent.mkdir(parents=True, exist_ok=True)
+    if place.exists():
+        place.rename(place.with_name(place.name + "-real"))
+    place.symlink_to(mine, target_is_directory=True)
+    server = standin_for()
+    assert recording(ten, ROOT / "questions" / "ten.yaml", server, "--repeats", "4") == 2
+    assert "is a symbolic link" in capsys.readouterr().err
+    assert sorted(p.name for p in mine.iterdir()) == ["keep.txt"] and not server.requests
+
+
+@pytest.mark.parametrize("name", [RUN_FILE])
+def test_a_run_json_that_is_a_link_to_a_device_is_refused_at_once(ten: Path, capsys, name: str) -> None:
+    import time
+
+    from quotefinder.sweepcmd import main as sweep
+
+    (ten / name).unlink()
+    (ten / name).symlink_to("/dev/zero")
+    started = time.monotonic()
+    assert sweep([str(ten), "--no-plots", "--out", str(ten.parent.parent / "r")]) == 2
+    assert time.monotonic() - started < 10 and "not a regular file" in capsys.readouterr().err

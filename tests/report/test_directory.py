@@ -271,3 +271,46 @@ def test_a_staging_directory_is_new_every_time(tmp_path: Path) -> None:
         first.discard()
         second.discard()
     assert list((tmp_path / "a").iterdir()) == []
+
+
+@pytest.mark.parametrize("where", ["out", "parent"])
+@pytest.mark.parametrize("force", [[], ["--force"]])
+def test_a_report_folder_reached_through_a_committed_link_is_refused(ten: Path, tmp_path: Path, monkeypatch, capsys,
+                                                                     where: str, force: list[str]) -> None:
+    """`reports/ten` (or `reports`) committed as a link to a folder of the user's, existing or not: the sweep writes
+    nothing through it, --force or not, and says which link to remove."""
+    monkeypatch.chdir(tmp_path)
+    mine, before = _folder_of_yours(tmp_path)
+    (mine / "summary.md").write_text("my notes\n")
+    before = run_files(mine)
+    reports = tmp_path / "reports"
+    if where == "out":
+        reports.mkdir()
+        (reports / "ten").symlink_to(mine, target_is_directory=True)
+    else:
+        reports.symlink_to(mine, target_is_directory=True)
+    for target in ("reports/ten", "reports/new") if where == "parent" else ("reports/ten",):
+        assert main([str(ten), "--out", target, "--no-plots", *force]) == 2
+        assert "is a symbolic link" in capsys.readouterr().err
+    assert run_files(mine) == before
+    (tmp_path / "elsewhere").symlink_to(tmp_path / "not-there")  # a link to nothing: not made either
+    assert main([str(ten), "--out", "elsewhere/deep", "--no-plots"]) == 2 and not (tmp_path / "not-there").exists()
+
+
+@pytest.mark.parametrize("name", [MANIFEST, "summary.md"])
+def test_a_link_to_a_device_in_a_report_is_refused_at_once(ten: Path, tmp_path: Path, capsys, name: str) -> None:
+    """A report file (or its manifest) committed as a link to /dev/zero: refused within seconds, never read without
+    end; a reader's check (`whole_report`) refuses it too."""
+    out = tmp_path / "r"
+    assert main([str(ten), "--out", str(out), "--no-plots"]) == 0
+    (out / name).unlink()
+    (out / name).symlink_to("/dev/zero")
+    started = time.monotonic()
+    assert main([str(ten), "--out", str(out), "--no-plots"]) == 2
+    assert time.monotonic() - started < 30
+    with pytest.raises(ReportError):
+        whole_report(out)
+    if name != MANIFEST:
+        assert main([str(ten), "--out", str(out), "--no-plots", "--force"]) == 0  # replaced, the link itself
+        assert not (out / name).is_symlink()
+        whole_report(out)
