@@ -17,10 +17,13 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from .core import values
 from .core.errors import InputError
@@ -182,6 +185,9 @@ class Run:
     def _axes(self, grid: Mapping[str, str] | None) -> tuple[Axis | None, Axis | None]:
         under_test = run_system(self.record)[0]
         axes: list[Axis | None] = [None, None]
+        if grid is not None and not isinstance(grid, Mapping):
+            raise InputError(f"grid={shown(grid)}: give a mapping of an axis's name to its values, e.g. "
+                             "{'has_answer': '0:1:0.05'}")
         for name, text in (grid or {}).items():
             try:
                 spec = axis_spec(under_test, name)
@@ -195,14 +201,18 @@ class Run:
 
     def _point(self, at: Sequence[Value]) -> tuple[float, float]:
         under_test = run_system(self.record)[0]
-        if isinstance(at, str) or len(at) != 2:
-            raise InputError(f"at={at!r}: give a value of each axis, ({', '.join(s.name for s in under_test.axes)})")
+        values = list(at) if isinstance(at, Sequence | np.ndarray) and not isinstance(at, str | bytes) else None
+        if values is None or len(values) != 2:
+            raise InputError(f"at={shown(at)}: give a value of each axis, as a pair "
+                             f"({', '.join(s.name for s in under_test.axes)})")
         found = []
-        for spec, value in zip(under_test.axes, at, strict=True):
+        for spec, value in zip(under_test.axes, values, strict=True):
+            number = value.item() if isinstance(value, np.generic) else value  # (a numpy number, as Python's)
             try:
-                found.append(spec.read(value))
-            except ValueError as error:
-                raise InputError(f"at={at!r}: {spec.name} {value!r} is not a value of that axis ({error})") from None
+                found.append(spec.read(number))
+            except (ValueError, TypeError) as error:
+                raise InputError(f"at={shown(at)}: {spec.name} {shown(value)} is not a value of that axis "
+                                 f"({error})") from None
         return found[0], found[1]
 
     def _options(self, *, grid: Mapping[str, str] | None = None, wrong_cost: float = 2.0,
@@ -221,12 +231,23 @@ class Run:
                                      ("jobs", jobs, values.jobs)):
             _checked(option, parse, count)
         point = None if at is None else self._point(at)  # (checked before it is echoed)
+        first, second = self._axes(grid)
+        for option, switch in (("strict", strict), ("allow_incomplete", allow_incomplete)):
+            if not isinstance(switch, bool):
+                raise InputError(f"{option}={shown(switch)}: give True or False")
+        for option, path in (("baseline", baseline), ("questions", questions)):
+            if path is not None and not isinstance(path, str | os.PathLike):
+                raise InputError(f"{option}={shown(path)}: give a path, e.g. 'runs/old'")
         if strict and baseline is None:
             raise InputError("strict=True makes the comparison with a baseline stricter: give baseline=RUN")
+        if baseline is not None and Path(baseline).resolve() == self.path.resolve():
+            raise InputError(f"baseline={shown(str(baseline))}: the run swept; compare it with an earlier run of its "
+                             "own")
         echo: list[str] = []
         given: tuple[tuple[str, Any], ...] = (
             ("wrong_cost", wrong_cost), ("max_wrong_rate", max_wrong_rate), ("delta", delta),
-            ("answerable_share", answerable_share), ("level", level), ("folds", folds), ("seed", seed), ("at", at),
+            ("answerable_share", answerable_share), ("level", level), ("folds", folds), ("seed", seed),
+            ("at", None if at is None else tuple(v.item() if isinstance(v, np.generic) else v for v in at)),
             ("baseline", baseline), ("significance", significance), ("strict", strict), ("questions", questions),
             ("allow_incomplete", allow_incomplete))
         for name, value in given:
@@ -234,10 +255,9 @@ class Run:
             if value is None or value == default:
                 continue
             flag = "--" + name.replace("_", "-")
-            shown = ",".join(_shown(v) for v in value) if name == "at" and not isinstance(value, str) else value
-            echo.append(flag if value is True else f"{flag} {_shown(shown)}")
+            as_typed = ",".join(_shown(v) for v in value) if name == "at" else value
+            echo.append(flag if value is True else f"{flag} {_shown(as_typed)}")
         echo = [f"--grid {name}={text}" for name, text in (grid or {}).items()] + echo
-        first, second = self._axes(grid)
         settings = Settings(wrong_cost=float(wrong_cost), folds=folds, seed=seed, level=float(level),
                             max_wrong_rate=_float(max_wrong_rate), delta=float(delta),
                             answerable_share=_float(answerable_share), options=tuple(echo))  # (floats, as parsed)
@@ -318,7 +338,7 @@ def compare(runs: Sequence[str | Path | Run], **options: Any) -> SystemsResult:
     if len(opened) < 2:
         raise InputError(f"runs: compare needs two runs or more, not {len(opened)}")
     for name in ("at", "baseline", "strict"):
-        if options.get(name) not in (None, False):
+        if options.get(name) is not None and options.get(name) is not False:
             raise InputError(f"{name}: it checks one run; sweep a run alone for that (Run.sweep)")
     seen: dict[Path, Path] = {}
     for run in opened:

@@ -126,6 +126,16 @@ def test_compare_is_sweep_pys_comparison_of_systems(demo: Path) -> None:
     ({"wrong_cost": 1e300}, "wrong_cost"),
     ({"grid": {"answer": "0:1:1e-99999999"}}, "answer"),
     ({"grid": {"answer": "0:" + "1" * 5000 + ":0.1"}}, "answer"),
+    ({"grid": [("has_answer", "0:1:0.1")]}, "grid"),
+    ({"grid": "has_answer=0:1:0.1"}, "grid"),
+    ({"at": (x for x in (0.3, 0.6)), "max_wrong": 0}, "at"),
+    ({"at": {0.3: 1, 0.6: 2}, "max_wrong": 0}, "at"),
+    ({"at": ("0.3", "0.6"), "max_wrong": 0}, "at"),
+    ({"allow_incomplete": "false"}, "allow_incomplete"),
+    ({"strict": 1, "baseline": "runs/ten-terse-criteria"}, "strict"),
+    ({"baseline": 5, "at": (0.3, 0.6)}, "baseline"),
+    ({"questions": 5}, "questions"),
+    ({"baseline": "runs/../runs/ten", "at": (0.3, 0.6)}, "baseline"),
 ])
 def test_a_bad_option_is_refused_by_name(demo: Path, options: dict[str, Any], named: str) -> None:
     with pytest.raises(quotefinder.InputError, match=re.escape(named)):
@@ -147,6 +157,13 @@ def test_a_report_inside_a_run_is_refused_as_the_command_refuses_it(demo: Path, 
     assert sweep_py("runs/ten", "--baseline", "runs/ten-again", "--at", "0.3,0.9", "--out", inside).returncode == 2
 
 
+def test_a_numpy_point_is_read_as_python_s(demo: Path) -> None:
+    import numpy as np
+
+    result = quotefinder.open_run("runs/ten").sweep(at=np.array([0.3, 0.6]), max_wrong=9)
+    assert result.gate is not None and result.gate.point == (0.3, 0.6)
+
+
 def test_open_run_refuses_a_directory_without_a_run(demo: Path) -> None:
     with pytest.raises(quotefinder.QuoteFinderError, match="nowhere"):
         quotefinder.open_run("nowhere")
@@ -159,6 +176,8 @@ def test_compare_refuses_one_run_and_a_run_twice(demo: Path) -> None:
         quotefinder.compare(["runs/ten", "runs/../runs/ten"])
     with pytest.raises(quotefinder.InputError, match="at"):
         quotefinder.compare(["runs/ten", "runs/ten-terse-criteria"], at=(0.3, 0.9))
+    with pytest.raises(quotefinder.InputError, match="at"):
+        quotefinder.compare(["runs/ten", "runs/ten-terse-criteria"], at=0)
 
 
 def python_blocks(markdown: str) -> list[str]:

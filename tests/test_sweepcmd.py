@@ -10,6 +10,7 @@ import os
 import random
 import re
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -396,9 +397,10 @@ def test_the_checks_refuse_a_point_off_the_grid_and_the_comparison_does_not(ten:
     assert not (tmp_path / "r").exists()
     assert main([str(ten), *out, "--at", "0.3,0.95", "--answer", "0:1:0.1", "--max-wrong-rate", "0.45"]) == 2
     assert "--at 0.3,0.95 is not a cell of the grid, so --max-wrong-rate cannot check it" in capsys.readouterr().err
-    assert main([str(ten), *out, "--at", "0.33,0.9", "--baseline", str(ten), "--max-wrong", "0"]) == 2
+    again = shutil.copytree(ten, ten.with_name("ten-again"))  # the same run recorded again
+    assert main([str(ten), *out, "--at", "0.33,0.9", "--baseline", str(again), "--max-wrong", "0"]) == 2
     assert "not a cell of the grid" in capsys.readouterr().err and not (tmp_path / "r").exists()
-    assert main([str(ten), *out, "--at", "0.33,0.9", "--baseline", str(ten)]) == 0  # nothing got worse
+    assert main([str(ten), *out, "--at", "0.33,0.9", "--baseline", str(again)]) == 0  # nothing got worse
     assert (tmp_path / "r" / "comparison.csv").exists()
     assert main([str(ten), *out, "--at", "0.35,0.9", "--max-wrong", "0", "--min-correct", "6"]) == 0  # on the grid
 

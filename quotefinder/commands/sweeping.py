@@ -89,6 +89,8 @@ def _refusal(args: argparse.Namespace) -> str:
     """Why these options cannot go together ('' when they can), said before anything is replayed."""
     if args.strict and args.baseline is None:
         return "--strict makes the comparison with a baseline stricter: give the earlier run with --baseline RUN"
+    if args.baseline is not None and any(args.baseline.resolve() == run.resolve() for run in args.runs):
+        return f"--baseline {args.baseline} is the run swept: compare it with an earlier run of its own"
     if inside := inside_a_run(args.out or out_of(args), (*args.runs, args.baseline)):
         where = "--out " if args.out else "the default report directory "
         return f"{where}{inside} with --out DIR"

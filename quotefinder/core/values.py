@@ -24,7 +24,7 @@ def bounded(kind: Callable[[str], Number], minimum: float, what: str, finite: bo
 
     def parse(text: str) -> Number:
         try:
-            if len(text) > MAX_NUMBER_TEXT:
+            if not plain(text):
                 raise ValueError
             value = kind(text)
         except ValueError:
@@ -38,6 +38,12 @@ def bounded(kind: Callable[[str], Number], minimum: float, what: str, finite: bo
 
 
 MAX_NUMBER_TEXT = 40
+
+
+def plain(text: str) -> bool:
+    """Whether `text` may be read as a number: at most `MAX_NUMBER_TEXT` characters of ASCII, no `_` (Python reads
+    `1_0` as 10 and full-width digits as digits; no one means them on a command line)."""
+    return len(text) <= MAX_NUMBER_TEXT and text.isascii() and "_" not in text
 MAX_COUNT = 10**12  # more questions, requests or quotes than any run holds
 positive_int = bounded(int, 1, "a whole number from 1 to 10^12", maximum=MAX_COUNT)
 count = bounded(int, 0, "a whole number from 0 to 10^12", maximum=MAX_COUNT)
@@ -72,7 +78,7 @@ def open_unit(what: str) -> Callable[[str], float]:
 
     def parse(text: str) -> float:
         try:
-            value = float(text) if len(text) <= MAX_NUMBER_TEXT else math.nan
+            value = float(text) if plain(text) else math.nan
         except ValueError:
             value = math.nan
         if not RATE_LEAST <= value <= 1.0 - RATE_LEAST:

@@ -76,3 +76,9 @@ def test_figures_in_other_formats_through_the_verb_and_the_alias(ten: Path, monk
     capsys.readouterr()
     assert main(["runs/ten", "--figures", "png,gif"]) == 2
     assert "--figures: 'gif': figures are written as png, svg, pdf" in capsys.readouterr().err
+
+
+def test_a_run_is_never_its_own_baseline(ten: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Compared with itself a run always passes: refused, however the path is written."""
+    assert main([str(ten), "--baseline", str(ten.parent / ".." / "runs" / "ten"), "--at", "0.3,0.6"]) == 2
+    assert "is the run swept: compare it with an earlier run of its own" in capsys.readouterr().err

@@ -36,6 +36,10 @@ from quotefinder.core import values
     (values.open_unit("--answerable-share"), "1e-300", "from 1e-06 to 1 - 1e-06"),
     (values.open_unit("--max-wrong-rate"), "0.9999999", "from 1e-06 to 1 - 1e-06"),
     (values.open_unit("--level"), "0." + "1" * 5000, "strictly between 0 and 1"),
+    (values.count, "1_0", "'1_0' is not a whole number"),
+    (values.count, "\uff11", "is not a whole number"),  # a full-width 1
+    (values.wrong_cost, "1_0.5", "is not a number"),
+    (values.open_unit("--delta"), "0.0_5", "strictly between 0 and 1"),
 ])
 def test_a_value_out_of_bounds_is_refused_saying_what_it_takes(parse, text: str, words: str) -> None:
     with pytest.raises(argparse.ArgumentTypeError) as caught:

@@ -7,6 +7,7 @@ import csv
 import hashlib
 import json
 import re
+import shutil
 import unicodedata
 from pathlib import Path
 
@@ -127,7 +128,8 @@ def test_plots_draw_odd_text_literally(tmp_path: Path, standin_for, monkeypatch)
 
 def test_a_rerun_leaves_only_this_sweeps_files(ten: Path, tmp_path: Path) -> None:
     out = tmp_path / "r"
-    assert main([str(ten), "--baseline", str(ten), "--out", str(out)]) == 0
+    again = shutil.copytree(ten, ten.with_name("ten-again"))  # the same run recorded again
+    assert main([str(ten), "--baseline", str(again), "--out", str(out)]) == 0
     assert (out / "comparison.csv").exists() and (out / "heatmap-score-change.png").exists()
     (out / "notes.txt").write_text("mine")
     assert main([str(ten), "--no-plots", "--out", str(out)]) == 0

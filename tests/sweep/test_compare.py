@@ -6,12 +6,13 @@ import csv
 import dataclasses
 import json
 import re
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from conftest import ROOT, decided, page, random_repeats, record, replayed_of, write_questions, write_scenario
+from conftest import ROOT, copy_run, decided, page, random_repeats, record, replayed_of, write_questions, write_scenario
 from quotefinder.questions import Outcome
 from quotefinder.recipe.config import RECIPE
 from quotefinder.record.rundir import RunRecord
@@ -175,7 +176,8 @@ def test_what_got_worse_and_what_got_fixed(two_runs, tmp_path, capsys) -> None:
 
 def test_a_run_against_itself_is_all_unchanged(two_runs, tmp_path) -> None:
     after, _ = two_runs
-    assert main([str(after), "--baseline", str(after), "--no-plots", "--out", str(tmp_path / "r")]) == 0
+    again = shutil.copytree(after, after.with_name(after.name + "-again"))  # itself, recorded again
+    assert main([str(after), "--baseline", str(again), "--no-plots", "--out", str(tmp_path / "r")]) == 0
     assert "UNCHANGED 4" in (tmp_path / "r" / "summary.md").read_text()
 
 
@@ -212,9 +214,11 @@ def test_only_a_different_code_version_is_allowed_and_said(two_runs, tmp_path) -
     assert "> Caution: recorded by different code versions (0.0.1 then" in (tmp_path / "r" / "summary.md").read_text()
 
 
-def test_the_demo_run_compares_with_itself_from_a_clean_checkout(tmp_path: Path) -> None:
+def test_the_demo_run_compares_with_a_copy_of_itself_from_a_clean_checkout(tmp_path: Path) -> None:
     run = ROOT / "runs" / "ten"
-    assert main([str(run), "--baseline", str(run), "--at", "0.3,0.9", "--no-plots", "--out", str(tmp_path)]) == 0
+    again = copy_run(run, tmp_path / "runs" / "ten")
+    assert main([str(run), "--baseline", str(again), "--at", "0.3,0.9", "--no-plots", "--out",
+                 str(tmp_path / "r")]) == 0
 
 
 def test_comparability_of_identical_records_is_clean() -> None:
