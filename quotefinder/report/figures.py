@@ -139,7 +139,7 @@ def risk_coverage_frame(result: Sweep) -> dict[str, np.ndarray]:
         coverage = (mix.share * quoted[answerable].mean(axis=0)
                     + (1 - mix.share) * quoted[unanswerable].mean(axis=0))
     return {"value": np.asarray(a, dtype=float), "coverage": np.asarray(coverage, dtype=float),
-            "observed": np.asarray(g.observed[i], dtype=float), "bound": g.bounds_along(i)}
+            "observed": np.asarray(g.observed[i], dtype=float), "bound": np.asarray(g.bounds[i], dtype=float)}
 
 
 def bound_words(result: Sweep) -> str:

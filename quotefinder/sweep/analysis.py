@@ -42,8 +42,6 @@ FOLDS = 5
 COSTS = (1.0, 2.0, 5.0, 10.0)  # costs of a wrong quote the summary shows the recommendation for
 EXAMPLE_RATE = 0.05  # the wrong-answer rate the guarantee is priced at in questions when none was asked for
 LOSSY = (Outcome.WRONG, *UNKNOWN)  # a quote not known to be correct counts as wrong for the guarantee
-FEW_TOTALS = 32  # distinct loss totals a row's bounds are computed one by one for (each a bisection, 1 to 5 ms)
-FEW_QUESTIONS = 20_000  # ... and questions at most (a bisection over more takes up to tens of ms)
 
 
 @dataclass(frozen=True)
@@ -230,30 +228,6 @@ class Guarantee:
         cell to its right in its row have a bound <= alpha)."""
         level = self.delta / self.rows
         return self.mix.bounds(level) if self.mix is not None else guarantee.upper_bounds(self.totals, self.n, level)
-
-    def bounds_along(self, row: int) -> np.ndarray:
-        """Row `row` of `bounds`. Without a production mix (whose guarantee imports scipy anyway), a row of at most
-        `FEW_TOTALS` distinct loss totals over at most `FEW_QUESTIONS` questions (the demo's: four over ten) is
-        bounded total by total with the certificate's own bisection (`guarantee.upper_bound`), so that a report
-        that draws one row never imports scipy's quantiles (0.23 s, a quarter of the demo's every-file sweep;
-        BENCHMARKS.md). Kept once computed: the PNG and the page both draw it."""
-        rows = self._rows
-        if row not in rows:
-            totals = self.totals[row]
-            distinct = np.unique(totals)
-            if "bounds" in self.__dict__ or self.mix is not None or self.n > FEW_QUESTIONS or len(
-                    distinct) > FEW_TOTALS:
-                rows[row] = np.asarray(self.bounds[row], dtype=float)
-            else:
-                level = self.delta / self.rows
-                found = {int(t): guarantee.upper_bound(int(t), self.n, 1, level) for t in distinct}
-                rows[row] = np.array([found[int(t)] for t in totals], dtype=float)
-        return rows[row]
-
-    @functools.cached_property
-    def _rows(self) -> dict[int, np.ndarray]:
-        """The rows `bounds_along` has computed."""
-        return {}
 
     def bound_at(self, cell: tuple[int, int], level: float) -> float:
         """One cell's upper bound at confidence 1 - `level`."""

@@ -37,7 +37,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .probability import binomial_cdf_table, risk_pvalue, smallest_passing
+from . import probability
+from .probability import binomial_cdf_table, risk_pvalue
 
 DELTA = 0.1
 
@@ -82,11 +83,10 @@ def pvalues(totals: np.ndarray, n: int, repeats: int, alpha: float) -> np.ndarra
     table = binomial_cdf_table(n, alpha)
     if repeats == 1:
         return table[np.minimum(totals, n)]
-    r = np.minimum(totals / (repeats * n), alpha)  # h1(min(r, alpha), alpha), with 0 ln 0 = 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        first = np.where(r > 0, r * np.log(r / alpha), 0.0)
-        second = np.where(r < 1, (1 - r) * np.log((1 - r) / (1 - alpha)), 0.0)
-    hoeffding = np.exp(-n * (first + second))
+    from scipy.special import rel_entr
+
+    r = np.minimum(totals / (repeats * n), alpha)  # h1(min(r, alpha), alpha), the Bernoulli relative entropy
+    hoeffding = np.exp(-n * (rel_entr(r, alpha) + rel_entr(1 - r, 1 - alpha)))
     bentkus = math.e * table[np.minimum(-(-totals // repeats), n)]
     return np.minimum(hoeffding, bentkus)
 
@@ -118,8 +118,8 @@ def certify(totals: np.ndarray, n: int, repeats: int, alpha: float, delta: float
 
 def upper_bound(total: int, n: int, repeats: int, delta: float = DELTA) -> float:
     """The 1 - delta upper confidence bound on one cell's risk, fixed before looking: the smallest alpha
-    that cell alone would be certified at (for one repeat, the Clopper-Pearson bound)."""
-    return smallest_passing(lambda alpha: risk_pvalue(total, repeats, n, alpha), delta)
+    that cell alone would be certified at (for one repeat, the Clopper-Pearson bound): `upper_bounds` of one."""
+    return float(upper_bounds(np.array([total]), n, delta, repeats)[0])
 
 
 def smallest_certifiable(totals: np.ndarray, n: int, repeats: int, delta: float = DELTA, ordered: bool = True
@@ -167,20 +167,11 @@ def questions_needed(alpha: float, rows: int, delta: float = DELTA) -> int:
     return n
 
 
-def upper_bounds(totals: np.ndarray, n: int, level: float) -> np.ndarray:
-    """Clopper-Pearson one-sided upper bounds at confidence 1 - `level` for `totals` losses among `n`, every
-    element at once: the alpha at which P(Binomial(n, alpha) <= k) = level (1 when k = n, and 1 for no
-    questions). The same bound as `upper_bound(k, n, 1, level)`, through the beta quantile
-    (`scipy.special.betaincinv`, imported here so that a sweep that needs no array of bounds never pays for it).
-    """
-    k = np.asarray(totals, dtype=float)
-    if n <= 0:
-        return np.ones(k.shape)
-    from scipy.special import betaincinv
-
-    safe = np.minimum(k, n - 1)  # the quantile is defined for k < n; k = n is bounded by 1
-    bounds = betaincinv(safe + 1, n - safe, 1 - level)
-    return np.where(k >= n, 1.0, np.minimum(bounds, 1.0))
+def upper_bounds(totals: np.ndarray, n: int, level: float, repeats: int = 1) -> np.ndarray:
+    """One-sided upper bounds at confidence 1 - `level` on the risk, for every element of `totals` (integer loss
+    totals among `n` questions, each question's loss times `repeats`) at once: the one function that bounds a risk
+    (`probability.upper_bounds`: for one repeat, Clopper-Pearson's, 1 when k = n, and 1 for no questions)."""
+    return probability.upper_bounds(totals, n, repeats, level)
 
 
 @dataclass(frozen=True)

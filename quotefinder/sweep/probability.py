@@ -1,61 +1,45 @@
-"""The probability the statistics need, computed here and tested against direct computations: the
-binomial distribution, the Hoeffding-Bentkus bound, Student's t, and inverting a monotone p-value.
+"""The distributions behind every p-value and bound, each scipy's (`scipy.special`: the binomial's `bdtr`, the
+beta quantile `betaincinv`, Student's `stdtr` and `stdtrit`, the relative entropy `rel_entr`), named here for
+what the statistics ask of them. `scipy.special` is imported where it is used, once per process (about 0.1 s);
+`scipy.stats` (0.5 s more) only by the comparisons of systems and the drift, which need its tests.
 
-Everything works in log space where tails get small, so a p-value of 1e-200 is a number, not 0 by
-accident of rounding; a p-value that underflows past 1e-308 is 0, which only ever means "reject".
+scipy's binomial tails are accurate in relative terms far into the tail, so a p-value of 1e-200 is a number, not
+0 by accident of rounding; one that underflows past 1e-308 is 0, which only ever means "reject".
 """
 
 from __future__ import annotations
 
-import functools
 import math
-from collections.abc import Callable
 
 import numpy as np
 
 
-def _log_pmf(n: int, p: float, upto: int) -> np.ndarray:
-    """log P(Binomial(n, p) = j) for j = 0..upto, with 0 < p < 1."""
-    j = np.arange(upto + 1, dtype=float)
-    # log C(n, j) = sum over i <= j of log((n - i + 1) / i): one cumulative sum, accurate to ~1e-12
-    log_choose = np.concatenate([[0.0], np.cumsum(np.log(n - j[1:] + 1) - np.log(j[1:]))])
-    return log_choose + j * math.log(p) + (n - j) * math.log1p(-p)
-
-
 def binomial_cdf(k: int, n: int, p: float) -> float:
-    """P(Binomial(n, p) <= k), exactly up to floating point (the terms summed in log space)."""
+    """P(Binomial(n, p) <= k) (`scipy.special.bdtr`), with the edges a sum gives: 0 for k < 0, 1 for k >= n."""
     if k < 0:
         return 0.0
-    if k >= n or p <= 0.0:
+    if k >= n:
         return 1.0
-    if p >= 1.0:
-        return 0.0
-    logs = _log_pmf(n, p, k)
-    top = float(logs.max())
-    return min(1.0, math.exp(top) * float(np.exp(logs - top).sum()))
+    from scipy.special import bdtr
+
+    return float(bdtr(k, n, p))
 
 
 def binomial_cdf_table(n: int, p: float) -> np.ndarray:
-    """P(Binomial(n, p) <= k) for every k = 0..n, in one pass (for a grid of p-values at one p)."""
-    if p <= 0.0:
-        return np.ones(n + 1)
-    if p >= 1.0:
-        table = np.zeros(n + 1)
-        table[n] = 1.0
-        return table
-    return np.minimum(np.cumsum(np.exp(_log_pmf(n, p, n))), 1.0)
+    """P(Binomial(n, p) <= k) for every k = 0..n (for a grid of p-values at one p)."""
+    from scipy.special import bdtr
 
-
-def binomial_sf(k: int, n: int, p: float) -> float:
-    """P(Binomial(n, p) >= k)."""
-    return 1.0 - binomial_cdf(k - 1, n, p) if k > 0 else 1.0
+    table = np.ones(n + 1)
+    table[:n] = bdtr(np.arange(n), n, p)
+    return table
 
 
 def kl_bernoulli(a: float, b: float) -> float:
-    """h1(a, b) = a ln(a/b) + (1-a) ln((1-a)/(1-b)), the Bernoulli relative entropy (0 ln 0 = 0)."""
-    first = a * math.log(a / b) if a > 0 else 0.0
-    second = (1 - a) * math.log((1 - a) / (1 - b)) if a < 1 else 0.0
-    return first + second
+    """h1(a, b) = a ln(a/b) + (1-a) ln((1-a)/(1-b)), the Bernoulli relative entropy (0 ln 0 = 0:
+    `scipy.special.rel_entr`)."""
+    from scipy.special import rel_entr
+
+    return float(rel_entr(a, b) + rel_entr(1 - a, 1 - b))
 
 
 def hoeffding_bentkus(total: int, repeats: int, n: int, alpha: float) -> float:
@@ -81,89 +65,69 @@ def risk_pvalue(total: int, repeats: int, n: int, alpha: float) -> float:
     return hoeffding_bentkus(total, repeats, n, alpha)
 
 
-def smallest_passing(pvalue: Callable[[float], float], level: float, iterations: int = 60) -> float:
-    """The smallest x in (0, 1] with pvalue(x) <= level, for a p-value that falls as x grows (bisection
-    to 2**-iterations); 1.0 when even x = 1 does not pass."""
-    if pvalue(1.0 - 1e-12) > level:
+def upper_bounds(totals: np.ndarray, n: int, repeats: int, level: float) -> np.ndarray:
+    """The one-sided 1 - `level` upper confidence bound on the risk for each of `totals` (the integer loss totals
+    over n questions, each question's loss times `repeats`), every element at once: the smallest alpha at which
+    `risk_pvalue` reaches `level`, the alpha that total alone would be certified at. For one repeat, the
+    Clopper-Pearson bound, the beta quantile (`scipy.special.betaincinv`; 1 when k = n, and 1 for no questions);
+    for several, the Hoeffding-Bentkus p-value inverted by bisection (`scipy.optimize.bisect`, once per distinct
+    total: bisection follows the p-value's side of the level alone, so two totals whose p-values cross it alike get
+    the same bound to the last bit). Either way the bound is then moved up by the last few units in the last place
+    that rounding left it short, so that a cell's test rejects at alpha exactly when its bound is at most alpha."""
+    k = np.asarray(totals)
+    if n <= 0:
+        return np.ones(k.shape)
+    distinct, where = np.unique(k, return_inverse=True)  # a bound depends on its total alone
+    if repeats == 1:
+        from scipy.special import betaincinv
+
+        safe = np.minimum(distinct, n - 1).astype(float)  # the quantile is defined for k < n; k = n is bounded by 1
+        found = np.where(distinct >= n, 1.0, np.minimum(betaincinv(safe + 1, n - safe, 1 - level), 1.0))
+    else:
+        found = np.array([_inverted(int(total), repeats, n, level) for total in distinct])
+    return _passing(found, distinct, n, repeats, level)[where].reshape(k.shape)
+
+
+def _inverted(total: int, repeats: int, n: int, level: float) -> float:
+    """The smallest alpha in (0, 1) with `risk_pvalue` <= `level` (which falls as alpha grows), to 2^-60; 1 when
+    none."""
+    from scipy.optimize import bisect
+
+    top = 1.0 - 1e-12
+    if risk_pvalue(total, repeats, n, top) > level:
         return 1.0
-    low, high = 0.0, 1.0 - 1e-12
-    for _ in range(iterations):
-        middle = (low + high) / 2
-        if pvalue(middle) <= level:
-            high = middle
-        else:
-            low = middle
-    return high
+    return float(bisect(lambda alpha: risk_pvalue(total, repeats, n, alpha) - level, 0.0, top, xtol=2.0**-60,
+                        rtol=4 * np.finfo(float).eps))
 
 
-def _betacf(a: float, b: float, x: float) -> float:
-    """The continued fraction of the incomplete beta function (modified Lentz)."""
-    tiny = 1e-300
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c, d = 1.0, 1.0 - qab * x / qap
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 1000):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        delta = d * c
-        h *= delta
-        if abs(delta - 1.0) < 1e-15:
-            break
-    return h
-
-
-def betainc(a: float, b: float, x: float) -> float:
-    """The regularized incomplete beta function I_x(a, b), for a, b > 0 and 0 <= x <= 1."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    log_front = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
-    if x < (a + 1.0) / (a + b + 2.0):
-        return math.exp(log_front) * _betacf(a, b, x) / a
-    return 1.0 - math.exp(log_front) * _betacf(b, a, 1.0 - x) / b
+def _passing(bounds: np.ndarray, totals: np.ndarray, n: int, repeats: int, level: float) -> np.ndarray:
+    """`bounds`, each moved up by the fewest units in the last place that make its own p-value at most `level`
+    (a quantile or a root is exact only to rounding)."""
+    bounds = np.array(bounds, dtype=float)
+    for at, total in enumerate(totals.tolist()):
+        while bounds[at] < 1.0 and risk_pvalue(int(total), repeats, n, float(bounds[at])) > level:
+            bounds[at] = np.nextafter(bounds[at], 2.0)
+    return bounds
 
 
 def t_sf(t: float, df: float) -> float:
-    """P(T > t) for Student's t with `df` degrees of freedom. Written here, not taken from `scipy.stats`, because
-    importing that costs every sweep 0.5-0.65 s (a repeated 101 x 101 sweep of 10,000 questions takes about 1.6 s);
-    the tests hold it and `t_quantile` to scipy's."""
-    tail = 0.5 * betainc(df / 2.0, 0.5, df / (df + t * t))
-    return tail if t > 0 else 1.0 - tail
+    """P(T > t) for Student's t with `df` degrees of freedom (`scipy.special.stdtr`)."""
+    from scipy.special import stdtr
+
+    return float(stdtr(df, -t))
 
 
-@functools.lru_cache(maxsize=64)  # the same few (p, df) again and again
 def t_quantile(p: float, df: float) -> float:
-    """The p-quantile of Student's t with `df` degrees of freedom (0 < p < 1), by bisection on `t_sf` to 1e-12
-    (relative)."""
+    """The p-quantile of Student's t with `df` degrees of freedom, 0 < p < 1 (`scipy.special.stdtrit`)."""
     if not 0 < p < 1:
         raise ValueError(f"a quantile needs 0 < p < 1, not {p}")
-    if p == 0.5:
-        return 0.0
-    if p < 0.5:
-        return -t_quantile(1 - p, df)
-    low, high = 0.0, 1.0
-    while t_sf(high, df) > 1 - p:
-        low, high = high, 2 * high
-    while high - low > 1e-12 * max(1.0, high):
-        middle = (low + high) / 2
-        low, high = (middle, high) if t_sf(middle, df) > 1 - p else (low, middle)
-    return (low + high) / 2
+    from scipy.special import stdtrit
+
+    return float(stdtrit(df, p))
 
 
 def sign_test(worse: int, better: int) -> float:
     """One-sided exact sign test: P(at least `worse` of `worse + better` go the worse way), each way
-    equally likely under the null of no change (by symmetry, P(X <= better): a lower tail summed directly,
-    so a tiny p-value keeps its digits). 1.0 when nothing changed."""
+    equally likely under the null of no change (by symmetry, P(X <= better): a lower tail, so a tiny p-value
+    keeps its digits). 1.0 when nothing changed."""
     return binomial_cdf(better, worse + better, 0.5) if worse + better else 1.0

@@ -324,7 +324,7 @@ class GainTest:
     and each D shares its chosen cell's luck, so the plain variance of a mean of r k values would be far too small:
     the corrected one is (1 / (k r) + n_test / n_train) var(D), n_test / n_train = 1 / (k - 1), var with r k - 1 in
     the denominator, and t = mean / `standard_error` is referred to Student's t on r k - 1 degrees of freedom
-    (`probability.t_sf`, held to scipy's by the tests: importing scipy.stats would cost every sweep 0.5 s).
+    (`probability.t_sf`: scipy's).
     `p_value` is one-sided, of "tuning this way gains nothing over the default" (a true mean gain <= 0);
     `interval` the two-sided 95% t-interval of the gain per question. What it tests is the *procedure* (choose by
     the rule, then ship), not one cell: the cell shipped is the one the rule picks on all the questions. Its level

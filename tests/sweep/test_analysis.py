@@ -179,23 +179,11 @@ def test_the_result_is_frozen_and_prices_the_example_rate_in_questions(tmp_path:
 
 
 @pytest.mark.parametrize("share", [None, 0.5])
-def test_a_rows_bounds_are_that_row_of_every_cells_bounds(tmp_path: Path, monkeypatch, share) -> None:
-    """`bounds_along` (without a production mix, a row bounded total by total, without scipy's quantiles) against
-    `bounds` (every cell at once, through `scipy.special.betaincinv`), on every row; with a mix, and past
-    `FEW_TOTALS` distinct totals or `FEW_QUESTIONS` questions, through the array itself."""
-    from quotefinder.sweep import analysis
-
+def test_every_cell_s_bound_is_its_own_total_s_bound(tmp_path: Path, share) -> None:
+    """`bounds` (every cell at once) against each cell bounded on its own (`bound_at`), at the certificate's level."""
     runs = random_repeats(9, questions=30, repeats=1)
     axis = parse_axis("0:1:0.1")
-    settings = Settings(folds=0, answerable_share=share)
-    g = analyse(replayed_of(runs, tmp_path), axis, axis, settings).guarantee
-    rows = [g.bounds_along(i) for i in range(len(axis.values))]  # before the array is made, when no mix
-    assert ("bounds" in g.__dict__) == (share is not None)
-    assert np.allclose(rows, g.bounds, rtol=0, atol=1e-9) and len(np.unique(g.bounds)) > 3
-    assert all(g.bounds_along(i) is rows[i] for i in range(len(rows)))  # computed once
-    for limit in ("FEW_TOTALS", "FEW_QUESTIONS"):
-        with monkeypatch.context() as patched:
-            patched.setattr(analysis, limit, 1)
-            fresh = analyse(replayed_of(runs, tmp_path), axis, axis, settings).guarantee
-            many = next(i for i in range(len(axis.values)) if len(np.unique(fresh.totals[i])) > 1)
-            assert np.array_equal(fresh.bounds_along(many), fresh.bounds[many]) and "bounds" in fresh.__dict__
+    g = analyse(replayed_of(runs, tmp_path), axis, axis, Settings(folds=0, answerable_share=share)).guarantee
+    level = g.delta / g.rows
+    expected = [[g.bound_at((i, j), level) for j in range(g.totals.shape[1])] for i in range(g.totals.shape[0])]
+    assert np.array_equal(g.bounds, expected) and len(np.unique(g.bounds)) > 3

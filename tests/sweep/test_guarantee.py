@@ -142,7 +142,7 @@ def test_the_smallest_certifiable_alpha_is_the_least_of_every_familys_own_bound_
     family on a tie). The fast form bounds the least total's cell and the next totals while their bound is level
     with it; on random grids, ordered and not, one repeat and three, it gives the same alpha to the last bit and
     the same row. Bounds are level across different totals with three repeats (the Bentkus term counts
-    ceil(total / 3): 17 and 18 of 50 questions) and when every bound is 1 (a tiny delta): there the first family
+    ceil(total / 3): 17 and 18 of 50 questions) and when every bound rounds to 1 (a tiny delta): there the first family
     holding the least bound is not the one holding the least total."""
     def reference(totals: np.ndarray, n: int, repeats: int, delta: float, ordered: bool) -> tuple[float, int]:
         first = totals[:, -1] if ordered else totals.reshape(-1)
@@ -150,7 +150,7 @@ def test_the_smallest_certifiable_alpha_is_the_least_of_every_familys_own_bound_
         found = int(np.argmin(bounds))
         return bounds[found], found if ordered else found // totals.shape[1]
 
-    cases = [(np.array([[18], [17]]), 50, 3, 0.1), (np.array([[10], [9]]), 10, 1, 1e-11)]
+    cases = [(np.array([[18], [17]]), 50, 3, 0.1), (np.array([[10], [9]]), 10, 1, 1e-16)]  # (both bounds 1)
     assert reference(*cases[0], True)[1] == 0 and reference(*cases[1], True)[1] == 0  # not the least total's row
     for seed in range(6):
         rng = np.random.default_rng(seed)

@@ -1,6 +1,6 @@
-"""The probability behind every p-value and bound, against direct computations: exact binomial sums in
-rational arithmetic, the Hoeffding-Bentkus formula written out, Student's t by numerical integration and against
-scipy's."""
+"""The distributions behind every p-value and bound (scipy's, named for what the statistics ask of them), held to
+direct computations: exact binomial sums in rational arithmetic, the Hoeffding-Bentkus formula written out, each
+bound inverted by brute force, Student's t by numerical integration."""
 
 from __future__ import annotations
 
@@ -11,17 +11,15 @@ import numpy as np
 import pytest
 
 from quotefinder.sweep.probability import (
-    betainc,
     binomial_cdf,
     binomial_cdf_table,
-    binomial_sf,
     hoeffding_bentkus,
     kl_bernoulli,
     risk_pvalue,
     sign_test,
-    smallest_passing,
     t_quantile,
     t_sf,
+    upper_bounds,
 )
 
 
@@ -39,7 +37,6 @@ def test_the_binomial_cdf_equals_the_exact_sum(k: int, n: int, p: float) -> None
     expected = exact_cdf(k, n, p)
     assert binomial_cdf(k, n, p) == pytest.approx(expected, rel=1e-10, abs=1e-300)
     assert binomial_cdf_table(n, p)[k] == pytest.approx(expected, rel=1e-10, abs=1e-300)
-    assert binomial_sf(k, n, p) == pytest.approx(1 - exact_cdf(k - 1, n, p), rel=1e-9, abs=1e-15)
 
 
 def test_the_binomial_cdf_at_its_edges() -> None:
@@ -78,12 +75,6 @@ def test_kl_bernoulli_with_zero_and_one() -> None:
     assert kl_bernoulli(1, 0.5) == pytest.approx(math.log(2))
 
 
-@pytest.mark.parametrize(("a", "b", "x"), [(2, 3, 0.4), (1, 1, 0.37), (5, 2, 0.9), (10, 30, 0.2), (30, 10, 0.8)])
-def test_betainc_equals_the_binomial_identity(a: int, b: int, x: float) -> None:
-    """For whole a, b: I_x(a, b) = P(Binomial(a + b - 1, x) >= a)."""
-    assert betainc(a, b, x) == pytest.approx(1 - exact_cdf(a - 1, a + b - 1, x), rel=1e-10)
-
-
 def t_tail_by_integration(t: float, df: int) -> float:
     """P(T > t) by integrating Student's density from t outwards (Simpson's rule, then the far tail)."""
     c = math.gamma((df + 1) / 2) / (math.sqrt(df * math.pi) * math.gamma(df / 2))
@@ -110,18 +101,43 @@ def test_the_sign_test_is_the_exact_binomial_tail() -> None:
     assert sign_test(5, 0) == pytest.approx(1 / 32)
 
 
-@pytest.mark.parametrize(("k", "n"), [(0, 10), (1, 10), (3, 40), (0, 100)])
-def test_inverting_a_p_value_gives_the_clopper_pearson_bound(k: int, n: int) -> None:
-    bound = smallest_passing(lambda alpha: binomial_cdf(k, n, alpha), 0.1)
-    assert exact_cdf(k, n, bound) <= 0.1 < exact_cdf(k, n, bound - 1e-9)
+@pytest.mark.parametrize(("k", "n"), [(0, 10), (1, 10), (3, 40), (0, 100), (10, 10), (99, 1000)])
+def test_the_bound_of_one_repeat_is_clopper_pearson_s(k: int, n: int) -> None:
+    """The smallest alpha whose exact binomial p-value reaches the level: P(Bin(n, bound) <= k) = level, just
+    above it a little below; for no loss 1 - level^(1/n); for k = n, 1."""
+    bound = float(upper_bounds(np.array([k]), n, 1, 0.1)[0])
+    if k == n:
+        assert bound == 1.0
+        return
+    assert exact_cdf(k, n, bound) == pytest.approx(0.1, rel=1e-9) and exact_cdf(k, n, bound - 1e-9) > 0.1
     if k == 0:
         assert bound == pytest.approx(1 - 0.1 ** (1 / n), abs=1e-12)
-    assert smallest_passing(lambda alpha: 1.0, 0.1) == 1.0  # never passes: the trivial bound
+
+
+@pytest.mark.parametrize(("totals", "repeats", "n", "level"), [
+    ([0, 4, 7, 30], 3, 10, 0.1), ([0, 2, 9], 2, 50, 0.01), ([300], 3, 100, 0.05), ([30, 30, 5], 5, 100, 0.2),
+])
+def test_the_bound_of_several_repeats_inverts_hoeffding_bentkus(totals: list[int], repeats: int, n: int,
+                                                                 level: float) -> None:
+    """Brute force, on a fine grid of alpha: the bound is where the Hoeffding-Bentkus p-value first reaches the
+    level (the p-value falls as alpha grows)."""
+    bounds = upper_bounds(np.array(totals), n, repeats, level)
+    alphas = np.linspace(1e-6, 1 - 1e-6, 20_001)
+    for total, bound in zip(totals, bounds, strict=True):
+        passing = [a for a in alphas if hoeffding_bentkus(total, repeats, n, a) <= level]
+        assert bound <= (passing[0] if passing else 1.0) + 1e-9
+        assert bound >= (passing[0] - (alphas[1] - alphas[0]) if passing else 1.0) - 1e-9
+        if bound < 1:
+            assert hoeffding_bentkus(total, repeats, n, bound) == pytest.approx(level, rel=1e-6)
+
+
+def test_no_questions_bound_nothing() -> None:
+    assert upper_bounds(np.array([0, 3]), 0, 1, 0.1).tolist() == [1.0, 1.0]
 
 
 @pytest.mark.parametrize(("p", "df"), [(0.975, 1), (0.975, 9), (0.975, 49), (0.95, 49), (0.5, 3), (0.025, 12),
                                        (0.9999, 2.5)])
-def test_the_t_quantile_and_tail_are_scipy_s(p: float, df: float) -> None:
+def test_the_t_quantile_and_tail_agree_with_scipy_stats(p: float, df: float) -> None:
     from scipy import stats
 
     assert t_quantile(p, df) == pytest.approx(stats.t.ppf(p, df), rel=1e-9, abs=1e-9)
