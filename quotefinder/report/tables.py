@@ -1,8 +1,7 @@
 """The sweep's results as tables: `grid.csv`, `questions.csv`, `comparison.csv` and the flip table the
 plots draw. The computing is done (`sweep`); these only lay it out, as columns (`Columns`) that `csv_bytes`
-writes with the standard library's `csv`, as pandas' `to_csv` would (a test holds it to pandas byte for byte), so
-that a sweep writing tables alone never imports pandas (0.15 s of every sweep's start); the plots draw from the
-same columns.
+writes with the standard library's `csv`, plain values each (`cell`: a whole number as one, a gap empty), which
+pandas reads back as they are (the tests do); the plots draw from the same columns.
 
 Deterministic (stable orders, no clock), so a committed report diffs cleanly. Third-party text is made
 inert on the way out (`textsafe.csv_text`).
@@ -40,42 +39,6 @@ def plain_numbers(values: np.ndarray) -> np.ndarray:
     value, written alike either way."""
     distinct, inverse = np.unique(np.ravel(values), return_inverse=True)
     return np.array([plain_number(v) for v in distinct.tolist()], dtype=object)[inverse]
-
-
-def _rows_as_columns(rows: Sequence[Mapping[str, Any]]) -> Columns | pd.DataFrame:
-    """Rows (dicts, every key a column, in the order keys first appear) as columns, each typed as
-    `pandas.DataFrame(rows)` types it (`_typed_columns`); a row without a column's key has a gap there. Rows holding
-    a numpy scalar (how pandas types those beside Python's numbers is not copied here: float32 beside whole numbers,
-    say) are handed to pandas itself."""
-    names = list(dict.fromkeys(name for row in rows for name in row))
-    columns = _typed_columns({name: [row.get(name) for row in rows] for name in names})
-    if columns is None:
-        import pandas as pd  # (never in the tables a sweep writes today: their numbers are Python's)
-
-        return pd.DataFrame(rows)
-    return columns
-
-
-def _typed_columns(cells: Mapping[str, list[Any]]) -> Columns | None:
-    """Columns of Python values typed as `pandas.DataFrame` types a column of the same cells: one of numbers alone
-    (no booleans; its whole numbers all int64, or all uint64) that holds a float or a gap (None) is all floats (1 is
-    written 1.0 beside 0.5); anything else is kept as it is. None when a cell is a numpy scalar (see
-    `_rows_as_columns`)."""
-    columns: Columns = {}
-    for name, column in cells.items():
-        if all(type(cell) is str for cell in column):  # text alone: kept as it is (and no numpy scalar)
-            columns[name] = column
-            continue
-        if any(isinstance(cell, np.generic) for cell in column):
-            return None
-        whole = [cell for cell in column if isinstance(cell, int) and not isinstance(cell, bool)]
-        numbers = all(cell is None or isinstance(cell, float | int) and not isinstance(cell, bool) for cell in column) \
-            and (all(-2**63 <= n < 2**63 for n in whole) or all(0 <= n < 2**64 for n in whole))  # int64 or uint64
-        if numbers and any(cell is None or isinstance(cell, float) for cell in column) and \
-                any(cell is not None for cell in column):
-            column = [math.nan if cell is None else float(cell) for cell in column]
-        columns[name] = column
-    return columns
 
 
 def axis_column(result: Sweep, n: int) -> tuple[str, np.ndarray]:
@@ -162,7 +125,7 @@ def _along_answer(curve: JudgedCurve, h: float, title: str) -> str:
     return "; ".join([*parts, f"{LABELS[codes[-1]]} above"])
 
 
-def questions_table(result: Sweep, comparison: Comparison | None = None) -> Columns | pd.DataFrame:
+def questions_table(result: Sweep, comparison: Comparison | None = None) -> Columns:
     """Per question: outcomes at the default and recommended points, the quote, where outcomes change
     (first repeat), whether it needs a label (quoted on the grid and not judgeable without a person), its
     outcomes in every repeat, and its change against a baseline (its outcome in each of the baseline's
@@ -172,7 +135,7 @@ def questions_table(result: Sweep, comparison: Comparison | None = None) -> Colu
     score_name, columns = result.system.quote_score, result.system.axes[1]
     broken = any(j.quote is not None and j.quote.broken for j in recommended)  # a column only where some quote is
     if not questions:
-        return _rows_as_columns([])
+        return {}
     h_text = [result.h_axis.text(i) for i in range(len(result.h_axis.decimals))]
     a_text, a_values = [result.a_axis.text(j) for j in range(len(result.a_axis.decimals))], result.a_axis.values
     shown = [j.piece.display for j in recommended]  # what the reader sees at the recommended point
@@ -209,10 +172,7 @@ def questions_table(result: Sweep, comparison: Comparison | None = None) -> Colu
         table["baseline_outcome"] = [" ".join(o.value for o in c.before) if c else "" for c in compared]
         table["change"] = [c.kind.value if c else "" for c in compared]
     table["evidence"] = [result.replayed.record.evidence_word] * len(questions)
-    typed = _typed_columns(table)
-    if typed is None:  # (a numpy scalar among the cells: never, today)
-        return _rows_as_columns([dict(zip(table, row, strict=True)) for row in zip(*table.values(), strict=True)])
-    return typed
+    return table
 
 
 def comparison_table(result: Sweep, comparison: Comparison) -> Columns:
@@ -243,30 +203,28 @@ def flip_frame(result: Sweep) -> Columns:
 
 
 def csv_bytes(table: Columns | pd.DataFrame, *, text: bool = False) -> bytes:
-    """The table as CSV with "\\n" line ends. Columns (`Columns`: float64, integer, bool or object arrays, or
-    lists) are written by `csv` as pandas' `to_csv(index=False)` writes the same cells (numbers as Python writes
-    them, a gap, None or NaN, empty); a DataFrame (the drift, monitor and systems tables) by pandas itself. With
-    `text` (a table of page text) every text cell is quoted: Python's csv quotes a cell holding "\\n" but not one
-    holding a lone "\\r", which a spreadsheet or pandas reads as a line end, so the rest of the cell would become
-    a new row."""
+    """The table as CSV with "\\n" line ends: columns (`Columns`) by `csv`, each cell a plain value (`cell`); a
+    DataFrame (the drift, monitor and systems tables) by pandas' `to_csv`. With `text` (a table of page text)
+    every text cell is quoted: Python's csv quotes a cell holding "\\n" but not one holding a lone "\\r", which a
+    spreadsheet or pandas reads as a line end, so the rest of the cell would become a new row."""
     buffer = io.StringIO()
     quoting: Literal[0, 2] = csv.QUOTE_NONNUMERIC if text else csv.QUOTE_MINIMAL
     if isinstance(table, Mapping):
         writer = csv.writer(buffer, lineterminator="\n", quoting=quoting)
         writer.writerow(list(table))
-        writer.writerows(zip(*(_written(values) for values in table.values()), strict=True))
+        writer.writerows(zip(*([cell(value) for value in _listed(values)] for values in table.values()), strict=True))
     else:
         table.to_csv(buffer, index=False, lineterminator="\n", quoting=quoting)
     return buffer.getvalue().encode()
 
 
-def _written(values: Any) -> list[Any]:
-    """A column's cells as `csv` writes them (`str`; a numpy array's numbers as Python's, by `tolist`), a gap
-    (None, NaN) as an empty text."""
-    if isinstance(values, np.ndarray):
-        if values.dtype.kind not in "biuOU" and values.dtype != np.float64:  # pandas writes float32 as '0.1', and
-            raise TypeError(f"a column of {values.dtype} is not one `csv_bytes` writes as pandas does")  # dates
-        values = values.tolist()
-    elif all(type(v) is str for v in values):  # text alone: written as it is
-        return values
-    return ["" if v is None or (isinstance(v, float | np.floating) and math.isnan(v)) else v for v in values]
+def _listed(values: Any) -> list[Any]:
+    return values.tolist() if isinstance(values, np.ndarray) else list(values)
+
+
+def cell(value: Any) -> Any:
+    """One cell as `csv` writes it: text as it is; a gap (None, NaN) empty; a number as Python writes it (a
+    float's shortest repr; `plain_numbers` already made a whole count an int)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return value

@@ -1,13 +1,13 @@
-"""The report's CSV writer for columns (`tables.csv_bytes`, the standard library's `csv`, so that a sweep writing
-tables alone never imports pandas) held byte for byte to pandas' `to_csv`, which wrote every report before it: on
-the columns of random DataFrames of the kinds of cells the reports hold, and on random rows, typed as
-`pandas.DataFrame(rows)` types them; then read back by `csv` and pandas as a person's tools would."""
+"""The report's tables (`tables`): each written by `csv` as plain values (`csv_bytes`) and read back by pandas, as a
+person's tools read them, holding the values the analysis computed; page text with quotes, commas and line ends read
+back cell for cell; the outcome runs along an axis spelled out for every question."""
 
 from __future__ import annotations
 
 import csv
 import io
 import itertools
+import math
 import random
 from pathlib import Path
 
@@ -15,84 +15,40 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import ROOT
 from quotefinder.questions import OUTCOMES
 from quotefinder.report.numbers import p_value, p_words, plain_number
-from quotefinder.report.tables import _rows_as_columns, _spans_of, csv_bytes, plain_numbers
-from quotefinder.sweepcmd import main
+from quotefinder.report.tables import _spans_of, csv_bytes, grid_table, plain_numbers, questions_table
+from quotefinder.sweep.session import SweepOptions, run_sweep
 
 TEXTS = ["", "plain", "a,b", 'say "so"', "two\nlines", "lone\rreturn", " lead", "trail ", "naïve – ünïcode", "1",
          "nan", "None", "=1+1", "'quoted'", "tab\there"]
 FLOATS = [0.0, -0.0, 0.1, 0.35, 1 / 3, 1e-05, 1e16, 123456789.123, 0.30000000000000004, 2.0, -7.5, float("nan")]
 
 
-def pandas_bytes(frame: pd.DataFrame, text: bool) -> bytes:
-    buffer = io.StringIO()
-    frame.to_csv(buffer, index=False, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC if text else csv.QUOTE_MINIMAL)
-    return buffer.getvalue().encode()
+def read_back(data: bytes, **options: object) -> pd.DataFrame:
+    return pd.read_csv(io.BytesIO(data), keep_default_na=False, na_values=[""], **options)
 
 
-def cell(rng: random.Random, kind: str) -> object:
-    if kind == "text":
-        return rng.choice(TEXTS)
-    if kind == "int":
-        return rng.randint(-5, 10**6)
-    if kind == "float":
-        return rng.choice(FLOATS)
-    if kind == "bool":
-        return rng.random() < 0.5
-    if kind == "none":
-        return None
-    if kind == "big":
-        return rng.choice([2**63 - 1, 2**63, 2**64 - 1, 2**64, -2**63, -2**63 - 1, 2**70])
-    if kind == "numpy":
-        return rng.choice([np.float64, np.float32])(rng.choice(FLOATS))
-    return np.int64(rng.randint(0, 9)) if rng.random() < 0.5 else np.bool_(rng.random() < 0.5)
-
-
-def random_column(rng: random.Random, rows: int) -> object:
-    shape = rng.choice(["float", "int", "bool", "text", "object", "numbers"])
-    if shape == "float":
-        return np.array([rng.choice(FLOATS) for _ in range(rows)])
-    if shape == "int":
-        return np.array([rng.randint(-10, 10**9) for _ in range(rows)], dtype=np.int64)
-    if shape == "bool":
-        return np.array([rng.random() < 0.5 for _ in range(rows)])
-    if shape == "text":
-        return (pd.Series([rng.choice(TEXTS) for _ in range(rows)], dtype=object) if rng.random() < 0.7 else
-                np.array([rng.choice(TEXTS) for _ in range(rows)], dtype=str))
-    kinds = ["int", "float", "none"] if shape == "numbers" else ["text", "int", "float", "bool", "none", "numpy",
-                                                                 "npint"]
-    return pd.Series([cell(rng, rng.choice(kinds)) for _ in range(rows)], dtype=object)
-
-
-@pytest.mark.parametrize("seed", range(200))
-def test_a_frame_is_written_as_pandas_writes_it(seed: int) -> None:
+@pytest.mark.parametrize("seed", range(40))
+def test_columns_of_every_kind_read_back_as_their_values(seed: int) -> None:
+    """Random columns of the cells the reports hold (text, whole numbers, floats, gaps; numpy arrays or lists),
+    written and read back by pandas: every number is the number written (a gap NaN), every text the text."""
     rng = random.Random(seed)
-    rows = rng.choice([0, 1, 2, 7, 30])
-    frame = pd.DataFrame({f"c{n}": random_column(rng, rows) for n in range(rng.randint(1, 6))})
-    columns = {name: frame[name].to_numpy() for name in frame.columns}  # as the report's tables hand them over
-    for text in (False, True):
-        assert csv_bytes(columns, text=text) == pandas_bytes(frame, text)
+    rows = rng.choice([1, 2, 7, 30])
+    numbers = {f"n{k}": [rng.choice([*FLOATS, None, rng.randint(-5, 10**6)]) for _ in range(rows)] for k in range(3)}
+    numbers["array"] = np.array([rng.choice(FLOATS) for _ in range(rows)])
+    texts = {"t": [rng.choice([t for t in TEXTS if t]) for _ in range(rows)]}
+    for text in (False, True):  # (page text goes only in a text table, where a lone carriage return is quoted)
+        back = read_back(csv_bytes({**numbers, **texts} if text else numbers, text=text), dtype={"t": str})
+        for name, values in numbers.items():
+            expected = [math.nan if v is None else float(v) for v in (values.tolist() if isinstance(
+                values, np.ndarray) else values)]
+            assert np.allclose(back[name].to_numpy(dtype=float), expected, rtol=0, atol=0, equal_nan=True), name
+        if text:  # (a lone carriage return survives only quoted)
+            assert back["t"].tolist() == texts["t"]
 
 
-@pytest.mark.parametrize("seed", range(200))
-def test_rows_are_typed_and_written_as_a_dataframe_of_them_would_be(seed: int) -> None:
-    """Rows of mixed cells, some without a column: a column of numbers that holds a float or a gap is all floats
-    (pandas writes 1 as 1.0 there), any other column keeps its cells, a missing key is a gap."""
-    rng = random.Random(1000 + seed)
-    names = [f"k{n}" for n in range(rng.randint(1, 5))]
-    shapes = {name: rng.choice([["int"], ["int", "float"], ["int", "none"], ["float", "none"], ["text"],
-                                ["text", "none"], ["bool"], ["bool", "none"], ["int", "bool"], ["none"],
-                                ["text", "int", "float", "bool", "none"], ["big", "float"], ["big", "none"],
-                                ["big", "int"], ["numpy", "int"], ["npint", "float", "none"]]) for name in names}
-    rows = [{name: cell(rng, rng.choice(shapes[name])) for name in names if rng.random() < 0.95}
-            for _ in range(rng.choice([1, 2, 5, 25]))]
-    for text in (False, True):
-        assert csv_bytes(_rows_as_columns(rows), text=text) == pandas_bytes(pd.DataFrame(rows), text)
-
-
-def test_what_it_writes_reads_back_cell_for_cell() -> None:
+def test_page_text_reads_back_cell_for_cell() -> None:
     """Page text with quotes, commas and line ends, read back by `csv` and by pandas as the same cells."""
     texts = [t for t in TEXTS if t != "lone\rreturn"]  # (read back only from a text table, where it is quoted)
     table = {"id": [f"q{n}" for n in range(len(texts))], "text": texts, "score": [0.5] * len(texts)}
@@ -106,18 +62,34 @@ def test_what_it_writes_reads_back_cell_for_cell() -> None:
     assert pd.read_csv(io.StringIO(quoted), keep_default_na=False)["text"].tolist() == ["lone\rreturn"]
 
 
-def test_a_column_it_cannot_write_as_pandas_would_is_refused() -> None:
-    with pytest.raises(TypeError, match="float32"):
-        csv_bytes({"a": np.array([0.1], dtype=np.float32)})
+def test_the_demo_s_grid_reads_back_as_the_analysis_computed_it(ten: Path) -> None:
+    """grid.csv read by pandas: a row per cell, the first axis outermost, each count the mean over repeats, with each
+    repeat's least and most, quoted and score, as the sweep holds them."""
+    result, _ = run_sweep(SweepOptions(ten, None, None), say=lambda _: None)
+    grid = read_back(csv_bytes(grid_table(result)))
+    h, a = result.h_axis.values, result.a_axis.values
+    assert grid["has_answer_cutoff"].tolist() == np.repeat(h, len(a)).tolist()
+    assert grid["answer_cutoff"].tolist() == np.tile(a, len(h)).tolist()
+    for code, outcome in enumerate(OUTCOMES):
+        column = outcome.value
+        assert np.allclose(grid[column], result.counts[..., code].ravel(), rtol=0, atol=5e-5), column
+        assert grid[f"{column}_min"].tolist() == result.per_repeat.min(axis=0)[..., code].ravel().tolist()
+        assert grid[f"{column}_max"].tolist() == result.per_repeat.max(axis=0)[..., code].ravel().tolist()
+    assert np.allclose(grid["quoted"], result.quoted.ravel(), rtol=0, atol=5e-5)
+    assert np.allclose(grid["score"], result.scores.ravel(), rtol=0, atol=5e-5)
+    assert set(grid["evidence"]) == {"synthetic"}
 
 
-
-def test_the_demo_tables_are_the_committed_ones_byte_for_byte(ten: Path, tmp_path: Path) -> None:
-    """grid.csv and questions.csv of the demo, written without pandas, are the committed report's, which pandas
-    wrote (`.ci/run` checks every committed report the same way)."""
-    assert main([str(ten), "--out", str(tmp_path / "out"), "--no-plots"]) == 0
-    for name in ("grid.csv", "questions.csv"):
-        assert (tmp_path / "out" / name).read_bytes() == (ROOT / "reports" / "ten" / name).read_bytes(), name
+def test_the_demo_s_questions_read_back_as_the_analysis_computed_them(ten: Path) -> None:
+    result, _ = run_sweep(SweepOptions(ten, None, None), say=lambda _: None)
+    table = questions_table(result)
+    back = read_back(csv_bytes(table, text=True), dtype=str)
+    assert list(back.columns) == list(table)
+    assert back["id"].tolist() == [q.id for q in result.questions]
+    assert back["recommended_outcome"].tolist() == [j.outcome.value for j in result.recommended.first]
+    assert back["recommended_quote"].fillna("").tolist() == [j.sentence or "" for j in result.recommended.first]
+    scores = [float(v) if v != "" else math.nan for v in table["answers"]]
+    assert np.allclose(back["answers"].astype(float), scores, equal_nan=True)
 
 
 def spans_by_hand(values: list[str], row: list[int]) -> str:
