@@ -9,12 +9,10 @@ can be had, or the child dies or answers something unreadable: the same value ei
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import multiprocessing
 import multiprocessing.process
 import os
 import signal
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -24,7 +22,6 @@ from typing import Generic, TypeVar
 T = TypeVar("T")
 _NO_ANSWER = object()
 
-PR_SET_PDEATHSIG = 1  # linux/prctl.h
 _STOPS = {signal.SIGINT, signal.SIGTERM}
 
 
@@ -45,24 +42,18 @@ def forking() -> Iterator[None]:
 
 def die_with_parent(parent: int) -> None:
     """Make this forked child end when `parent`, the process that forked it, ends, however it ends (`kill -9`
-    included), so that no child outlives a sweep holding its stdout open. On Linux the kernel kills the child
-    (`prctl(PR_SET_PDEATHSIG, SIGKILL)`); elsewhere a thread checks the parent five times a second. The child
-    leaves Ctrl+C to the parent (a terminal sends it to the whole process group; the parent stops its children
-    and says so in one line) and takes SIGTERM's default action, whatever handler it inherited."""
+    included), so that no child outlives a sweep holding its stdout open: a thread checks the parent five times a
+    second (`_watch`), as portable as Python (the kernel's own watch, Linux's `prctl(PR_SET_PDEATHSIG)`, would need
+    `ctypes` for no gain a user sees). The child leaves Ctrl+C to the parent (a terminal sends it to the whole
+    process group; the parent stops its children and says so in one line) and takes SIGTERM's default action,
+    whatever handler it inherited."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)  # held back by `forking`: a Ctrl+C meanwhile is dropped
-    armed = False
-    if sys.platform == "linux":
-        try:
-            armed = ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
-        except (OSError, AttributeError):
-            armed = False
-    if os.getppid() != parent:  # the parent ended before the kernel was told to watch it
+    if os.getppid() != parent:  # the parent ended before the watch began
         os._exit(1)
-    if not armed:
-        threading.Thread(target=_watch, args=(parent,), daemon=True, name="quotefinder-parent-watch").start()
+    threading.Thread(target=_watch, args=(parent,), daemon=True, name="quotefinder-parent-watch").start()
 
 
 def _watch(parent: int) -> None:
