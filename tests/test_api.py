@@ -51,6 +51,7 @@ def test_the_default_sweep_writes_the_committed_report(demo: Path) -> None:
     assert result.gate is None and result.comparison is None and result.holds
 
 
+@pytest.mark.slow
 def test_figures_in_other_formats_are_the_figures_option(demo: Path) -> None:
     """`write_report(dir, figures=["svg"])` writes what `sweep.py RUN --figures svg` writes, byte for byte."""
     done = sweep_py("runs/ten", "--figures", "svg", "--out", "cli")
@@ -60,6 +61,7 @@ def test_figures_in_other_formats_are_the_figures_option(demo: Path) -> None:
     assert (out / "flips.svg").exists() and not (out / "flips.png").exists()
 
 
+@pytest.mark.slow
 def test_keyword_arguments_are_sweep_pys_options(demo: Path) -> None:
     done = sweep_py("runs/ten", *AS_TYPED, "--out", "cli")
     assert done.returncode in (0, 1), done.stderr
@@ -198,6 +200,7 @@ def test_the_docs_example_runs(demo: Path) -> None:
         json.dumps(namespace["decision"], indent=2, sort_keys=True).encode() + b"\n"
 
 
+@pytest.mark.slow
 def test_drift_is_sweep_pys_drift(ten: Path, standin_for, monkeypatch: pytest.MonkeyPatch) -> None:
     from quotefinder.evalcmd import main as eval_main  # (records the refresh: the stand-in serves the demo's API)
     from quotefinder.standin import load_scenario

@@ -142,6 +142,7 @@ def test_an_interrupted_run_resumes_sending_only_what_is_missing(tmp_path, stand
     assert json.loads((run_dir / "run.json").read_text())["complete"] is True
 
 
+@pytest.mark.slow
 def test_an_edited_question_set_reuses_identical_requests(tmp_path, standin_for, capsys) -> None:
     run_dir, _, _ = record_ten(tmp_path, standin_for, capsys)
     text = TEN_QUESTIONS.read_text()
@@ -211,6 +212,7 @@ def test_a_bad_question_file_exits_2_naming_it(tmp_path, capsys) -> None:
     assert f"{path}, line 3" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_repeats_are_independent_observations_and_extending_sends_only_the_new_ones(tmp_path, standin_for,
                                                                                     capsys) -> None:
     scenario = load_scenario(TEN_SCENARIO)
@@ -322,6 +324,7 @@ def test_max_requests_stops_like_an_interrupt_and_the_next_run_goes_on(tmp_path,
     assert len(server.requests) == searches + ranks + compares  # nothing paid for twice
 
 
+@pytest.mark.slow
 def test_past_a_screenful_the_decisions_go_to_a_file_in_the_run(tmp_path, standin_for, capsys) -> None:
     from quotefinder.standin import synthetic
 
@@ -340,6 +343,7 @@ def test_past_a_screenful_the_decisions_go_to_a_file_in_the_run(tmp_path, standi
     assert run_files(run_dir) == before  # nothing sent, nothing rewritten
 
 
+@pytest.mark.slow
 def test_max_requests_says_which_questions_are_not_recorded_yet(tmp_path, standin_for, capsys) -> None:
     """A question the budget never reached did not fail and lacks more than its search: it is not recorded
     yet, and run.json says so (`pending`, and what stopped the recording) until a rerun records it."""
@@ -393,6 +397,7 @@ def test_the_demo_piped_into_a_reader_that_stops_early_ends_quietly(tmp_path, bu
     assert run_files(tmp_path / "runs" / "ten") == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [10, 30])
 def test_a_recording_piped_into_a_closed_reader_keeps_everything(tmp_path, standin_for, size) -> None:
     """The run is saved before the decisions are printed, and decisions.txt (past a screenful) before the
@@ -441,6 +446,7 @@ def test_a_key_that_is_not_printable_ascii_is_refused_before_anything_is_sent(tm
 # ---- --range and --pipeline ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_range_has_answer_is_exactly_has_answer_range(tmp_path, standin_for) -> None:
     server = standin_for(TEN_SCENARIO)
     assert main([str(TEN_QUESTIONS), "--run", str(tmp_path / "a"), *FAST, "--range", "has_answer=0.2:0.5"],

@@ -137,6 +137,7 @@ def test_bad_grids_exit_2(ten: Path, tmp_path: Path, spec: str, capsys) -> None:
     assert "--has-answer" in capsys.readouterr().err and not (tmp_path / "r").exists()
 
 
+@pytest.mark.slow
 def test_a_missing_compare_set_is_an_error_never_a_guess(tmp_path: Path, standin_for, capsys) -> None:
     text = "The answer sits in this sentence right here. And another sentence for the page."
     scenario = {"Where is the answer?": [page("A", "https://a.example", text, has_answer=0.9, answers=0.9),
@@ -288,6 +289,7 @@ def test_the_demo_summary_says_how_often_the_default_would_quote_something_wrong
     assert "the grid, the rate and 0.1 were chosen before looking at these results" in summary
 
 
+@pytest.mark.slow
 def test_certified_cells_are_the_direct_certification_read_back_from_the_files(ten: Path, tmp_path: Path) -> None:
     assert main([str(ten), "--out", str(tmp_path / "r"), "--max-wrong-rate", "0.45", "--delta", "0.2"]) == 0
     runs, axis = demo_items(ten)
@@ -622,6 +624,7 @@ def test_a_sweep_pauses_the_collector_while_it_works_and_leaves_it_as_it_found_i
         gc.enable()
 
 
+@pytest.mark.slow
 def test_a_profiled_sweep_ends_ordinarily_and_writes_its_profile(ten: Path, tmp_path: Path) -> None:
     """Under a profiler (`python -m cProfile -o FILE sweep.py ...`, as BENCHMARKS.md profiles a sweep), the sweep
     ends with the ordinary exit, so that the profiler writes what it measured."""
@@ -635,6 +638,7 @@ def test_a_profiled_sweep_ends_ordinarily_and_writes_its_profile(ten: Path, tmp_
     assert any(name == "main" for _, _, name in pstats.Stats(str(profile)).stats)  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 def test_a_sweep_of_tables_alone_loads_no_http_client_plots_or_pandas(ten: Path, tmp_path: Path) -> None:
     """Reading a run and replaying it needs neither the network's libraries (httpx, asyncio) nor pandas nor the
     figures' matplotlib (nor its Pillow): a `--no-plots` sweep, first and repeated, writes its report without loading
@@ -652,11 +656,11 @@ def test_a_sweep_of_tables_alone_loads_no_http_client_plots_or_pandas(ten: Path,
     assert len(written[0]) == 1 and written[1] == written[0]  # the repeated sweep read the index the first wrote
 
 
-def test_a_sweep_of_every_file_draws_in_its_own_process_without_pandas_or_scipys_quantiles(ten: Path,
-                                                                                         tmp_path: Path) -> None:
+@pytest.mark.slow
+def test_a_sweep_of_every_file_draws_in_its_own_process_without_pyplot_or_pandas(ten: Path, tmp_path: Path) -> None:
     """The demo's every-file report (PNGs and the page) is drawn by matplotlib's object API in the sweep itself: no
-    pyplot (no global figures), no pandas (0.2 s of its start), no `scipy.special` (0.23 s, for one row of bounds)
-    and no child process: what keeps the demo under 2 s."""
+    pyplot (no global figures), no pandas (0.2 s of its start), and no child process; scipy's distributions
+    (`scipy.special`) compute its bounds."""
     script = ("import os, sys\nforks = []\nfork = os.fork\n"
               "os.fork = lambda: forks.append(1) or fork()  # every child a sweep could make, counted\n"
               "from quotefinder.sweepcmd import main\n"
@@ -664,7 +668,7 @@ def test_a_sweep_of_every_file_draws_in_its_own_process_without_pandas_or_scipys
               "print(code, [m for m in ('matplotlib.figure', 'matplotlib.pyplot', 'pandas', 'scipy.special') "
               "if m in sys.modules], len(forks))\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ten.parent.parent)
-    assert done.stdout.splitlines()[-1] == "0 ['matplotlib.figure'] 0", done.stdout + done.stderr
+    assert done.stdout.splitlines()[-1] == "0 ['matplotlib.figure', 'scipy.special'] 0", done.stdout + done.stderr
     assert {"index.html", "heatmap-wrong.png", "risk-coverage.png", "flips.png"} <= {
         path.name for path in (tmp_path / "report").iterdir()}
 

@@ -84,6 +84,7 @@ def questions_for(path: Path, pages: dict[str, list[dict]]) -> Path:
     return write_questions(path, "\n".join(lines) + "\n")
 
 
+@pytest.mark.slow
 def test_the_same_pipeline_re_recorded_is_indistinguishable(tmp_path: Path, standin_for) -> None:
     """Two recordings of one pipeline on one question set: the same responses, so every question scores the same
     in both, and the report says they cannot be told apart (p = 1), in systems.csv, summary.md, decision.json."""
@@ -103,6 +104,7 @@ def test_the_same_pipeline_re_recorded_is_indistinguishable(tmp_path: Path, stan
     assert decision["system"]["run"] == str(tmp_path / "a")
 
 
+@pytest.mark.slow
 def test_the_better_system_is_named(tmp_path: Path, standin_for) -> None:
     """A system whose compare probabilities track the truth against one whose are noise, on 40 questions: the
     first is named, better beyond chance."""

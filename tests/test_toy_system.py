@@ -218,6 +218,7 @@ def test_a_toy_run_is_recorded_with_its_own_pipeline_and_no_other_systems_keys(t
     assert record.responses == len(SERVED)
 
 
+@pytest.mark.slow
 def test_the_toy_sweep_s_grid_and_decision_are_its_rule_applied_cell_by_cell(toy: Toy, tmp_path: Path) -> None:
     run = record_toy(tmp_path)
     out = tmp_path / "report"

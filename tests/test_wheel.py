@@ -11,6 +11,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from conftest import ROOT
 
 # The top level of `quotefinder/` as it ships: core, the systems, record, sweep, report, the Python API, the command
@@ -42,6 +44,7 @@ def build_wheel(source: Path, out: Path) -> list[str]:
         return sorted(archive.namelist())
 
 
+@pytest.mark.slow
 def test_the_wheel_holds_the_product_and_the_stand_in_and_nothing_else(tmp_path: Path) -> None:
     source = clean_copy(tmp_path / "src")
     names = build_wheel(source, tmp_path / "dist")

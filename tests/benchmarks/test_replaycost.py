@@ -50,6 +50,7 @@ def test_the_replay_from_memory_gives_what_the_replay_gives_and_reads_no_file_ag
         store.close()
 
 
+@pytest.mark.slow
 def test_the_command_times_each_round_with_a_first_sweep_that_finds_no_index(ten: Path, tmp_path: Path, capsys,
                                                                             monkeypatch) -> None:
     timed, cpu = replaycost.timed, replaycost.cpu

@@ -132,6 +132,7 @@ def test_a_hostile_configuration_is_refused_in_bounded_time_with_one_short_line(
     assert not (tmp_path / "reports").exists()
 
 
+@pytest.mark.slow
 def test_every_summary_names_the_configuration_it_used(ten: Path, standin_for, monkeypatch: pytest.MonkeyPatch
                                                        ) -> None:
     """sweep, compare and monitor: the summary's "Options given" says `from quotefinder.toml: ...`."""

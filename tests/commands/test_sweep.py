@@ -57,6 +57,7 @@ def test_a_run_folder_named_with_escape_codes_is_printed_inert(ten: Path, tmp_pa
     assert "te<U+001B>[2J" in captured.out and "<U+202E>evil" in captured.out and "<U+001B>[31m" in captured.err
 
 
+@pytest.mark.slow
 def test_figures_in_other_formats_through_the_verb_and_the_alias(ten: Path, monkeypatch: pytest.MonkeyPatch,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     """`--figures pdf,png` writes each figure as both, through `quotefinder sweep` and `sweep.py` alike, and the

@@ -267,6 +267,7 @@ def test_record_with_faults_and_resume_without_paying_twice(tmp_path, standin_fo
     assert RunRecord.require(run).config.covered == {"max_sources": (1.0, 2.0, 3.0, 5.0), "min_relevance": (0.5,)}
 
 
+@pytest.mark.slow
 def test_all_three_systems_are_compared_on_one_question_set(recorded: Path, tmp_path: Path, standin_for,
                                                             capsys) -> None:
     server = standin_for(TEN_SCENARIO)

@@ -85,6 +85,7 @@ def slow_counts(run_dir: Path, passages: int, tier: str) -> dict[str, int]:
     return counts
 
 
+@pytest.mark.slow
 def test_the_grid_is_every_configurations_own_responses_judged(recorded: Path, tmp_path: Path) -> None:
     out = tmp_path / "report"
     assert main([str(recorded), "--out", str(out), "--no-plots"]) == 0
@@ -178,6 +179,7 @@ def test_the_quote_answer_system_is_compared_with_the_quote_finder(recorded: Pat
     assert [entry["point"] for entry in decision["systems"]][1][1] in ("instant", "deep")
 
 
+@pytest.mark.slow
 def test_on_a_squad_sample_the_estimate_counts_configurations_and_the_systems_are_compared(
         tmp_path: Path, standin_for, capsys) -> None:
     """Real paragraphs (SQuAD 2.0) as the pages: the quote-answer recording is priced first (one request per

@@ -163,6 +163,7 @@ BODY_VALUES = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(BODY_VALUES)
 def test_canonical_json_is_the_standard_librarys_sorted_compact_utf8(value: object) -> None:

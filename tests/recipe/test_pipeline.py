@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -101,6 +102,7 @@ def test_compare_responses_differ_between_sets_and_each_set_keeps_its_own(tmp_pa
 PROBABILITY = st.floats(0, 1) | st.sampled_from([0.0, 0.3, 0.5, 1.0])
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(st.lists(PROBABILITY, max_size=6), PROBABILITY, PROBABILITY, st.lists(PROBABILITY, max_size=3))
 def test_coverage_finds_exactly_the_sets_its_cutoffs_select(has_answers: list[float], a: float, b: float,

@@ -176,6 +176,7 @@ def checksummed(text: str) -> bytes:
     return b'{"sha256": "' + hashlib.sha256(b"{\n" + rest).hexdigest().encode() + b'",\n' + rest
 
 
+@pytest.mark.slow
 @settings(max_examples=FUZZ_EXAMPLES, deadline=None)
 @given(st.data())
 def test_fuzz_a_damaged_entry_with_a_matching_checksum_is_read_or_refused_naming_it(tmp_path_factory, data) -> None:

@@ -109,6 +109,7 @@ def test_a_directory_that_is_not_a_run_says_what_to_give_instead(tmp_path: Path)
     st.none() | st.booleans() | st.floats() | st.text(max_size=5),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
 ))
+@pytest.mark.slow
 def test_any_json_is_either_a_run_or_refused(tmp_path_factory, value) -> None:
     directory = tmp_path_factory.mktemp("run")
     (directory / RUN_FILE).write_text(json.dumps(value))
@@ -123,6 +124,7 @@ def test_any_json_is_either_a_run_or_refused(tmp_path_factory, value) -> None:
     st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
                  lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)),
     max_size=4))
+@pytest.mark.slow
 def test_any_run_shaped_json_is_either_a_run_or_refused(tmp_path_factory, fields) -> None:
     directory = tmp_path_factory.mktemp("run")
     (directory / RUN_FILE).write_text(json.dumps({"format": "quotefinder-run/1", **fields}))
@@ -147,6 +149,7 @@ def _load_and_rewrite(tmp_path_factory, raw: bytes) -> None:
     assert record.save(again) and RunRecord.load(again) == record
 
 
+@pytest.mark.slow
 @settings(max_examples=FUZZ_EXAMPLES, deadline=None)
 @given(st.data())
 def test_fuzz_a_damaged_run_record_is_read_or_refused_naming_it(tmp_path_factory, data) -> None:

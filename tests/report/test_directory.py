@@ -154,6 +154,7 @@ def test_a_report_changed_after_the_sweep_is_not_whole(ten: Path, tmp_path: Path
 
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["Ctrl+C", "SIGTERM"])
 def test_ctrl_c_or_sigterm_within_the_swap_waits_for_it_to_finish(ten: Path, tmp_path: Path, monkeypatch, capsys,
                                                                   signum) -> None:

@@ -4,11 +4,12 @@ section, decision.json's `drift` and the tables all say the same drift."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 
-from conftest import TEN_SCENARIO, env_for
+from conftest import ROOT, TEN_SCENARIO, copy_run, env_for
 from quotefinder.evalcmd import main as eval_main
 from quotefinder.report.drift import (
     drift_console,
@@ -19,24 +20,32 @@ from quotefinder.report.drift import (
     stages_frame,
     verdict,
 )
-from quotefinder.standin import load_scenario
+from quotefinder.standin import StandIn, load_scenario
 from quotefinder.sweep.grid import parse_axis
 from quotefinder.sweep.session import SweepOptions, run_drift
 
 GRID = parse_axis("0:1:0.25")
 
 
-@pytest.fixture
-def drifted(ten: Path, standin_for):
-    server = standin_for(load_scenario(TEN_SCENARIO))  # the API as it was recorded (its repeat jitter kept)
-    new = ten.parent / "refresh"
-    assert eval_main(["--refresh", str(ten), "--run", str(new), "--rate", "0", "--retries", "0", "--concurrency",
-                      "1", "--sample", "6", "--seed", "2"], env=env_for(server)) == 0
-    return run_drift(SweepOptions(new, GRID, GRID))
+@pytest.fixture(scope="module")
+def drifted(tmp_path_factory: pytest.TempPathFactory):
+    """A refresh of the demo recorded from the API as it was recorded (its repeat jitter kept), and its drift: made
+    once for the module's tests, which only read it."""
+    ten = copy_run(ROOT / "runs" / "ten", tmp_path_factory.mktemp("drifted") / "runs" / "ten")
+    shutil.copytree(ROOT / "questions", ten.parent.parent / "questions")
+    server = StandIn(load_scenario(TEN_SCENARIO))
+    server.start()
+    try:
+        new = ten.parent / "refresh"
+        assert eval_main(["--refresh", str(ten), "--run", str(new), "--rate", "0", "--retries", "0", "--concurrency",
+                          "1", "--sample", "6", "--seed", "2"], env=env_for(server)) == 0
+    finally:
+        server.stop()
+    return ten, run_drift(SweepOptions(new, GRID, GRID))
 
 
-def test_an_unchanged_api_is_said_to_hold_everywhere(drifted, ten: Path) -> None:
-    result, drift = drifted
+def test_an_unchanged_api_is_said_to_hold_everywhere(drifted) -> None:
+    ten, (result, drift) = drifted
     said = verdict(drift)
     assert said.startswith("The evidence still describes the API: ") and "decisions at the shipped cell" in said
     record = drift_record(drift, result)
@@ -47,7 +56,7 @@ def test_an_unchanged_api_is_said_to_hold_everywhere(drifted, ten: Path) -> None
 
 
 def test_the_console_and_the_summary_say_the_same_drift(drifted) -> None:
-    result, drift = drifted
+    _, (result, drift) = drifted
     lines = drift_console(drift, result)
     assert lines[0].startswith(f"Drift against {drift.original} at (") and lines[1] == f"  {verdict(drift)}"
     assert lines[-1] == f"  {exit_words(drift)}"
@@ -59,7 +68,7 @@ def test_the_console_and_the_summary_say_the_same_drift(drifted) -> None:
 
 
 def test_the_tables_have_a_row_per_stage_and_per_question(drifted) -> None:
-    _, drift = drifted
+    _, (_, drift) = drifted
     assert len(stages_frame(drift)) == len(drift.stages)
     assert len(drift_frame(drift)) == len(drift.questions)
 

@@ -8,6 +8,7 @@ import re
 import shutil
 from pathlib import Path
 
+import pytest
 import yaml
 
 from conftest import github_html
@@ -62,6 +63,7 @@ def test_question_ids_in_a_comparison_caution_are_inert(ten: Path, tmp_path: Pat
     assert "&lt;b&gt;q" in html
 
 
+@pytest.mark.slow
 def test_a_hostile_baseline_name_is_inert_in_the_plot_links(ten: Path, tmp_path: Path) -> None:
     """The score-change figure's link, "Score change against NAME", names the baseline directory."""
     name = "![x](https:evil.example?p.png) <img src=x onerror=alert(1)> [click](javascript:alert(1)) <b>base"

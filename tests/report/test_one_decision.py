@@ -102,6 +102,7 @@ def check_one_decision(run: Path, out: Path, options: list[str], capsys) -> dict
 @pytest.mark.parametrize("options", [[], ["--max-wrong-rate", "0.45", "--delta", "0.2"], ["--max-wrong-rate", "0.05"],
                                      ["--no-plots", "--max-wrong-rate", "0.45", "--delta", "0.2"],
                                      ["--answerable-share", "0.5", "--max-wrong-rate", "0.75"]])
+@pytest.mark.slow
 def test_the_demo_names_one_cell_everywhere(options: list[str], ten: Path, tmp_path: Path, capsys) -> None:
     decision = check_one_decision(ten, tmp_path / "r", options, capsys)
     assert decision["repeats"] == 3

@@ -160,6 +160,7 @@ def test_the_risk_coverage_figure_is_drawn_from_the_recommended_rows_numbers(tmp
     assert job.files[0].read_bytes() == first and first.startswith(b"\x89PNG")  # the same data, the same file
 
 
+@pytest.mark.slow
 def test_each_heatmap_cell_shows_its_value_on_its_outcomes_scale_rising_upwards(tmp_path: Path) -> None:
     """A pointer over each cell's centre reads that cell's value (the first axis rising upwards, the second to the
     right); the rendered pixel there, clear of the marks, is the value's colour on the colormap between the map's
@@ -313,6 +314,7 @@ def test_a_regions_border_is_every_side_it_shares_with_the_outside_in_runs_as_lo
     assert len(ends) == 2 * len(runs)  # no two runs of one line meet: each goes as far as it can
 
 
+@pytest.mark.slow
 @given(st.lists(st.lists(st.booleans(), min_size=5, max_size=5), min_size=5, max_size=5))
 def test_the_drawn_border_encloses_exactly_the_certified_cells(rows) -> None:
     """Whatever the region (holes, corners, cells touching the grid's edge), the dashed line runs along exactly the
@@ -402,6 +404,7 @@ def test_a_mark_off_the_grid_is_said_not_drawn() -> None:
 HOSTILE = "$\\frac{1}{0}$ \x1b[31mred\x07 $x_{2}$"
 
 
+@pytest.mark.slow
 def test_any_text_is_drawn_as_written_on_one_line_and_cut_when_long(tmp_path: Path) -> None:
     """Question ids, run names and axis names are anyone's text: a `$...$` is drawn as written (to a plotting library
     that reads mathtext it is a formula, here an invalid one), control characters show as `<U+XXXX>` on one line,
@@ -429,6 +432,7 @@ def test_any_text_is_drawn_as_written_on_one_line_and_cut_when_long(tmp_path: Pa
     assert {"café", "a b"} <= set(_texts(drawn[1]))  # letters as letters; a newline does not spill into a row
 
 
+@pytest.mark.slow
 def test_the_same_data_gives_the_same_bytes_in_every_format(tmp_path: Path) -> None:
     result = _sweep(tmp_path, 0.4, seed=11)
     job = _planned(result, tmp_path / "first", "heatmap-wrong.png", figures.FORMATS)

@@ -19,12 +19,14 @@ from quotefinder.report import summary
 from quotefinder.sweepcmd import main
 
 
+@pytest.mark.slow
 def test_reports_are_deterministic(ten: Path, tmp_path: Path) -> None:
     assert main([str(ten), "--out", str(tmp_path / "a")]) == 0
     assert main([str(ten), "--out", str(tmp_path / "b")]) == 0
     assert run_files(tmp_path / "a") == run_files(tmp_path / "b")
 
 
+@pytest.mark.slow
 def test_hostile_page_text_is_inert_in_every_report(tmp_path: Path, standin_for) -> None:
     snippet = f"=cmd|' /C calc'!A0 is the answer to everything here. {HOSTILE}"
     scenario = {"What is the answer?": [page("[Title](http://evil.example) <b>x</b> | y", "https://x.example/a_(b)",
@@ -106,6 +108,7 @@ def test_the_job_summary_stays_under_githubs_limit_whatever_the_pages_say(tmp_pa
     assert "**The summary is cut here**" in cut and github_html(cut).count("<h1>") == 1
 
 
+@pytest.mark.slow
 def test_plots_draw_odd_text_literally(tmp_path: Path, standin_for, monkeypatch) -> None:
     """An id like `odd-$\\frac$-id` is drawn as written: nothing in a label is read as markup (to matplotlib, which
     reads `$...$` as math, it is invalid mathtext, and no PNG would be made)."""
@@ -126,6 +129,7 @@ def test_plots_draw_odd_text_literally(tmp_path: Path, standin_for, monkeypatch)
     assert "odd-$\\frac$-id" in drawn["flips.png"]  # the id as written, beside its bar
 
 
+@pytest.mark.slow
 def test_a_rerun_leaves_only_this_sweeps_files(ten: Path, tmp_path: Path) -> None:
     out = tmp_path / "r"
     again = shutil.copytree(ten, ten.with_name("ten-again"))  # the same run recorded again
@@ -137,6 +141,7 @@ def test_a_rerun_leaves_only_this_sweeps_files(ten: Path, tmp_path: Path) -> Non
                                                      "report.json", "summary.md"]
 
 
+@pytest.mark.slow
 def test_figures_as_vector_files_are_written_listed_and_linked_instead_of_pngs(ten: Path, tmp_path: Path) -> None:
     """`--figures svg,pdf`: each figure as an SVG and a PDF, no PNG; the manifest lists them, the summary links the
     SVG and names the PDF beside it, the tables are those of the PNGs' report; a rerun with the default swaps them
@@ -157,6 +162,7 @@ def test_figures_as_vector_files_are_written_listed_and_linked_instead_of_pngs(t
     assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in (tmp_path / "png").iterdir())
 
 
+@pytest.mark.slow
 def test_files_the_user_owns_are_never_deleted_even_with_a_report_name(ten: Path, tmp_path: Path) -> None:
     """A rerun removes only what the previous sweep's manifest lists: files the user put in the report directory
     stay, even when their names look like a report's (an own heatmap, a comparison of their own)."""
@@ -176,6 +182,7 @@ def test_files_the_user_owns_are_never_deleted_even_with_a_report_name(ten: Path
                                                                             "questions.csv", "summary.md"]
 
 
+@pytest.mark.slow
 def test_a_directory_of_files_without_a_manifest_is_refused_unless_forced(ten: Path, tmp_path: Path,
                                                                          capsys) -> None:
     """Without a manifest the sweep cannot tell its files from the user's: it refuses, naming the directory and

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from conftest import ROOT, env_for
 from quotefinder.evalcmd import main as eval_main
 from quotefinder.questions import load_questions
@@ -35,6 +37,7 @@ def test_the_scenario_serves_the_real_paragraphs_and_picks_the_answer_sentence(t
     assert len(load_scenario(tmp_path / "s.json").questions) == 429
 
 
+@pytest.mark.slow
 def test_from_the_shared_squad_file_to_a_sweep(tmp_path: Path, standin_for, capsys) -> None:
     questions = tmp_path / "questions" / "squad.yaml"
     assert import_main(["import", str(SQUAD), "--out", str(questions), "--sample", "40", "--seed", "1"]) == 0

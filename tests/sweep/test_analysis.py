@@ -80,6 +80,7 @@ def test_with_a_certificate_the_recommended_cell_is_certified_and_the_rules_choi
     assert seen_certified > 5 and seen_moved > 0  # the cases the test is about do occur
 
 
+@pytest.mark.slow
 def test_repeats_certify_exactly_what_the_first_repeat_alone_does(tmp_path: Path) -> None:
     """The guarantee uses each question's first repeat (a served answer fixed in advance): three repeats
     certify the same cells as the first alone, never fewer (Hoeffding-Bentkus on per-question means, used

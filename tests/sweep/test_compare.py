@@ -152,6 +152,7 @@ def test_compare_labels_each_question_from_the_first_repeats_of_each_run(tmp_pat
     assert comparison.p_value == sign_test(comparison.worse_questions, comparison.better_questions)
 
 
+@pytest.mark.slow
 def test_what_got_worse_and_what_got_fixed(two_runs, tmp_path, capsys) -> None:
     after, before = two_runs
     out = tmp_path / "report"

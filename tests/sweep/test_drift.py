@@ -53,6 +53,7 @@ def searched(server) -> set[str]:
     return {body["query"] for path, body in server.requests if path == "/search"}
 
 
+@pytest.mark.slow
 def test_a_refresh_records_only_its_sample_and_an_unchanged_api_still_holds(ten: Path, standin_for, capsys) -> None:
     """The demo refreshed against the API it was recorded from: only the 5 sampled questions are searched (each
     label its share: 3 answer, 2 no-answer of 6 and 4), run.json names the original, its digest and both
@@ -126,6 +127,7 @@ def test_noise_alone_passes_and_a_drifted_api_is_flagged(ten: Path, standin_for)
     assert changes["top_changed"].any()
 
 
+@pytest.mark.slow
 def test_the_wrong_rate_gate_fails_when_the_fresh_sample_shows_it_above_alpha(ten: Path, standin_for) -> None:
     """Every answer page rewritten (the API still rates them as before): the quotes at the shipped cell are now
     wrong, and with --max-wrong-rate 0.05 the refresh shows the rate above it with 90% confidence (exit 1); the
@@ -143,6 +145,7 @@ def test_the_wrong_rate_gate_fails_when_the_fresh_sample_shows_it_above_alpha(te
     assert "above --max-wrong-rate 0.05 with 90% confidence: YES" in summary
 
 
+@pytest.mark.slow
 def test_an_unchanged_api_passes_the_rate_gate_on_a_small_sample(ten: Path, standin_for, capsys) -> None:
     """`--drift --at H,A --max-wrong-rate ALPHA`, the command of docs/drift-and-monitoring.md and the workflow, on an
     unchanged API and a sample of 6: exit 0. The refresh's own sweep certifies nothing (with --drift, --max-wrong-rate
@@ -158,6 +161,7 @@ def test_an_unchanged_api_passes_the_rate_gate_on_a_small_sample(ten: Path, stan
     assert "PASS (exit 0)" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_runs_that_cannot_be_compared_are_refused(ten: Path, tmp_path: Path, standin_for, capsys) -> None:
     """--drift against a run of another pipeline, or a run given as its own original: exit 2, naming why."""
     variant = copy_run(ROOT / "runs" / "ten-terse-criteria", ten.parent / "ten-terse-criteria")
@@ -173,6 +177,7 @@ def test_runs_that_cannot_be_compared_are_refused(ten: Path, tmp_path: Path, sta
     assert "its own original" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_refresh_without_a_key_sends_nothing_and_its_cost_is_priced_first(ten: Path, standin_for, capsys) -> None:
     """No key: exit 2 before anything is sent. --estimate: the sample's requests priced, nothing sent.
     --max-requests 3: at most 3 sent, the rest resumed by the next invocation; a resume with another seed is
@@ -242,6 +247,7 @@ def test_a_squad_run_refreshed_records_only_its_sample_and_drift_is_flagged(tmp_
     assert gated["failed"] is True and gated["wrong_rate"]["lower"] > 0.1
 
 
+@pytest.mark.slow
 def test_a_refresh_run_sweeps_on_its_own_over_its_sample(ten: Path, standin_for, capsys) -> None:
     """A refresh is a run like any other: swept alone it is judged on its sample only (the question file's other
     questions are not missing from it)."""
@@ -287,6 +293,7 @@ def test_the_monitor_passes_a_noisy_api_and_alarms_once_answers_lose_their_suppo
     assert rows["lower_bound"][first] >= 0.1 > (rows["lower_bound"][first - 1] if first else 0)
 
 
+@pytest.mark.slow
 def test_the_monitor_refuses_what_it_cannot_watch(ten: Path, standin_for, capsys) -> None:
     server = ten_served(standin_for)
     assert refresh(ten, ten.parent / "one", server, "--sample", "4") == 0
@@ -310,6 +317,7 @@ def test_the_monitor_refuses_what_it_cannot_watch(ten: Path, standin_for, capsys
                    "--max-wrong-rate", "0.1") == 0
 
 
+@pytest.mark.slow
 def test_the_other_systems_are_refreshed_and_compared_on_their_own_stages(tmp_path: Path, standin_for) -> None:
     """The quote-answer API (its own key and base URL) and the one-shot pipeline refreshed like the quote finder:
     each with its recorded axis values, compared on its own stages; an unchanged API holds, rewritten pages are
@@ -341,6 +349,7 @@ def test_the_other_systems_are_refreshed_and_compared_on_their_own_stages(tmp_pa
     assert found_exit == (1 if found["failed"] else 0)
 
 
+@pytest.mark.slow
 def test_a_refresh_run_is_not_turned_into_a_whole_run_by_recording_the_question_file_into_it(
         ten: Path, standin_for, capsys) -> None:
     """Recording the question file into a refresh run would add every other question and drop what it refreshes:
@@ -357,6 +366,7 @@ def test_a_refresh_run_is_not_turned_into_a_whole_run_by_recording_the_question_
     assert run_files(new) == before
 
 
+@pytest.mark.slow
 def test_a_refresh_resumes_only_on_the_questions_and_labels_it_was_drawn_from(ten: Path, standin_for,
                                                                             capsys) -> None:
     """An interrupted refresh (--max-requests 3) is not resumed after a question it sampled left the file, nor
@@ -393,6 +403,7 @@ def test_a_refresh_resumes_only_on_the_questions_and_labels_it_was_drawn_from(te
     assert "the refresh is complete" in capsys.readouterr().err and run_files(new) == finished
 
 
+@pytest.mark.slow
 def test_the_monitor_counts_a_label_a_refresh_did_not_sample_as_never_wrong_and_says_so(ten: Path, standin_for,
                                                                                        capsys) -> None:
     """A refresh of one question samples one label only: the monitor still watches it (exit 0, not 2), its estimate
@@ -419,6 +430,7 @@ def test_the_monitor_counts_a_label_a_refresh_did_not_sample_as_never_wrong_and_
     assert len(cautions) == 1 and "never wrong" in cautions[0]
 
 
+@pytest.mark.slow
 def test_the_monitor_cautions_when_questions_a_refresh_sampled_are_no_longer_in_the_question_file(
         ten: Path, standin_for, capsys) -> None:
     """A question file that has lost a question a refresh sampled: the monitor still watches (exit 0) the 9 it still

@@ -95,6 +95,7 @@ def draw_totals(rng: np.random.Generator, a: np.ndarray, rho: np.ndarray, n: int
     return np.einsum("rnh,na->ha", wrong, quoted)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("repeats", [1, 3])
 def test_a_seeded_simulation_keeps_the_family_wise_error_under_delta(repeats: int) -> None:
     alpha, delta, n, draws = 0.05, 0.1, 400, 2000
@@ -240,6 +241,7 @@ def draw_class(rng: np.random.Generator, a: np.ndarray, rho: np.ndarray, n: int)
     return np.einsum("nh,na->ha", wrong, quoted)
 
 
+@pytest.mark.slow
 def test_with_a_production_mix_the_guarantee_holds_for_that_mix() -> None:
     """A 50/50 sample, served in production as 30% answerable: the rate that matters is 0.3 r_answer + 0.7
     r_none. Certifying the pooled sample (what the sweep did before) bounds the sampled mix instead, and a

@@ -56,6 +56,7 @@ def assert_same_reports(first: Path, second: Path) -> None:
         assert (first / name).read_bytes() == (second / name).read_bytes(), name
 
 
+@pytest.mark.slow
 def test_the_demo_swept_with_and_without_the_index_is_byte_identical(ten: Path, tmp_path: Path, counted) -> None:
     assert sweep(ten, tmp_path / "plain", "--no-index") == 0
     assert not index_dir(ten).exists()  # --no-index writes none
@@ -89,6 +90,7 @@ def some_entry(run: Path) -> Path:
     return sorted((run / "responses").rglob("*.json"))[7]
 
 
+@pytest.mark.slow
 def test_an_entry_edited_after_indexing_is_replayed_and_reported_by_path(ten: Path, tmp_path: Path, capsys) -> None:
     assert sweep(ten, tmp_path / "first") == 0
     entry = some_entry(ten)
@@ -98,6 +100,7 @@ def test_an_entry_edited_after_indexing_is_replayed_and_reported_by_path(ten: Pa
     assert str(entry) in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_an_entry_removed_after_indexing_is_missed_as_without_the_index(ten: Path, tmp_path: Path, capsys) -> None:
     assert sweep(ten, tmp_path / "first") == 0
     some_entry(ten).unlink()
@@ -195,6 +198,7 @@ DAMAGES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", [pytest.param(d, marks=() if d == "torn" else pytest.mark.faults) for d in DAMAGES])
 def test_a_damaged_index_is_never_trusted(ten: Path, tmp_path: Path, counted, damage: str) -> None:
     """An index edited by hand (a bit of a curve changed, its checksum line left), cut short, not an index at

@@ -97,6 +97,7 @@ def test_labelling_the_questions_that_need_no_label_never_moves_the_choice_or_th
     assert labelled  # the claim was put to the test
 
 
+@pytest.mark.slow
 def test_under_a_production_mix_every_unlabelled_question_needs_its_label() -> None:
     """With --answerable-share the labels set every question's weight and class (and the mix's guarantee needs
     them all), so a question quoted nowhere can still move the decision: every unlabelled question is listed,

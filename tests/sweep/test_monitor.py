@@ -81,6 +81,7 @@ def test_a_rate_that_doubles_past_alpha_is_caught_within_two_refreshes_of_400() 
             assert near(raised[:, -1].mean(), 0.966) and near(raised[:, -2].mean(), 0.58)
 
 
+@pytest.mark.slow
 def test_the_chance_of_ever_alarming_at_alpha_stays_below_delta_over_50_refreshes() -> None:
     """The rate stays at exactly ALPHA (5%) for 50 refreshes of 400, 30 and 100 questions in turn: the monitor ever
     alarms in at most DELTA of 2,000 sequences plus three standard errors (measured when written: 1.3%: each refresh's
@@ -111,6 +112,7 @@ def test_a_long_calm_just_under_alpha_delays_the_alarm_by_at_most_one_refresh() 
     assert near(caught[5], 0.954) and near(caught[100], 0.959)  # as docs/drift-and-monitoring.md says
 
 
+@pytest.mark.slow
 def test_the_lower_bound_covers_the_highest_rate_at_every_refresh_at_once() -> None:
     """At a steady rate of 30% the running lower bound ever passes it in at most DELTA of 1,000 sequences of 10
     refreshes of 30 questions, plus three standard errors at 1,000 (0.028); and it does rise towards it (its median

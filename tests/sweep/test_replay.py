@@ -7,6 +7,7 @@ import signal
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from conftest import ROOT, copy_run, record, write_questions
 from quotefinder.standin import synthetic
@@ -15,6 +16,7 @@ from quotefinder.sweep.grid import JudgedCurve, Table, parse_axis
 from quotefinder.sweepcmd import main
 
 
+@pytest.mark.slow
 def test_parallel_replay_equals_serial_replay(tmp_path: Path, standin_for, monkeypatch) -> None:
     questions, scenario = synthetic.write(tmp_path / "data", 40, seed=5)
     assert record(tmp_path / "run", questions, standin_for(scenario)) == 0
