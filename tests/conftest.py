@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from quotefinder.commands.options import SCREEN
 from quotefinder.core import flow
 from quotefinder.questions import OUTCOMES, Outcome, Question, QuestionSet
 from quotefinder.recipe import sentences
@@ -80,13 +81,15 @@ def standin_for() -> Iterator[Callable[..., StandIn]]:
 
 def pytest_configure(config: pytest.Config) -> None:
     """Every test's derived files (replay indexes, kept parses) in a cache directory of the test session, never the
-    user's: set in the environment before any test module is imported, so that the sweeps the tests run as
-    subprocesses (with an environment copied at import) use it too."""
+    user's, and no project configuration read (the tests of one ask for it, `config_read`): set in the environment
+    before any test module is imported, so that the sweeps the tests run as subprocesses (with an environment copied
+    at import) do the same."""
     from quotefinder.core.storage import CACHE_ENV
 
     folder = tempfile.mkdtemp(prefix="quotefinder-derived-")
     config.stash[_DERIVED] = (folder, os.environ.get(CACHE_ENV))
     os.environ[CACHE_ENV] = folder
+    os.environ["QUOTEFINDER_CONFIG"] = ""  # no project configuration: never the developer's own, wherever it is
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -339,12 +342,12 @@ def tables_of(h: np.ndarray, thresholds: np.ndarray, probability: np.ndarray, co
 
 def checked_help(main: Callable[[list[str]], int], words: list[str], parser: argparse.ArgumentParser,
                  out: pytest.CaptureFixture[str]) -> str:
-    """`main([*words, "--help"])`'s help, checked: exit 0, a screen's worth (at most 40 lines of at most 100
+    """`main([*words, "--help"])`'s help, checked: exit 0, a screen's worth (at most `SCREEN` lines of at most 100
     columns), ending with two examples `quotefinder VERB ...` that `parser` (the verb's) accepts."""
     assert main([*words, "--help"]) == 0
     text = out.readouterr().out
     lines = text.rstrip("\n").splitlines()
-    assert len(lines) <= 40, f"{len(lines)} lines"
+    assert len(lines) <= SCREEN, f"{len(lines)} lines"
     assert all(len(line) <= 100 for line in lines), [line for line in lines if len(line) > 100]
     assert lines[-3] == "examples:", lines[-3:]
     for line in lines[-2:]:
@@ -353,3 +356,9 @@ def checked_help(main: Callable[[list[str]], int], words: list[str], parser: arg
         example = example[2:example.index(">")] if ">" in example else example[2:]
         parser.parse_args(example)  # a usage error would exit
     return text
+
+
+@pytest.fixture
+def config_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A project configuration is looked for as a user's command looks for it (from the current directory up)."""
+    monkeypatch.delenv("QUOTEFINDER_CONFIG", raising=False)

@@ -17,7 +17,7 @@ import cmarkgfm
 import pytest
 
 from quotefinder.commands import VERBS as COMMANDS
-from quotefinder.commands import recording, sweeping
+from quotefinder.commands.aliases import eval_words, sweep_words
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = sorted([ROOT / "README.md", ROOT / "BENCHMARKS.md", *(ROOT / "docs").glob("*.md")])
@@ -166,12 +166,11 @@ quotefinder pipeline show one-shot
 
 
 def parses(verb: str, arguments: list[str], alias: bool) -> str:
-    """'' when the command's own parser takes `arguments` (the alias's legacy parser for `python eval.py` and
-    `python sweep.py`, else the verb's), else what argparse said."""
+    """'' when the verb's own parser takes `arguments` (for `python eval.py` and `python sweep.py`, the words the
+    alias hands its verb: `aliases`), else what argparse said."""
     if alias:
-        parser = (recording if verb == "record" else sweeping).build_parser()
-    else:
-        parser = importlib.import_module(f"quotefinder.commands.{COMMANDS[verb][0]}").build_parser()
+        verb, arguments = (eval_words if verb == "record" else sweep_words)(arguments)
+    parser = importlib.import_module(f"quotefinder.commands.{COMMANDS[verb][0]}").build_parser()
     error = io.StringIO()
     try:
         with contextlib.redirect_stderr(error):

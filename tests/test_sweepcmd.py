@@ -134,7 +134,7 @@ def test_the_gate_exit_codes(ten: Path, tmp_path: Path, capsys) -> None:
 @pytest.mark.parametrize("spec", ["0:1:0.3", "0:1:0", "0:2:0.5", "x"])
 def test_bad_grids_exit_2(ten: Path, tmp_path: Path, spec: str, capsys) -> None:
     assert main([str(ten), "--has-answer", spec, "--out", str(tmp_path / "r")]) == 2
-    assert "--has-answer" in capsys.readouterr().err and not (tmp_path / "r").exists()
+    assert "--grid has_answer" in capsys.readouterr().err and not (tmp_path / "r").exists()
 
 
 @pytest.mark.slow
@@ -232,14 +232,16 @@ def test_a_symlinked_run_directory_still_finds_its_question_file(ten: Path, tmp_
     assert main([str(link), "--no-plots", "--out", str(tmp_path / "r")]) == 0
 
 
-def test_help_teaches_the_cutoffs_and_the_rule_behind_the_recommendation(capsys) -> None:
+def test_help_is_the_sweep_verb_s_and_names_the_run_s_axes(capsys) -> None:
+    """`python sweep.py --help` is `quotefinder sweep --help`: the axes of the system (with a run, its own), each
+    with its default and what it does."""
     assert main(["--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
-    assert "HAS_ANSWER_CUTOFF (default 0.3) compare results whose has_answer >= it" in text
-    assert "ANSWER_CUTOFF (default 0.6) quote when the top compare probability >= it" in text
-    assert "score = correct + no-answer - C x wrong" in text and "within one paired standard error" in text
-    assert "The default cutoffs are kept when they lie in that region" in text
-    assert "--max-wrong-rate ALPHA certifies the cells where, with probability at least 1 - DELTA" in text
+    assert "usage: quotefinder sweep RUN" in text
+    assert "has_answer: HAS_ANSWER_CUTOFF, default 0.3; compare results whose has_answer >= it" in text
+    assert "answer: ANSWER_CUTOFF, default 0.6; quote when the top compare probability >= it" in text
+    assert main([str(ROOT / "runs" / "ten-quote-answer"), "--help"]) == 0
+    assert "the axes of the quote-answer system" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("args", [["--jobs", "0"], ["--jobs", "-3"], ["--level", "0"], ["--folds", "1"],
@@ -395,7 +397,7 @@ def test_the_checks_refuse_a_point_off_the_grid_and_the_comparison_does_not(ten:
     assert main([str(ten), *out, "--at", "0.33,0.9", "--max-wrong", "0", "--min-correct", "6"]) == 2
     err = capsys.readouterr().err
     assert ("--at 0.33,0.9 is not a cell of the grid, so --max-wrong and --min-correct cannot check it; choose a "
-            "point on the grid's axes (--grid NAME=...; the quote finder's --has-answer and --answer)") in err
+            "point on the grid's axes (--grid NAME=...)") in err
     assert not (tmp_path / "r").exists()
     assert main([str(ten), *out, "--at", "0.3,0.95", "--answer", "0:1:0.1", "--max-wrong-rate", "0.45"]) == 2
     assert "--at 0.3,0.95 is not a cell of the grid, so --max-wrong-rate cannot check it" in capsys.readouterr().err
@@ -455,22 +457,6 @@ def test_max_requests_leaves_questions_the_sweep_calls_not_recorded_yet(tmp_path
     summary = (tmp_path / "r" / "summary.md").read_text()
     assert "| `treaty-of-rome-ink` | `not recorded yet (stopped by --max-requests)` |" in summary
     assert "does not hold the search" not in summary
-
-
-def test_help_names_the_two_wrong_rates_and_what_review_asks(capsys) -> None:
-    assert main(["--help"]) == 0
-    text = " ".join(capsys.readouterr().out.split())
-    assert "wrong-quote rate" not in text
-    assert ("--max-wrong-rate ALPHA certify the cells whose wrong-answer rate (the share of questions that get a "
-            "wrong quote; with repeats, of answers served) is at most ALPHA with probability at least 1 - DELTA"
-            in text)
-    assert ("with --max-wrong-rate the rule chooses among the certified cells, and a default that is not certified "
-            "moves to the rule's certified cell") in text
-    assert "wrong among quotes, the share of quotes that are wrong" in text
-    assert ("--review first ask, in the terminal, for what the grid lacks: the label (answer / no-answer / skip) of "
-            "every question quoted on the grid that has no `expect`, and a verdict (correct / wrong / skip) on "
-            "every unjudged quote") in text
-    assert "141 stdout was closed early (`| head`): it stopped quietly" in text
 
 
 # ---- sweep.py as a process: its children end with it, and Ctrl+C is one line ------------------------------------

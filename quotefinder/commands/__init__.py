@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Callable
+from typing import Any
 
 from .. import cli
 
@@ -29,7 +31,9 @@ def overview() -> str:
     lines = [USAGE, "", "Record a quote-finding pipeline's API responses once, then tune its cutoffs offline.", "",
              "verbs:"]
     lines += [f"  {verb:<10}{words}" for verb, (_, words) in VERBS.items()]
-    lines += ["", "examples:", "  quotefinder record questions/ten.yaml", "  quotefinder sweep runs/ten"]
+    lines += ["", "exit status: 0 done; 1 a gate (or a drift, a monitor) was checked and failed; 2 it cannot run;",
+              f"{cli.BROKEN_PIPE_HELP}",
+              "", "examples:", "  quotefinder record questions/ten.yaml", "  quotefinder sweep runs/ten"]
     return "\n".join(lines) + "\n"
 
 
@@ -47,6 +51,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{USAGE}\nquotefinder: error: unknown verb {verb!r}; the verbs are: {', '.join(VERBS)}",
               file=sys.stderr)
         return cli.EXIT_ERROR
-    module = importlib.import_module(f".{VERBS[verb][0]}", __name__)  # only the verb run is imported
-    code: int = module.main(rest)
-    return code
+    return verb_main(verb)(rest)
+
+
+def verb_main(verb: str) -> Callable[..., int]:
+    """The `main` of a verb's module (only the verb run is imported)."""
+    module = importlib.import_module(f".{VERBS[verb][0]}", __name__)
+    found: Callable[..., int] = module.main
+    return found
+
+
+@cli.quiet_on_a_closed_stdout
+@cli.guarded("quotefinder")
+def alias(verb: str, words: list[str], **given: Any) -> int:
+    """Run `verb` with `words` (and the keyword arguments its `main` takes: a test's terminal, environment, or
+    transport) as `quotefinder VERB WORDS` runs it: the aliases' one way in (`aliases`)."""
+    return verb_main(verb)(words, **given)

@@ -1,10 +1,12 @@
-"""A project's configuration: `[tool.quotefinder]` in ./pyproject.toml, or the top-level keys of ./quotefinder.toml,
-read once per command. It sets what a project always types (its grid, its objective, its guarantee, its production
-mix, its baseline, its gate); an option typed on the command line overrides it. Every key is checked as the option
-of its name would check it, and an error names the file and the key. A file is read with bounded effort, like
-the question and pipeline files: at most `MAX_BYTES`, keys of at most `MAX_KEY_PARTS` dotted parts (TOML's parser
-takes time quadratic in them), no nesting deeper than Python's recursion limit, no number of more digits than
-Python converts; every value a message quotes is cut (`textsafe.shown`)."""
+"""A project's configuration: the top-level keys of quotefinder.toml, or `[tool.quotefinder]` in pyproject.toml, in
+the current directory or the nearest one above it that has either (as ruff and pytest find theirs), or the file
+`QUOTEFINDER_CONFIG` names (set empty: none), read once per command by every verb, alias and the Python API alike.
+It sets what a project always types (its grid, its objective, its guarantee, its production mix, its baseline, its
+gate); an option typed on the command line overrides it. Every key is checked as the option of its name would check
+it, and an error names the file and the key. A file is read with bounded effort, like the question and pipeline
+files: at most `MAX_BYTES`, keys of at most `MAX_KEY_PARTS` dotted parts (TOML's parser takes time quadratic in
+them), no nesting deeper than Python's recursion limit, no number of more digits than Python converts; every value
+a message quotes is cut (`textsafe.shown`)."""
 
 from __future__ import annotations
 
@@ -47,23 +49,58 @@ class Config:
     values: dict[str, Any] = field(default_factory=dict)
 
 
+CONFIG_ENV = "QUOTEFINDER_CONFIG"  # the configuration file to use instead of looking for one; set empty: none
+
+
+def found(start: Path | None = None) -> Config:
+    """The project's configuration: the file `QUOTEFINDER_CONFIG` names (none when it is set empty), else the first
+    of `start` (the current directory) and the directories above it that configures quotefinder (`load`); an empty
+    one when none does. `ConfigError` as `load` raises it."""
+    chosen = os.environ.get(CONFIG_ENV)
+    if chosen is not None:
+        return _of_file(Path(chosen)) if chosen else Config()
+    here = Path(os.path.abspath(start or Path.cwd()))
+    for directory in (here, *here.parents):
+        config = load(directory)
+        if config.source:
+            return config
+    return Config()
+
+
 def load(directory: Path) -> Config:
     """The configuration in `directory` (an empty one when it has none). `ConfigError` for a file that is not
     TOML, an unknown key, a grid that is not a table of strings, or both files configuring."""
     own, project = directory / OWN_FILE, directory / PYPROJECT
-    found: list[Config] = []
-    if os.path.lexists(own):  # anything at the name is read (and refused unless a regular file), never skipped
-        found.append(Config(OWN_FILE, _read(own)))
-    if os.path.lexists(project):
-        tool = _read(project).get("tool", {})
-        table = tool.get("quotefinder") if isinstance(tool, dict) else None  # (`tool` another type: not ours)
-        if table is not None:
-            if not isinstance(table, dict):
-                raise ConfigError(f"{project}: [{TABLE}] must be a table of keys")
-            found.append(Config(f"{PYPROJECT} [{TABLE}]", table))
-    if len(found) == 2:
-        raise ConfigError(f"both {own} and {project} [{TABLE}] configure quotefinder: keep one of them")
-    config = found[0] if found else Config()
+    configs = [config for path in (own, project) if os.path.lexists(path)  # anything at the name is read (and
+               for config in (_of_file(path),) if config.source]  # refused unless a regular file), never skipped
+    if len(configs) == 2:
+        raise ConfigError(f"both {_named(own)} and {_named(project)} [{TABLE}] configure quotefinder: keep one of "
+                          "them")
+    return configs[0] if configs else Config()
+
+
+def _named(path: Path) -> str:
+    """A configuration file as messages and the summary name it: relative to the current directory."""
+    return os.path.relpath(path)
+
+
+def _of_file(path: Path) -> Config:
+    """The configuration a file holds: its `[tool.quotefinder]` table for a pyproject.toml (none without one), else
+    its top-level keys, checked (`_checked`)."""
+    data = _read(Path(_named(path)))
+    if path.name != PYPROJECT:
+        return _checked(Config(_named(path), data))
+    tool = data.get("tool", {})
+    table = tool.get("quotefinder") if isinstance(tool, dict) else None  # (`tool` another type: not ours)
+    if table is None:
+        return Config()
+    if not isinstance(table, dict):
+        raise ConfigError(f"{_named(path)}: [{TABLE}] must be a table of keys")
+    return _checked(Config(f"{_named(path)} [{TABLE}]", table))
+
+
+def _checked(config: Config) -> Config:
+    """`config`, its keys known and its grid a table of texts; `ConfigError` naming the file and the key otherwise."""
     for key, value in config.values.items():
         if key not in KEYS:
             raise ConfigError(f"{config.source}: unknown key `{line(key, 40)}`; the keys are: {', '.join(KEYS)}")

@@ -19,7 +19,6 @@ def build_parser() -> argparse.ArgumentParser:
         "keeps the chance of a false alarm at most --delta. exit: 1 the first time the rate's lower bound\n"
         "passes ALPHA; 0 no alarm; 2 cannot compare.", EXAMPLES)
     parser.add_argument("runs", type=Path, nargs="+", metavar="RUN", help=argparse.SUPPRESS)
-    parser.set_defaults(monitor=True)
     parser.add_argument("--questions", type=Path, metavar="FILE", help="judge with this question file (default: "
                         "the run's)")
     add_gate(parser, bounds=False)

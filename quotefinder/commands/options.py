@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .. import cli
 from ..core import values
+from ..core.plugin import System
 from ..sweep.compare import SIGNIFICANCE
 from ..sweep.guarantee import DELTA
 from ..sweep.stats import LEVEL
@@ -19,17 +20,28 @@ from . import config
 from .sweeping import figure_formats, named_axis, run, system_of
 
 WIDTH = 100  # the --help of every verb fits a screen this wide: at most SCREEN lines, two examples last
-SCREEN = 40
+SCREEN = 45
 RULE = "the rule and its guarantee"
 
 
 def verb_parser(verb: str, usage: str, description: str, examples: tuple[str, str]) -> argparse.ArgumentParser:
     """The parser of `quotefinder VERB`: its one-line usage, a short description, and two examples at the end."""
-    return argparse.ArgumentParser(
+    parser = argparse.ArgumentParser(
         prog=f"quotefinder {verb}", usage=f"%(prog)s {usage}", description=description,
         epilog="examples:\n" + "\n".join(f"  quotefinder {verb} {example}" for example in examples),
         formatter_class=lambda prog: argparse.RawDescriptionHelpFormatter(prog, max_help_position=28, width=WIDTH),
         argument_default=argparse.SUPPRESS, allow_abbrev=False)  # an option is typed whole, as the docs show it
+    parser.set_defaults(verb=verb)
+    return parser
+
+
+def axes_words(under_test: System, option: str) -> str:
+    """The lines of a verb's --help that name a system's axes: each one's name (for `option` NAME=...), title,
+    default and what it does."""
+    lines = [f"the axes of the {under_test.name} system ({option} NAME=...):"]
+    lines += [f"  {spec.name}: {spec.title}, default {spec.shown(spec.default)}; {spec.words}"
+              for spec in under_test.axes]
+    return "\n".join(lines)
 
 
 def add_grid(parser: argparse.ArgumentParser) -> None:
@@ -130,9 +142,9 @@ def launch(parser: argparse.ArgumentParser, argv: list[str] | None,
     (./quotefinder.toml, or ./pyproject.toml's [tool.quotefinder]: `config`), then `sweeping.run`. Exit 2 for a
     bad configuration."""
     given = sys.argv[2:] if argv is None else argv  # after `quotefinder VERB`
-    named = system_of(given)
+    named = system_of(given, parser)
     try:
-        found = config.load(Path.cwd())
+        found = config.found()
         preset = config.namespace(found, parser, named[0])
     except config.ConfigError as error:
         cli.report_error(parser.prog, error)

@@ -19,7 +19,6 @@ def build_parser() -> argparse.ArgumentParser:
         "quote, each saved beside the question file as given; then sweep RUN with them and write the report\n"
         "`quotefinder sweep RUN` would (Ctrl+C stops; what was answered is kept).", EXAMPLES)
     parser.add_argument("runs", type=Path, nargs=1, metavar="RUN", help=argparse.SUPPRESS)
-    parser.set_defaults(review=True)
     add_grid(parser)
     add_rule(parser)
     add_guarantee(parser)

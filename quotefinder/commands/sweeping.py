@@ -1,8 +1,7 @@
-"""`python sweep.py RUN`: replay a recorded run offline over a grid of HAS_ANSWER_CUTOFF x ANSWER_CUTOFF
-and write what the pipeline would have done at every cell: correct / wrong / missed / no-answer counts,
-plots, and a summary with a recommended pair of cutoffs and how sure it is. `python sweep.py RUN_A RUN_B`:
-compare systems recorded on the same questions, each at its own recommended cutoffs, and say which to ship.
-Never opens a network connection; needs no key.
+"""The work of the sweeping verbs (`quotefinder sweep`, `compare`, `drift`, `monitor`, `review`), each parsed by
+its own parser (`options.verb_parser` and the option groups): the options checked together, the grid resolved
+against the run's system, then options, replay, analysis, result, presentation, exit code, one way. Never opens a
+network connection; needs no key.
 """
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from .. import cli
-from ..core import values
 from ..core.errors import InputError, QuoteFinderError
 from ..core.plugin import System
 from ..core.registry import DEFAULT_SYSTEM, axis_spec, system
@@ -22,7 +20,6 @@ from ..core.storage import cache_refused
 from ..record.rundir import RUN_FILE, RunRecord, recorded_system
 from ..report import console
 from ..report.directory import (
-    MANIFEST,
     ReportDir,
     default_out,
     inside_a_run,
@@ -36,7 +33,7 @@ from ..sweep.compare import SIGNIFICANCE
 from ..sweep.grid import Axis, cell_index, parse_axis
 from ..sweep.guarantee import DELTA
 from ..sweep.replay import index_written, run_system
-from ..sweep.session import DEFAULT_GRID, SweepOptions, grid_axes, run_drift, run_monitor, run_sweep, run_systems
+from ..sweep.session import SweepOptions, grid_axes, run_drift, run_monitor, run_sweep, run_systems
 from ..sweep.stats import LEVEL
 
 EXIT_OK, EXIT_WORSE, EXIT_ERROR = cli.EXIT_OK, cli.EXIT_WORSE, cli.EXIT_ERROR
@@ -73,10 +70,10 @@ def echoed(given: Sequence[str], parser: argparse.ArgumentParser) -> tuple[str, 
 
 
 def _gated(args: argparse.Namespace) -> bool:
-    """Whether `--at` has a bound to check: --max-wrong, --min-correct, or --max-wrong-rate (with --drift, that is the
+    """Whether `--at` has a bound to check: --max-wrong, --min-correct, or --max-wrong-rate (for `drift`, that is the
     drift's own test of the rate now, not a gate)."""
     return args.max_wrong is not None or args.min_correct is not None or (
-        args.max_wrong_rate is not None and args.drift is None)
+        args.max_wrong_rate is not None and args.verb != "drift")
 
 
 def _settings(args: argparse.Namespace, echo: tuple[str, ...]) -> Settings:
@@ -97,12 +94,12 @@ def _refusal(args: argparse.Namespace) -> str:
     # A check is about one cell of the grid; the comparison with --baseline alone may be at any point.
     checks = [name for name, value in (("--max-wrong", args.max_wrong), ("--min-correct", args.min_correct),
                                        ("--max-wrong-rate", args.max_wrong_rate)) if value is not None]
-    grid = args.first is not None and args.second is not None and not args.monitor  # (else checked once the
+    grid = args.first is not None and args.second is not None and args.verb != "monitor"  # (else checked once the
     # run names them; the monitor replays the cell --at alone)
     if grid and args.at is not None and checks and (cell_index(args.first.values, args.at[0]) is None
                                                     or cell_index(args.second.values, args.at[1]) is None):
         return (f"--at {args.at_text} is not a cell of the grid, so {' and '.join(checks)} cannot check it; choose "
-                "a point on the grid's axes (--grid NAME=...; the quote finder's --has-answer and --answer)")
+                "a point on the grid's axes (--grid NAME=...)")
     return ""
 
 
@@ -143,18 +140,15 @@ def point_of(text: str, under_test: System) -> tuple[float, float]:
     return found[0], found[1]
 
 
-SWITCHES = {"-h", "--help", "--force", "--no-plots", "--no-html", "--allow-incomplete", "--strict", "--review",
-            "--no-index"}
-
-
-def system_of(argv: Sequence[str]) -> tuple[System, str]:
-    """The system the first run named on the command line was recorded with (the quote finder when none is
-    named, or it cannot be read), and words saying where it came from: for --help and --grid. An option's value
-    (--baseline RUN) is not a run named."""
+def system_of(argv: Sequence[str], parser: argparse.ArgumentParser) -> tuple[System, str]:
+    """The system the first run named on the command line was recorded with (the default system when none is
+    named, or it cannot be read), and words saying where it came from: for the configuration's `at` and grid. An
+    option's value (--baseline RUN) is not a run named (`parser` says which options are switches)."""
+    switches = {flag for flag, action in parser._option_string_actions.items() if action.nargs == 0}
     value = False
     for arg in argv:
         if value or arg.startswith("-"):
-            value = not value and arg.startswith("-") and arg not in SWITCHES and "=" not in arg
+            value = not value and arg.startswith("-") and arg not in switches and "=" not in arg
             continue
         if (Path(arg) / RUN_FILE).is_file():
             named = recorded_system(arg)  # only its name: the whole run.json is read (and checked) by the sweep
@@ -164,160 +158,11 @@ def system_of(argv: Sequence[str]) -> tuple[System, str]:
     return system(DEFAULT_SYSTEM), "the default; name a run before --help for its own"
 
 
-def axes_help(under_test: System, where: str) -> str:
-    """The --help lines listing a system's axes, each with its default and what it does."""
-    lines = [f"the axes of the {under_test.name} system ({where}),",
-             f"each set with --grid NAME=START:STOP:STEP (a cutoff's default {DEFAULT_GRID}; an axis of whole numbers",
-             "or names takes a list, --grid NAME=A,B,C, and defaults to the values the run recorded):"]
-    for n, spec in enumerate(under_test.axes):
-        also = f"; also {spec.flag}" if spec.flag else ""
-        lines += [f"  {spec.name:<14}{spec.title}, default {spec.shown(spec.default)} "
-                  f"({'rows' if n == 0 else 'columns'}{also})",
-                  f"  {'':<14}{spec.words}"]
-    return "\n".join(lines) + "\n"
-
-
-def build_parser(argv: Sequence[str] = (), named: tuple[System, str] | None = None) -> argparse.ArgumentParser:
-    under_test, where = named or system_of(argv)
-    parser = argparse.ArgumentParser(
-        prog="sweep.py",
-        description=__doc__ + "\n" + under_test.help_text + "\n" + axes_help(under_test, where),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=(
-            "Every cell is exactly the pipeline's decision with those cutoffs: the qualified set's own\n"
-            "cached compare response, the recipe's tie-breaks, and `probability >= cutoff` on both axes.\n\n"
-            "the recommendation: score = correct + no-answer - C x wrong (--wrong-cost C; missed and\n"
-            "unjudged score 0), averaged over repeats. The cells whose score is within one paired standard\n"
-            "error (per question) of the best cell's form the region of best score. The default cutoffs are\n"
-            "kept when they lie in that region; otherwise the cell deepest inside it (grid steps to the\n"
-            "nearest cell outside it, the grid's edge counting as outside), then the one nearest the default.\n\n"
-            "the guarantee: --max-wrong-rate ALPHA certifies the cells where, with probability at least\n"
-            "1 - DELTA, the wrong-answer rate is at most ALPHA: at most ALPHA of questions like these (with\n"
-            "repeats, of answers served) get a wrong (or unjudged) quote, assuming the questions are a random\n"
-            "sample of the ones you will serve (Learn-then-Test; see README). Not to be confused with wrong\n"
-            "among quotes, the share of quotes that are wrong, which the summary gives with an interval.\n\n"
-            "exit status: 0 done (bounds hold, nothing worse than the baseline); 1 an --at bound is broken,\n"
-            "the --at cell is not certified, or the run is worse than --baseline; 2 it cannot run (bad input,\n"
-            "runs not comparable, interrupted: Ctrl+C or SIGTERM leaves the report as it was, or whole);\n"
-            f"{cli.BROKEN_PIPE_HELP}\n\n"
-            "examples:\n"
-            "  python sweep.py runs/ten\n"
-            "  python sweep.py runs/ten --has-answer 0.2:0.5:0.01 --answer 0.5:1:0.01 --no-plots\n"
-            "  python sweep.py runs/ten --at 0.3,0.9 --max-wrong 0 --min-correct 6     # a CI gate\n"
-            "  python sweep.py runs/new --baseline runs/old --at 0.3,0.9                # what got worse\n"
-            "  python sweep.py runs/ten --at 0.3,0.9 --max-wrong-rate 0.05             # certified, or exit 1\n"
-            "  python sweep.py runs/mine --review                                       # label, judge quotes\n"
-            "  python sweep.py runs/ten --grid has_answer=0.2:0.5:0.01 --grid answer=0.5:1:0.01\n"
-            "  python sweep.py runs/ten runs/ten-terse-criteria --out reports/which  # which system to ship\n"
-            "  python sweep.py runs/mine-2026-12 --drift --max-wrong-rate 0.05   # a refresh (eval.py --refresh)\n"
-            "  python sweep.py --monitor runs/mine runs/mine-2026-11 runs/mine-2026-12 --at 0.3,0.9 \\\n"
-            "      --max-wrong-rate 0.05                                              # watch the cell you ship"
-        ),
-    )
-    parser.add_argument("runs", type=Path, nargs="+", metavar="RUN",
-                        help="a run directory recorded by eval.py, e.g. runs/ten; several runs of one question set "
-                        "(each its own system or pipeline) are compared, each at its own recommended cutoffs, and "
-                        "the report says which to ship")
-    parser.add_argument("--questions", type=Path, metavar="FILE",
-                        help="judge with this question file (default: the one the run recorded, as it is now)")
-    parser.add_argument("--has-answer", type=cli.axis, metavar="START:STOP:STEP", dest="first",
-                        help=f"HAS_ANSWER_CUTOFF values, both ends included (default {DEFAULT_GRID})")
-    parser.add_argument("--answer", type=cli.axis, metavar="START:STOP:STEP", dest="second",
-                        help=f"ANSWER_CUTOFF values, both ends included (default {DEFAULT_GRID})")
-    parser.add_argument("--grid", type=named_axis, action="append", default=[], metavar="NAME=START:STOP:STEP",
-                        help="the values of one of the system's axes (listed above), both ends included; repeat it "
-                        "for the other axis (the quote finder's --has-answer and --answer are the same thing)")
-    parser.add_argument("--out", type=Path, metavar="DIR", help="report directory (default: reports/<run name>); "
-                        f"only files its {MANIFEST} lists are ever replaced or removed, and a directory of files "
-                        "without one is refused unless --force")
-    parser.add_argument("--force", action="store_true",
-                        help=f"write the report into --out DIR even where its files cannot be told from yours (no "
-                        f"{MANIFEST}, or a file of a report's name it does not list): those files are replaced; "
-                        "nothing else is touched")
-    parser.add_argument("--no-plots", action="store_true",
-                        help="write the tables and the summary only (no PNGs, no index.html): the fast path")
-    parser.add_argument("--no-html", action="store_true", help="leave out index.html, the explorable page")
-    parser.add_argument("--figures", type=figure_formats, default=("png",), metavar="FORMATS",
-                        help="write each figure as png, svg or pdf, or several, e.g. png,svg (default png)")
-    parser.add_argument("--wrong-cost", type=values.wrong_cost, default=2.0, metavar="C",
-                        help="objective: correct + no-answer - C x wrong (default 2: a wrong quote costs more "
-                        "than a missed one)")
-    parser.add_argument("--allow-incomplete", action="store_true",
-                        help="sweep an incomplete run, leaving out (and listing) the questions it cannot replay")
-    parser.add_argument("--no-index", action="store_true",
-                        help="replay every response from the cache, neither reading nor writing the run's replay "
-                        "index (RUN/replay-index/: each question's curves, kept so that a repeated sweep need not "
-                        "replay; derived, never evidence, safe to delete; the results are the same)")
-    parser.add_argument("--jobs", type=values.jobs, default=min(os.cpu_count() or 1, 8), metavar="N",
-                        help="processes that load the run (default: one per CPU, at most 8; 1 for a serial, "
-                        "debuggable replay)")
-    sure = parser.add_argument_group("how sure")
-    sure.add_argument("--folds", type=values.folds, metavar="K",
-                      help="test the tuning out of sample: 10 times, choose the cutoffs on K-1 folds and score "
-                      "them on the held-out one against the default; the decision moves only when that gain is "
-                      "shown (default 5, at most one per question; 0: none, so the default is kept)")
-    sure.add_argument("--level", type=values.open_unit("--level"), default=LEVEL, metavar="P",
-                      help=f"one-sided level of that test (default {LEVEL:g})")
-    sure.add_argument("--answerable-share", type=values.open_unit("--answerable-share"), metavar="S",
-                      help="weight the questions so that answerable ones make up S of the total (a production "
-                      "mix, e.g. 0.7) in the score, the rates and the guarantee (which then needs every question "
-                      "labelled)")
-    sure.add_argument("--max-wrong-rate", type=values.open_unit("--max-wrong-rate"), metavar="ALPHA",
-                      help="certify the cells whose wrong-answer rate (the share of questions that get a "
-                      "wrong quote; with repeats, of answers served) is at most ALPHA with probability at least "
-                      "1 - DELTA (adds `certified` to grid.csv; with --at, exit 1 unless that cell is certified); "
-                      "with --max-wrong-rate the rule chooses among the certified cells, and a default that is not "
-                      "certified moves to the rule's certified cell")
-    sure.add_argument("--delta", type=values.open_unit("--delta"), default=DELTA, metavar="DELTA",
-                      help=f"how often the guarantee may fail (default {DELTA:g}: it holds with probability 90%%)")
-    sure.add_argument("--seed", type=values.seed, default=0, help="seed of the folds (default 0)")
-    check = parser.add_argument_group("checks for CI")
-    check.add_argument("--at", metavar="H,A", help="the point the checks below are about: a value of each axis, "
-                       "e.g. 0.3,0.9 (the quote finder's HAS_ANSWER_CUTOFF,ANSWER_CUTOFF) or 5,deep")
-    check.add_argument("--max-wrong", type=values.count, metavar="N",
-                       help="exit 1 if any repeat has more than N wrong quotes")
-    check.add_argument("--min-correct", type=values.count, metavar="N",
-                       help="exit 1 if any repeat has fewer than N correct")
-    check.add_argument("--baseline", type=Path, metavar="RUN",
-                       help="compare with this earlier run at --at (default: the default cutoffs); exit 1 when more "
-                       "questions got worse than fixed, beyond what noise explains (a one-sided sign test)")
-    check.add_argument("--significance", type=values.open_unit("--significance"), default=SIGNIFICANCE, metavar="P",
-                       help=f"the sign test's level for --baseline, and with several runs the level at which one "
-                       f"system is called better than another (default {SIGNIFICANCE:g})")
-    check.add_argument("--strict", action="store_true",
-                       help="with --baseline, exit 1 if any question got worse, however noisy")
-    watch = parser.add_argument_group("drift (is the evidence still true? refreshes from eval.py --refresh)")
-    watch.add_argument("--drift", nargs="?", const=True, type=Path, metavar="RUN",
-                       help="RUN (the one run given) is a refresh: compare it with the run it refreshes (named in its "
-                       "run.json, or RUN here): the evidence stage by stage, decisions at the shipped cell (--at, else "
-                       "the original's recommended cell) with the sign test, and the wrong-answer rate there now; "
-                       "writes the summary's \"Drift\" section, drift.csv and drift-stages.csv; exit 1 when decisions "
-                       "got worse beyond noise (--significance) or, with --max-wrong-rate ALPHA, the rate is above "
-                       "ALPHA with confidence 1 - DELTA")
-    watch.add_argument("--monitor", action="store_true",
-                       help="RUN REFRESH1 REFRESH2 ...: watch the shipped cell (--at, required) over RUN's refreshes "
-                       "in the order they were recorded, with an anytime-valid confidence sequence for its "
-                       "wrong-answer rate; exit 1 the first time its lower bound passes --max-wrong-rate ALPHA "
-                       "(required): checking after every refresh, forever, keeps the false-alarm chance at most DELTA")
-    parser.add_argument("--review", action="store_true",
-                        help="first ask, in the terminal, for what the grid lacks: the label (answer / no-answer / "
-                        "skip) of every question quoted on the grid that has no `expect`, and a verdict (correct / "
-                        "wrong / skip) on every unjudged quote; each answer is saved beside the question file as "
-                        "it is given, and the sweep is judged with them")
-    return parser
-
-
 def _resolve_grid(args: argparse.Namespace, under_test: System) -> str:
-    """Fill `args.first` and `args.second` (the grid's rows and columns) from --grid NAME=... and the older
-    flags (`AxisSpec.flag`), the system's default grid where neither is given (`System.default_grid`; None
-    for a system without one: what the run recorded, `session.grid_axes`); why not ('') when an axis is unknown,
-    given twice, or given values it does not take."""
-    axes: list[Axis | None] = [args.first, args.second]
-    given = [spec.flag or f"--grid {spec.name}=..." for spec in under_test.axes]
-    for flag, axis in (("--has-answer", args.first), ("--answer", args.second)):
-        if axis is not None and flag not in given:
-            return f"{flag}: the {under_test.name} system has no such axis; its axes are: " \
-                f"{', '.join(spec.name for spec in under_test.axes)} (--grid NAME=...)"
+    """Fill `args.first` and `args.second` (the grid's rows and columns) from --grid NAME=..., the system's default
+    grid where it is not given (`System.default_grid`; None for a system without one: what the run recorded,
+    `session.grid_axes`); why not ('') when an axis is unknown, given twice, or given values it does not take."""
+    axes: list[Axis | None] = [None, None]
     for name, text in args.grid:
         try:
             spec = axis_spec(under_test, name)
@@ -325,58 +170,46 @@ def _resolve_grid(args: argparse.Namespace, under_test: System) -> str:
         except KeyError as unknown:
             return f"--grid {name}=...: {unknown.args[0]}"
         if axes[index] is not None:
-            return f"the {name} axis is given twice (--grid {name}=... and {given[index]}): give it once"
+            return f"the {name} axis is given twice (--grid {name}=...): give it once"
         try:
             axes[index] = parse_axis(text, f"--grid {name}", spec)
         except InputError as error:
             return str(error)
-        given[index] = f"--grid {name}=..."
     grid = under_test.default_grid  # None: each axis's default is what the run recorded
     args.first, args.second = (axis if axis is not None or grid is None else cli.axis(grid) for axis in axes)
     return ""
 
 
-SINGLE_RUN_ONLY = (("baseline", "--baseline"), ("review", "--review"), ("at", "--at"), ("strict", "--strict"),
-                   ("max_wrong", "--max-wrong"), ("min_correct", "--min-correct"))
-
-
-@cli.quiet_on_a_closed_stdout  # the report is written before anything is printed: a closed pipe loses nothing
-@cli.guarded("sweep.py")
-def main(argv: list[str] | None = None, ask: Callable[[str], str] | None = None) -> int:
-    """`python sweep.py ...`: every option of every sweeping verb in one parser, as the project has always been
-    run; routed to the verb its options name (`verb_of`)."""
-    given = sys.argv[1:] if argv is None else argv
-    named = system_of(given)
-    parser = build_parser(given, named)
-    return run(parser, given, named, ask)
+# Every option of every sweeping verb, at its default: a verb has only its own options (a value it lacks is left
+# unset, `argparse.SUPPRESS`), and the work below reads them all.
+DEFAULTS: dict[str, object] = {
+    "questions": None, "grid": [], "out": None, "force": False, "no_plots": False, "no_html": False,
+    "figures": ("png",), "wrong_cost": 2.0, "allow_incomplete": False, "no_index": False,
+    "jobs": min(os.cpu_count() or 1, 8), "folds": None, "level": LEVEL, "answerable_share": None,
+    "max_wrong_rate": None, "delta": DELTA, "seed": 0, "at": None, "max_wrong": None, "min_correct": None,
+    "baseline": None, "significance": SIGNIFICANCE, "strict": False, "drift": None, "monitor": False,
+    "review": False}
 
 
 def completed(args: argparse.Namespace) -> argparse.Namespace:
-    """`args` with every option of `sweep.py` that a verb's parser lacks at its default (a verb has only its own
-    options; the work below reads them all)."""
-    for action in build_parser((), (system(DEFAULT_SYSTEM), ""))._actions:
-        if action.dest != "help" and not hasattr(args, action.dest):
-            setattr(args, action.dest, action.default)
+    """`args` with every option its verb's parser lacks at its default (`DEFAULTS`)."""
+    for name, default in DEFAULTS.items():
+        if not hasattr(args, name):
+            setattr(args, name, list(default) if isinstance(default, list) else default)
     return args
 
 
 def verb_of(args: argparse.Namespace) -> str:
-    """The verb a parsed command line is: monitor, drift, compare (several runs), review or sweep."""
-    if args.monitor:
-        return "monitor"
-    if args.drift is not None:
-        return "drift"
-    if len(args.runs) > 1:
-        return "compare"
-    return "review" if args.review else "sweep"
+    """The verb a parsed command line is (each verb's parser sets `verb`)."""
+    return str(args.verb)
 
 
 def run(parser: argparse.ArgumentParser, given: Sequence[str], named: tuple[System, str],
         ask: Callable[[str], str] | None = None, namespace: argparse.Namespace | None = None,
-        prog: str = "sweep.py", used: Callable[[set[str]], tuple[str, ...]] = lambda typed: (), at_least: int = 1
+        prog: str = "quotefinder", used: Callable[[set[str]], tuple[str, ...]] = lambda typed: (), at_least: int = 1
         ) -> int:
-    """Parse `given` with `parser` (a verb's, or sweep.py's), check that the options go together, and do the
-    verb's work; errors are prefixed with `prog`. `namespace` holds values (a project configuration's) that the
+    """Parse `given` with `parser` (a verb's), check that the options go together, and do the verb's work; errors
+    are prefixed with `prog`. `namespace` holds values (a project configuration's) that the
     options typed override; `used(dests typed)` says, for the summary, which of them were used and from where."""
     try:
         args = completed(parser.parse_args(given, namespace=namespace))
@@ -394,23 +227,16 @@ def run(parser: argparse.ArgumentParser, given: Sequence[str], named: tuple[Syst
                 args.at = point_of(args.at, named[0])
             except ValueError as error:
                 parser.error(f"argument --at: {error}")
-        if args.monitor or args.drift is not None:
-            if refusal := _watch_refusal(args):
-                parser.error(refusal)
-        elif len(args.runs) > 1:
-            mixed = [flag for name, flag in SINGLE_RUN_ONLY if getattr(args, name) is not None
-                     and getattr(args, name) is not False]
-            if mixed:
-                parser.error(f"{', '.join(mixed)} {'check' if len(mixed) > 1 else 'checks'} one run; with several runs "
-                             "sweep.py compares systems (each at its own recommended cutoffs): sweep a run alone for "
-                             f"{'those checks' if len(mixed) > 1 else 'that'}")
+        if args.verb == "monitor" and (refusal := _monitor_refusal(args)):
+            parser.error(refusal)
+        if args.verb in ("compare", "monitor"):
             seen: dict[Path, Path] = {}
             for run in args.runs:
                 if (twice := seen.setdefault(run.resolve(), run)) is not run:
-                    parser.error(f"{run} is given twice (as {twice} too): compare different runs")
+                    parser.error(f"{run} is given twice (as {twice} too): give each run once")
         if args.at is None and (args.max_wrong is not None or args.min_correct is not None):
             parser.error("--max-wrong and --min-correct check a point: give it with --at H,A")
-        if args.at is not None and not (args.monitor or args.drift is not None or _gated(args)
+        if args.at is not None and not (args.verb in ("monitor", "drift") or _gated(args)
                                         or args.baseline is not None):
             parser.error(f"--at {args.at_text} names the point to check, but nothing is checked there: add "
                          "--max-wrong N, --min-correct N or --max-wrong-rate ALPHA (or --baseline RUN to compare "
@@ -457,31 +283,19 @@ def run(parser: argparse.ArgumentParser, given: Sequence[str], named: tuple[Syst
 def out_of(args: argparse.Namespace) -> Path:
     """The report directory without --out: reports/<run> (of a monitor, reports/<run>-monitor), or of several runs
     compared, `default_out`'s."""
-    return default_out(args.run).with_name(f"{args.run.name}-monitor") if args.monitor else default_out(*args.runs)
+    if args.verb == "monitor":
+        return default_out(args.run).with_name(f"{args.run.name}-monitor")
+    return default_out(*args.runs)
 
 
-def _watch_refusal(args: argparse.Namespace) -> str:
-    """Why --drift or --monitor cannot go with the other options given ('' when it can)."""
-    if args.monitor and args.drift is not None:
-        return "--drift compares one refresh with its run, --monitor watches a run's refreshes: give one of them"
-    if args.drift is not None:
-        if len(args.runs) > 1:
-            return ("--drift compares one refresh with the run it refreshes: give the refresh alone (--drift RUN "
-                    "names the original when its run.json does not)")
-        if args.baseline is not None:
-            return "--drift is the comparison with the original run: leave out --baseline"
-        if args.review:
-            return ("--drift compares the refresh as judged now: review its quotes first (sweep.py NEW --review), "
-                    "then run --drift without --review")
-        return ""
+def _monitor_refusal(args: argparse.Namespace) -> str:
+    """Why `quotefinder monitor` cannot watch with the options given ('' when it can)."""
     if len(args.runs) < 2:
-        return "--monitor RUN REFRESH1 REFRESH2 ...: give the run and its refreshes (eval.py --refresh RUN)"
+        return ("give the run and its refreshes: quotefinder monitor RUN REFRESH [REFRESH...] (each refresh made "
+                "with `quotefinder refresh RUN`)")
     if args.at is None or args.max_wrong_rate is None:
-        return ("--monitor watches one cell against one rate: give --at H,A (the cell you ship) and --max-wrong-rate "
+        return ("a monitor watches one cell against one rate: give --at H,A (the cell you ship) and --max-wrong-rate "
                 "ALPHA")
-    mixed = [flag for name, flag in SINGLE_RUN_ONLY if name != "at" and getattr(args, name) not in (None, False)]
-    if mixed:
-        return f"--monitor takes none of {', '.join(mixed)}"
     return ""
 
 
@@ -539,11 +353,12 @@ def _sweep(args: argparse.Namespace, options: SweepOptions, target: ReportDir,
     def work() -> int:
         target.check()  # a directory it may not write is refused before anything is replayed
         drift = None
-        if args.drift is not None:
-            result, drift = run_drift(options, None if args.drift is True else args.drift, args.max_wrong_rate)
+        if args.verb == "drift":
+            result, drift = run_drift(options, None if args.drift in (None, True) else args.drift,
+                                      args.max_wrong_rate)
             comparison = None
         else:
-            result, comparison = run_sweep(options, args.review, ask)
+            result, comparison = run_sweep(options, args.verb == "review", ask)
         gate = result.gate(args.at, args.max_wrong, args.min_correct) if args.at and _gated(args) else None
         write_report(target, result, comparison, gate, plots=not args.no_plots,
                      page=not args.no_html, drift=drift, formats=args.figures)
@@ -556,6 +371,3 @@ def _sweep(args: argparse.Namespace, options: SweepOptions, target: ReportDir,
 
     return _reported(work, prog)
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -64,10 +64,10 @@ def _load(plugins: bool) -> None:
             register(getattr(importlib.import_module(module), attribute))
     if not plugins or "plugins" in _loaded:
         return
-    _loaded.add("plugins")
     built_in = dict(zip(_systems, BUILT_IN, strict=False))  # (the built-ins are registered first, in order)
     for point in sorted(entry_points(group=GROUP), key=lambda point: str(point.name)):
         register(_plugin(point, built_in))
+    _loaded.add("plugins")  # (only once all loaded: a broken plugin is said again each time it is asked for)
 
 
 def _plugin(point: object, built_in: dict[str, str]) -> System:

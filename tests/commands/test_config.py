@@ -17,6 +17,8 @@ from quotefinder.commands.sweep import build_parser
 from quotefinder.commands.sweep import main as sweep
 from quotefinder.core.registry import DEFAULT_SYSTEM, system
 
+pytestmark = pytest.mark.usefixtures("config_read")
+
 
 def summary_options(out: str) -> str:
     lines = Path(out, "summary.md").read_text(encoding="utf-8").splitlines()

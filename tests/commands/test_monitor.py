@@ -25,4 +25,4 @@ def test_it_watches_the_runs_given_at_one_cell() -> None:
 
 def test_the_cell_and_the_rate_are_required(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["runs/ten", "runs/ten-one-shot"]) == 2
-    assert "quotefinder monitor: error: --monitor watches one cell against one rate" in capsys.readouterr().err
+    assert "quotefinder monitor: error: a monitor watches one cell against one rate" in capsys.readouterr().err

@@ -19,7 +19,7 @@ def parser_of() -> tuple:
 def test_an_option_not_typed_is_left_unset_for_the_defaults_of_the_work() -> None:
     parser, _ = parser_of()
     args = parser.parse_args(["--wrong-cost", "3", "--grid", "has_answer=0:1:0.5"])
-    assert vars(args) == {"wrong_cost": 3.0, "grid": [("has_answer", "0:1:0.5")]}
+    assert vars(args) == {"wrong_cost": 3.0, "grid": [("has_answer", "0:1:0.5")], "verb": "try"}
 
 
 def test_options_are_typed_whole_and_checked(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,5 +1,4 @@
-"""commands/recording.py: the recording `record` and `refresh` share, and `python eval.py` (the alias) routed to
-one of them."""
+"""commands/recording.py: the work `record` and `refresh` share, every option its verb lacks at its default."""
 
 from __future__ import annotations
 
@@ -9,22 +8,22 @@ from pathlib import Path
 import pytest
 
 from quotefinder.commands import recording
-from quotefinder.commands.recording import build_parser, run
+from quotefinder.commands.record import build_parser as record_parser
+from quotefinder.commands.recording import DEFAULTS, run
+from quotefinder.commands.refresh import build_parser as refresh_parser
 from quotefinder.core.registry import DEFAULT_SYSTEM
 
 
-def test_an_option_the_verb_lacks_takes_eval_pys_default(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`run` completes the verb's namespace with eval.py's defaults before refusing or recording."""
+def test_an_option_the_verb_lacks_takes_its_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`run` completes the verb's namespace with `DEFAULTS` before it records."""
     seen: list[argparse.Namespace] = []
-    monkeypatch.setattr(recording, "refresh_refusal", lambda args: seen.append(args) or "stop here")
-    parser = argparse.ArgumentParser(prog="quotefinder record")
-    args = argparse.Namespace(questions=Path("questions/ten.yaml"))
-    assert run(args, parser, DEFAULT_SYSTEM, None) == 2  # the usage error argparse exits with, as a status
+    monkeypatch.setattr(recording, "recording_range", lambda args, parser, system: seen.append(args) or exit(2))
+    args = argparse.Namespace(questions=Path("questions/ten.yaml"), verb="record")
+    assert run(args, argparse.ArgumentParser(prog="quotefinder record"), DEFAULT_SYSTEM, None) == 2
     [given] = seen
-    defaults = build_parser().parse_args(["questions/ten.yaml"])
-    assert vars(given) == vars(defaults)
+    assert {name: getattr(given, name) for name in DEFAULTS} == {**DEFAULTS, "questions": Path("questions/ten.yaml")}
 
 
-def test_eval_py_with_refresh_is_the_refresh_verb(capsys: pytest.CaptureFixture[str]) -> None:
-    assert recording.main(["--refresh", "runs/ten", "--run", "runs/new"], env={}) == 2
-    assert "eval.py: error: --refresh RUN needs --sample N" in capsys.readouterr().err
+def test_every_option_of_the_recording_verbs_has_a_default() -> None:
+    dests = {action.dest for parser in (record_parser(), refresh_parser()) for action in parser._actions}
+    assert dests - {"help", "questions", "refresh"} <= set(DEFAULTS)

@@ -118,7 +118,7 @@ def test_a_grid_of_its_own_values_and_a_gate_at_a_named_point(recorded: Path, tm
     assert main([str(recorded), *out, "--grid", "passages=0:13"]) == 2
     assert "passages goes from 1 to 12" in capsys.readouterr().err
     assert main([str(recorded), *out, "--has-answer", "0:1:0.5"]) == 2
-    assert "the quote-answer system has no such axis; its axes are: passages, tier" in capsys.readouterr().err
+    assert "quote-answer has no axis 'has_answer'; its axes are: passages, tier" in capsys.readouterr().err
     assert main([str(recorded), *out, "--grid", "passages=7"]) == 2  # never recorded: said, with the way out
     err = capsys.readouterr().err
     assert "cannot be replayed on this grid" in err and "--range passages=5:7" in err

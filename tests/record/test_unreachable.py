@@ -75,7 +75,7 @@ def test_the_connect_timeout_is_a_few_seconds() -> None:
 def _assert_one_line(err: str, base_url: str) -> None:
     lines = [line for line in err.splitlines() if line.strip()]
     assert len(lines) == 1, err
-    assert lines[0].startswith(f"eval.py: cannot reach the API at {base_url}") and "--offline" in lines[0]
+    assert lines[0].startswith(f"quotefinder record: cannot reach the API at {base_url}") and "--offline" in lines[0]
     assert "connection failed" not in err and KEY not in err
 
 

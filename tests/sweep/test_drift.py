@@ -198,11 +198,12 @@ def test_a_refresh_without_a_key_sends_nothing_and_its_cost_is_priced_first(ten:
 
 
 def test_refresh_options_that_do_not_go_together_are_usage_errors(ten: Path, capsys) -> None:
-    for argv, said in ((["--refresh", str(ten), "--run", "x"], "needs --sample N"),
-                       (["--refresh", str(ten), "--sample", "3"], "needs --run NEW"),
+    for argv, said in ((["--refresh", str(ten), "--run", "x"], "the following arguments are required: --sample"),
+                       (["--refresh", str(ten), "--sample", "3"], "the following arguments are required: --run"),
                        (["--refresh", str(ten), "--sample", "3", "--run", "x", "--repeats", "2"],
-                        "leave out --repeats"),
-                       (["questions/ten.yaml", "--sample", "3"], "give --refresh RUN"),
+                        "quotefinder refresh: error: unrecognized arguments: --repeats 2"),
+                       (["questions/ten.yaml", "--sample", "3"],
+                        "quotefinder record: error: unrecognized arguments: --sample 3"),
                        (["--refresh", str(ten), "--sample", "30", "--run", str(ten.parent / "big")],
                         "sample at most that many"),
                        (["--refresh", str(ten), "--sample", "3", "--run", str(ten / "inside")], "a run of its own")):

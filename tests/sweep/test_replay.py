@@ -52,8 +52,8 @@ def test_a_loading_process_that_dies_is_an_error_that_says_what_to_do(ten: Path,
     monkeypatch.setattr(replay, "_replay_chunk", _killed)
     assert main([str(ten), "--no-plots", "--jobs", "2", "--out", str(tmp_path / "r")]) == 2
     err = capsys.readouterr().err
-    assert err == (f"sweep.py: {ten}: a process loading the run ended abruptly (killed, or out of memory); sweep "
-                   "again, or with --jobs 1 to load it in this process\n")
+    assert err == (f"quotefinder sweep: {ten}: a process loading the run ended abruptly (killed, or out of memory); "
+                   "sweep again, or with --jobs 1 to load it in this process\n")
     assert not (tmp_path / "r").exists()
 
 
