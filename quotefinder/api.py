@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from . import config
 from .core import values
 from .core.errors import InputError
 from .core.registry import axis_spec
@@ -215,13 +216,52 @@ class Run:
                                  f"({error})") from None
         return found[0], found[1]
 
-    def _options(self, *, grid: Mapping[str, str] | None = None, wrong_cost: float = 2.0,
-                max_wrong_rate: float | None = None, delta: float = DELTA, answerable_share: float | None = None,
-                level: float = LEVEL, folds: int | None = None, seed: int = 0, at: Sequence[Value] | None = None,
-                baseline: str | Path | None = None, significance: float = SIGNIFICANCE, strict: bool = False,
-                questions: str | Path | None = None, allow_incomplete: bool = False, jobs: int = 1) -> SweepOptions:
+    def _options(self, takes: frozenset[str], **given: Any) -> SweepOptions:
+        """The `SweepOptions` the keyword arguments `given` stand for over the project's configuration (the keys
+        in `takes`; `_configured`), checked (`_checked_options`)."""
+        chosen, used, entries = self._configured(given, takes)
+        return self._checked_options(typed=given, configured=(used, entries), **chosen)
+
+    def _configured(self, given: dict[str, Any], takes: frozenset[str]
+                    ) -> tuple[dict[str, Any], tuple[str, ...], tuple[str, ...]]:
+        """`given` (keyword arguments; None: not given) over the project's configuration (`config.found`, as the
+        commands find it): each key in `takes` the call leaves None takes the configuration's value, and the grid
+        the configuration's axes the call does not name; with the keys taken and the summary's entries for them
+        (`config.echoed`). `InputError` (a `ConfigError`)
+        naming the file and the key for a bad configuration."""
+        found = config.found()
+        if not found.values:
+            return given, (), ()
+        under_test = run_system(self.record)[0]
+        chosen, used = dict(given), []
+        for key, value in config.read(found, under_test).items():
+            if key not in takes:
+                continue
+            if key == "grid":
+                if not isinstance(given.get("grid") or {}, Mapping):
+                    continue  # (`_axes` says how to give a grid)
+                named = dict(given.get("grid") or {})
+                if any(name not in named for name in value):
+                    chosen["grid"] = {**named, **{name: text for name, text in value.items() if name not in named}}
+                    used.append(key)
+            elif given.get(key) is None:
+                chosen[key] = config.written_point(value, under_test) if key == "at" else value
+                used.append(key)
+        return chosen, tuple(used), config.echoed(found, used)
+
+    def _checked_options(self, *, typed: dict[str, Any], configured: tuple[tuple[str, ...], tuple[str, ...]],
+                         grid: Mapping[str, str] | None = None, wrong_cost: float | None = None,
+                         max_wrong_rate: float | None = None, delta: float | None = None,
+                         answerable_share: float | None = None, level: float = LEVEL, folds: int | None = None,
+                         seed: int = 0, at: Sequence[Value] | None = None, baseline: str | Path | None = None,
+                         significance: float = SIGNIFICANCE, strict: bool = False,
+                         questions: str | Path | None = None, allow_incomplete: bool = False,
+                         jobs: int = 1) -> SweepOptions:
         """The `SweepOptions` `sweep`'s keyword arguments stand for, checked: `InputError` naming the option for a
-        value it does not take."""
+        value it does not take. The summary echoes what was `typed` as its option, and what the configuration set
+        (`configured`: its keys, and their entries) as coming from its file."""
+        wrong_cost = 2.0 if wrong_cost is None else wrong_cost
+        delta = DELTA if delta is None else delta
         _checked("wrong_cost", values.wrong_cost, wrong_cost)
         for option, value in (("max_wrong_rate", max_wrong_rate), ("delta", delta),
                               ("answerable_share", answerable_share), ("level", level),
@@ -252,12 +292,13 @@ class Run:
             ("allow_incomplete", allow_incomplete))
         for name, value in given:
             default = _DEFAULTS.get(name)
-            if value is None or value == default:
+            if value is None or value == default or name in configured[0]:
                 continue
             flag = "--" + name.replace("_", "-")
             as_typed = ",".join(_shown(v) for v in value) if name == "at" else value
             echo.append(flag if value is True else f"{flag} {_shown(as_typed)}")
-        echo = [f"--grid {name}={text}" for name, text in (grid or {}).items()] + echo
+        echo = [f"--grid {name}={text}" for name, text in (typed.get("grid") or {}).items()] + echo
+        echo += configured[1]
         settings = Settings(wrong_cost=float(wrong_cost), folds=folds, seed=seed, level=float(level),
                             max_wrong_rate=_float(max_wrong_rate), delta=float(delta),
                             answerable_share=_float(answerable_share), options=tuple(echo))  # (floats, as parsed)
@@ -267,8 +308,8 @@ class Run:
                             baseline=None if baseline is None else Path(baseline), significance=float(significance),
                             strict=strict)
 
-    def sweep(self, *, grid: Mapping[str, str] | None = None, wrong_cost: float = 2.0,
-              max_wrong_rate: float | None = None, delta: float = DELTA, answerable_share: float | None = None,
+    def sweep(self, *, grid: Mapping[str, str] | None = None, wrong_cost: float | None = None,
+              max_wrong_rate: float | None = None, delta: float | None = None, answerable_share: float | None = None,
               level: float = LEVEL, folds: int | None = None, seed: int = 0, at: Sequence[Value] | None = None,
               max_wrong: int | None = None, min_correct: int | None = None, baseline: str | Path | None = None,
               significance: float = SIGNIFICANCE, strict: bool = False, questions: str | Path | None = None,
@@ -278,11 +319,14 @@ class Run:
         values by its name, as --grid NAME=...), `wrong_cost`, `max_wrong_rate`, `delta`, `answerable_share`,
         `level`, `folds`, `seed`, `at` (a value of each axis, `(0.3, 0.9)`), `max_wrong`, `min_correct`,
         `baseline` (a run), `significance`, `strict`, `questions` (a question file), `allow_incomplete`, `jobs`.
-        `InputError` naming the option for a value it does not take or options that do not go together; checks
-        that fail do not raise: see `SweepResult.holds`."""
+        What the project's configuration sets (quotefinder.toml, found as the commands find it: `config`) is used
+        where the call leaves it out, as the command uses it. `InputError` naming the option for a value it does
+        not take or options that do not go together; checks that fail do not raise: see `SweepResult.holds`."""
+        gates, gated_by_file, from_file = self._configured({"max_wrong": max_wrong, "min_correct": min_correct}, _GATES)
+        max_wrong, min_correct = gates["max_wrong"], gates["min_correct"]
         _checked("max_wrong", values.count, max_wrong)
         _checked("min_correct", values.count, min_correct)
-        chosen = self._options(grid=grid, wrong_cost=wrong_cost, max_wrong_rate=max_wrong_rate, delta=delta,
+        chosen = self._options(_SWEPT, grid=grid, wrong_cost=wrong_cost, max_wrong_rate=max_wrong_rate, delta=delta,
                                answerable_share=answerable_share, level=level, folds=folds, seed=seed, at=at,
                                baseline=baseline, significance=significance, strict=strict, questions=questions,
                                allow_incomplete=allow_incomplete, jobs=jobs)
@@ -294,7 +338,7 @@ class Run:
                              "min_correct or max_wrong_rate (or baseline=RUN to compare there)")
         echo = chosen.settings.options + tuple(f"--{name.replace('_', '-')} {value}" for name, value in
                                                (("max_wrong", max_wrong), ("min_correct", min_correct))
-                                               if value is not None)
+                                               if value is not None and name not in gated_by_file) + from_file
         chosen = replace(chosen, settings=replace(chosen.settings, options=echo))
         result, comparison = run_sweep(chosen, say=lambda line: None)
         gate = result.gate(chosen.at, max_wrong, min_correct) if chosen.at is not None and gated else None
@@ -311,7 +355,7 @@ class Run:
         own echo differs when `--drift` is followed by another option (it reads that option as --drift's value)."""
         if "baseline" in options:
             raise InputError("baseline: the drift is the comparison with the original run; leave baseline out")
-        chosen = self._options(**options)
+        chosen = self._options(_DRIFTED, **options)
         echo = ("--drift" if original is None else f"--drift {original}", *chosen.settings.options)
         chosen = replace(chosen, settings=replace(chosen.settings, options=echo))
         result, found = run_drift(chosen, None if original is None else Path(original),
@@ -319,6 +363,12 @@ class Run:
         return SweepResult(result, drift=found)
 
 
+# The configuration's keys each call takes, as the verb it mirrors does (`sweep`'s gates apart; the drift's too,
+# which the API does not check)
+_GATES = frozenset({"max_wrong", "min_correct"})
+_SWEPT = frozenset(config.KEYS) - _GATES
+_DRIFTED = _SWEPT - {"baseline"}
+_COMPARED = _SWEPT - {"at", "baseline"}
 _DEFAULTS: dict[str, object] = {"wrong_cost": 2.0, "delta": DELTA, "level": LEVEL, "seed": 0,
                                 "significance": SIGNIFICANCE, "strict": False, "allow_incomplete": False}
 
@@ -344,6 +394,6 @@ def compare(runs: Sequence[str | Path | Run], **options: Any) -> SystemsResult:
     for run in opened:
         if (twice := seen.setdefault(run.path.resolve(), run.path)) is not run.path:
             raise InputError(f"runs: {run.path} is given twice (as {twice} too): compare different runs")
-    chosen = opened[0]._options(**options)
+    chosen = opened[0]._options(_COMPARED, **options)
     sweeps, systems = run_systems([run.path for run in opened], chosen, say=lambda line: None)
     return SystemsResult(tuple(sweeps), systems)

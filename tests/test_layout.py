@@ -19,7 +19,8 @@ LAYERS = [
     ("record", {"quotefinder.questions", "quotefinder.record"}),
     ("sweep", {"quotefinder.sweep"}),
     ("report", {"quotefinder.report"}),
-    ("api", {"quotefinder.api"}),  # the Python API: a face over sweep and report, for users and command lines
+    # the Python API, a face over sweep and report for users and command lines, and the configuration both read
+    ("api", {"quotefinder.api", "quotefinder.config"}),
     # `quotefinder VERB` (one module a verb, and what they share) and its aliases: eval.py, sweep.py, the packages'
     # own `python -m` entry points
     ("command lines", {"quotefinder.cli", "quotefinder.commands", "quotefinder.__main__", "quotefinder.evalcmd",

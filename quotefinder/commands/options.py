@@ -10,13 +10,12 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from .. import cli
+from .. import cli, config
 from ..core import values
 from ..core.plugin import System
 from ..sweep.compare import SIGNIFICANCE
 from ..sweep.guarantee import DELTA
 from ..sweep.stats import LEVEL
-from . import config
 from .sweeping import figure_formats, named_axis, run, system_of
 
 WIDTH = 100  # the --help of every verb fits a screen this wide: at most SCREEN lines, two examples last

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from .. import cli
+from ..config import point_of
 from ..core.errors import InputError, QuoteFinderError
 from ..core.plugin import System
 from ..core.registry import DEFAULT_SYSTEM, axis_spec, system
@@ -119,25 +120,6 @@ def figure_formats(text: str) -> tuple[str, ...]:
         return formats(text.split(","))
     except InputError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def point_of(text: str, under_test: System) -> tuple[float, float]:
-    """'H,A' (`--at`): a point on the system's two axes, each value as the axis writes it (0.3; 5; deep), in the
-    plane's numbers; `ValueError` saying how to write it."""
-    first, second = under_test.axes
-    example = ",".join(spec.shown(spec.default) for spec in under_test.axes)
-    parts = [part.strip() for part in text.split(",")]
-    if len(parts) != 2:
-        raise ValueError(f"{text!r}: write {first.title},{second.title}, e.g. {example}")
-    found = []
-    for spec, part in zip(under_test.axes, parts, strict=True):
-        try:
-            value: object = part if spec.kind == "choice" else int(part) if spec.kind == "count" else float(part)
-            found.append(spec.read(value))
-        except ValueError as error:
-            raise ValueError(f"{text!r}: {spec.title} {part!r} is not a value of that axis ({error}); write "
-                             f"{first.title},{second.title}, e.g. {example}") from None
-    return found[0], found[1]
 
 
 def system_of(argv: Sequence[str], parser: argparse.ArgumentParser) -> tuple[System, str]:

@@ -15,17 +15,18 @@ import errno
 import os
 import re
 import tomllib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import InputError
-from ..core.plugin import System
-from ..core.registry import axis_spec
-from ..core.storage import read_file
-from ..core.textsafe import line, shown
-from ..sweep.grid import parse_axis
-from .sweeping import point_of
+from .core import values
+from .core.errors import InputError
+from .core.plugin import System
+from .core.registry import axis_spec
+from .core.storage import read_file
+from .core.textsafe import line, shown
+from .sweep.grid import parse_axis
 
 OWN_FILE, PYPROJECT, TABLE = "quotefinder.toml", "pyproject.toml", "tool.quotefinder"
 # key: the option it stands for (its dest is the key itself, `--` and dashes for underscores)
@@ -34,6 +35,12 @@ MAX_KEY_PARTS = 32
 _KEY_LINE = re.compile(r"\s*(\[\[?)?(?P<key>[^=\]\n]*)")  # a table header's key, or a key before its `=`
 KEYS = ("grid", "wrong_cost", "max_wrong_rate", "delta", "answerable_share", "baseline", "at", "max_wrong",
         "min_correct")
+# Each key but the grid read as its option reads it (the same types: the command, its aliases and the Python API
+# take exactly the same values); `at` is a point, checked against the run's system (`point_of`).
+TYPES: dict[str, Callable[[str], Any]] = {
+    "wrong_cost": values.wrong_cost, "max_wrong_rate": values.open_unit("--max-wrong-rate"),
+    "delta": values.open_unit("--delta"), "answerable_share": values.open_unit("--answerable-share"),
+    "baseline": Path, "at": str, "max_wrong": values.count, "min_correct": values.count}
 
 
 class ConfigError(InputError):
@@ -139,30 +146,64 @@ def _read(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: a value too long to read ({line(str(error))})") from None
 
 
-def namespace(config: Config, parser: argparse.ArgumentParser, under_test: System) -> argparse.Namespace:
-    """The values of `config` that `parser`'s verb takes, each checked by its option's own type, as a namespace
-    for `parser.parse_args` (what is typed overrides them); the grid's axes go to `config_grid`, for the axes
-    --grid does not name. `ConfigError` naming the file and the key for a bad value. Keys the verb has no option
-    for are left to the verbs that do (one configuration serves them all)."""
-    found = argparse.Namespace()
-    actions = {action.dest: action for action in parser._actions}  # (argparse has no public look-up by dest)
+def read(config: Config, under_test: System) -> dict[str, Any]:
+    """The values of `config`, each read as its option reads it (`TYPES`; the grid's axes, each checked against
+    `under_test`'s, as written; `at` checked as a point of its axes, as written). `ConfigError` naming the file and
+    the key for a bad value."""
+    found: dict[str, Any] = {}
     for key, value in config.values.items():
         if key == "grid":
-            if "grid" in actions:
-                found.config_grid = [(name, _axis(config, name, text, under_test)) for name, text in value.items()]
+            found[key] = {name: _axis(config, name, text, under_test) for name, text in value.items()}
             continue
-        if key not in actions:
-            continue
-        action = actions[key]
         text = str(value)
         try:
             if key == "at":
                 point_of(text, under_test)
-            converted = action.type(text) if callable(action.type) else text
+            found[key] = TYPES[key](text)
         except (argparse.ArgumentTypeError, ValueError, TypeError) as error:
             raise ConfigError(f"{config.source}: {key} = {shown(value)}: {line(str(error))}") from None
-        setattr(found, key, converted)
     return found
+
+
+def namespace(config: Config, parser: argparse.ArgumentParser, under_test: System) -> argparse.Namespace:
+    """The values of `config` (`read`) that `parser`'s verb takes, as a namespace for `parser.parse_args` (what is
+    typed overrides them); the grid's axes go to `config_grid`, for the axes --grid does not name. Keys the verb has
+    no option for are left to the verbs that do (one configuration serves them all)."""
+    found = argparse.Namespace()
+    dests = {action.dest for action in parser._actions}  # (argparse has no public look-up by dest)
+    for key, value in read(config, under_test).items():
+        if key == "grid" and "grid" in dests:
+            found.config_grid = list(value.items())
+        elif key in dests:
+            setattr(found, key, value)
+    return found
+
+
+def point_of(text: str, under_test: System) -> tuple[float, float]:
+    """'H,A' (`--at`): a point on the system's two axes, each value as the axis writes it (0.3; 5; deep), in the
+    plane's numbers; `ValueError` saying how to write it."""
+    found = [spec.read(value) for spec, value in zip(under_test.axes, written_point(text, under_test), strict=True)]
+    return found[0], found[1]
+
+
+def written_point(text: str, under_test: System) -> tuple[object, object]:
+    """'H,A': each value as its axis writes it (a choice's name, a count, a number), each checked; `ValueError`
+    saying how to write the point."""
+    first, second = under_test.axes
+    example = ",".join(spec.shown(spec.default) for spec in under_test.axes)
+    parts = [part.strip() for part in text.split(",")]
+    if len(parts) != 2:
+        raise ValueError(f"{shown(text)}: write {first.title},{second.title}, e.g. {example}")
+    found = []
+    for spec, part in zip(under_test.axes, parts, strict=True):
+        try:
+            value: object = part if spec.kind == "choice" else int(part) if spec.kind == "count" else float(part)
+            spec.read(value)
+        except ValueError as error:
+            raise ValueError(f"{shown(text)}: {spec.title} {shown(part)} is not a value of that axis ({error}); "
+                             f"write {first.title},{second.title}, e.g. {example}") from None
+        found.append(value)
+    return found[0], found[1]
 
 
 def _axis(config: Config, name: str, text: str, under_test: System) -> str:
@@ -177,11 +218,17 @@ def _axis(config: Config, name: str, text: str, under_test: System) -> str:
 
 def used(config: Config, typed: set[str], taken: argparse.Namespace) -> tuple[str, ...]:
     """For the summary's options line: the keys of `config` that were used (taken by the verb, not overridden by
-    an option in `typed`, the dests typed), an entry each, `from FILE: key = value` (each shown, and cut, on its
-    own: a long grid never hides the gate after it)."""
-    keys = [key for key in config.values if key not in typed and (hasattr(taken, key) or (
-        key == "grid" and hasattr(taken, "config_grid")))]
-    return tuple(f"from {config.source}: {key} = {_shown(config.values[key])}" for key in keys)
+    an option in `typed`, the dests typed), as `echoed`."""
+    return echoed(config, [key for key in config.values if key not in typed and (hasattr(taken, key) or (
+        key == "grid" and hasattr(taken, "config_grid")))])
+
+
+def echoed(config: Config, keys: Iterable[str]) -> tuple[str, ...]:
+    """The entries of the summary's options line for the keys of `config` used, `from FILE: key = value` each
+    (each shown, and cut, on its own: a long grid never hides the gate after it)."""
+    chosen = set(keys)
+    return tuple(f"from {config.source}: {key} = {_shown(value)}" for key, value in config.values.items()
+                 if key in chosen)
 
 
 def _shown(value: Any) -> str:

@@ -1,4 +1,4 @@
-"""commands/config.py: a project's configuration (./quotefinder.toml, or [tool.quotefinder] in ./pyproject.toml),
+"""quotefinder/config.py: a project's configuration (./quotefinder.toml, or [tool.quotefinder] in ./pyproject.toml),
 what it sets, what overrides it, and its errors."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from quotefinder.commands import config
+from quotefinder import config
 from quotefinder.commands.compare import build_parser as compare_parser
-from quotefinder.commands.config import ConfigError, load
 from quotefinder.commands.sweep import build_parser
 from quotefinder.commands.sweep import main as sweep
+from quotefinder.config import ConfigError, load
 from quotefinder.core.registry import DEFAULT_SYSTEM, system
 
 pytestmark = pytest.mark.usefixtures("config_read")
@@ -176,3 +176,42 @@ def test_a_configuration_that_is_a_fifo_or_a_device_is_refused_at_once(tmp_path:
 def test_a_pyproject_whose_tool_is_not_a_table_configures_nothing(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text('tool = "x"\n')
     assert load(tmp_path) == config.Config()
+
+
+def test_the_python_api_reads_the_configuration_as_the_command_does(ten: Path, monkeypatch: pytest.MonkeyPatch
+                                                                    ) -> None:
+    """The same file, the same result: `Run.sweep()` and `quotefinder sweep` in a folder with a configuration write
+    the same decision and say the same options; what the call gives overrides the file, as a typed flag does."""
+    import quotefinder
+
+    root = ten.parent.parent
+    monkeypatch.chdir(root)
+    (root / "quotefinder.toml").write_text('wrong_cost = 3\ngrid = {has_answer = "0.2:0.5:0.1"}\nat = "0.3,0.6"\n'
+                                           "max_wrong = 0\n")
+    assert sweep(["runs/ten", "--no-plots", "--out", "by-command"]) in (0, 1)
+    result = quotefinder.open_run("runs/ten").sweep()
+    result.write_report("by-api")
+    assert Path("by-api", "decision.json").read_text() == Path("by-command", "decision.json").read_text()
+    assert summary_options("by-api") == summary_options("by-command") == (
+        "- Options given: `from quotefinder.toml: wrong_cost = 3`, `from quotefinder.toml: grid = {has_answer = "
+        '"0.2:0.5:0.1"}`, `from quotefinder.toml: at = "0.3,0.6"`, `from quotefinder.toml: max_wrong = 0`')
+    typed = quotefinder.open_run("runs/ten").sweep(wrong_cost=4, grid={"has_answer": "0.3:0.4:0.1"})
+    assert typed.decision["wrong_cost"] == 4.0
+    assert typed.grid["has_answer_cutoff"].drop_duplicates().tolist() == [0.3, 0.4]
+    (root / "quotefinder.toml").write_text("wrong_cost = -1\n")
+    with pytest.raises(quotefinder.InputError, match=r"quotefinder.toml: wrong_cost = -1"):
+        quotefinder.open_run("runs/ten").sweep()
+
+
+def test_each_api_call_takes_the_keys_its_verb_takes() -> None:
+    """A key is used by `Run.sweep`, `Run.drift` and `compare` exactly when the verb they mirror has its option
+    (the drift's gates apart: the API checks none)."""
+    from quotefinder import api
+    from quotefinder.commands.drift import build_parser as drift_parser
+
+    def keys(parser) -> set[str]:
+        return set(config.KEYS) & {action.dest for action in parser._actions}
+
+    assert api._SWEPT | api._GATES == keys(build_parser())
+    assert api._DRIFTED == keys(drift_parser()) - api._GATES
+    assert api._COMPARED == keys(compare_parser())
