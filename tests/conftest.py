@@ -178,12 +178,12 @@ def record_quote_answer(run_dir: Path, questions: Path, server: StandIn, *option
 def squad_sample(root: Path, count: int, seed: int) -> tuple[Path, Path]:
     """`count` SQuAD questions imported into root/questions/squad.yaml, and the stand-in scenario of their
     paragraphs in root/squad.json: real page text for a system to be recorded on."""
-    from quotefinder.questions.__main__ import main as import_main
+    from quotefinder.commands.importing import main as import_main
     from quotefinder.standin.squad import main as squad_main
 
     squad = ROOT / "data" / "squad2-dev-sample.json"
     questions = root / "questions" / "squad.yaml"
-    assert import_main(["import", str(squad), "--out", str(questions), "--sample", str(count), "--seed",
+    assert import_main([str(squad), "--out", str(questions), "--sample", str(count), "--seed",
                         str(seed)]) == 0
     assert squad_main([str(squad), "--out", str(root / "squad.json")]) == 0
     return questions, root / "squad.json"

@@ -21,10 +21,9 @@ LAYERS = [
     ("report", {"quotefinder.report"}),
     # the Python API, a face over sweep and report for users and command lines, and the configuration both read
     ("api", {"quotefinder.api", "quotefinder.config"}),
-    # `quotefinder VERB` (one module a verb, and what they share) and its aliases: eval.py, sweep.py, the packages'
-    # own `python -m` entry points
+    # `quotefinder VERB` (one module a verb, and what they share) and its aliases, eval.py and sweep.py
     ("command lines", {"quotefinder.cli", "quotefinder.commands", "quotefinder.__main__", "quotefinder.evalcmd",
-                       "quotefinder.sweepcmd", "quotefinder.questions.__main__", "quotefinder.pipelines"}),
+                       "quotefinder.sweepcmd"}),
     # The tool beside the product: the stand-in API and its scenario tools. Users run it; the product never
     # imports it.
     ("tools", {"quotefinder.standin"}),
@@ -142,7 +141,7 @@ def test_the_layers_are_in_order() -> None:
     assert layer_of("quotefinder.standin") == layer_of("quotefinder.standin.squad") == len(LAYERS) - 1
     assert layer_of("quotefinder.core.plugin") == 0 and layer_of("quotefinder") == 0
     assert layer_of("quotefinder.oneshot.system") == layer_of("quotefinder.recipe.system") == 1
-    assert layer_of("quotefinder.questions.__main__") == layer_of("quotefinder.evalcmd")  # longest prefix wins
+    assert layer_of("quotefinder.commands.sweep") > layer_of("quotefinder.config")  # longest prefix wins
     assert layer_of("quotefinder.__main__") == layer_of("quotefinder.commands.sweep") == layer_of("quotefinder.cli")
 
 

@@ -265,7 +265,7 @@ def test_a_question_file_given_as_the_run_says_what_to_give_instead(ten: Path, c
     assert main([str(questions / "ten.yaml")]) == 2
     assert main([str(questions)]) == 2
     err = capsys.readouterr().err
-    assert err.count("give the run directory eval.py recorded into") == 2 and "--run" not in err
+    assert err.count("give the run directory `quotefinder record` recorded into") == 2 and "--run" not in err
 
 
 def demo_items(ten: Path) -> tuple[list, np.ndarray]:

@@ -17,7 +17,7 @@ from conftest import ROOT
 
 # The top level of `quotefinder/` as it ships: core, the systems, record, sweep, report, the Python API, the command
 # lines and the stand-in. The benchmarks (`benchmarks/`, beside the package) never ship.
-SUBPACKAGES = {"core", "recipe", "quoteanswer", "oneshot", "questions", "pipelines", "record", "sweep", "report",
+SUBPACKAGES = {"core", "recipe", "quoteanswer", "oneshot", "questions", "record", "sweep", "report",
                "standin", "commands"}
 MODULES = {"__init__.py", "__main__.py", "api.py", "cli.py", "evalcmd.py", "sweepcmd.py"}
 

@@ -23,12 +23,13 @@ expect is answer, no-answer, or empty for an unlabelled question (gold answers i
 Each gold answer becomes an accept pattern matching it literally (any case, any spacing, numbers
 with or without thousands separators). Questions with the same text are merged.
 """
+PROG = "quotefinder import"
 EXAMPLES = ("data/squad2-dev-sample.json --out questions/squad.yaml",
             "data/squad2-dev-sample.json --out questions/squad-100.yaml --sample 100")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The import's source and options (also `python -m quotefinder.questions import`'s)."""
+    """The import's source and options."""
     parser.add_argument("source", type=Path, metavar="DATASET", help="a .json (SQuAD 2.0), .jsonl or .csv file")
     parser.add_argument("--out", type=Path, required=True, metavar="FILE", help="the question file to write (.yaml)")
     parser.add_argument("--sample", type=values.positive_int, default=None, metavar="N",
@@ -45,14 +46,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def run(args: argparse.Namespace, prog: str, command: str) -> int:
-    """Import as `args` say; `command` (the words that run the import) is written into the file's header."""
-    words = " ".join([command, str(args.source), "--out", str(args.out),
+def run(args: argparse.Namespace) -> int:
+    """Import as `args` say; the command that does it is written into the file's header."""
+    words = " ".join([PROG, str(args.source), "--out", str(args.out),
                       *([f"--sample {args.sample} --seed {args.seed}"] if args.sample else [])])
     try:
         found = import_questions(args.source, args.out, args.sample, args.seed, args.force, words)
     except QuoteFinderError as error:
-        cli.report_error(prog, error)
+        cli.report_error(PROG, error)
         return cli.EXIT_ERROR
     answer, none, unlabelled = found.counts()
     sampled = f" (sampled from {found.sampled_from})" if found.sampled_from else ""
@@ -74,4 +75,4 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(sys.argv[2:] if argv is None else argv)
     except SystemExit as done:  # --help, or a usage error argparse has printed
         return int(done.code or 0)
-    return run(args, "import", "quotefinder import")
+    return run(args)

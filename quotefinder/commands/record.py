@@ -44,7 +44,7 @@ def build_parser(under_test: str = DEFAULT_SYSTEM) -> argparse.ArgumentParser:
 
 
 def pipeline_words(args: argparse.Namespace) -> list[str]:
-    """The words that name the run's system and pipeline, as eval.py reads them (`preparsed_pipeline`)."""
+    """The words that name the run's system and pipeline (`preparsed_pipeline`)."""
     return [*(["--run", str(args.run)] if "run" in args else []),
             *(["--pipeline", str(args.pipeline)] if "pipeline" in args else [])]
 

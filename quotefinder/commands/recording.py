@@ -85,8 +85,8 @@ def recording_range(args: argparse.Namespace, parser: argparse.ArgumentParser, s
 
 def launch(parser: argparse.ArgumentParser, argv: list[str] | None, env: dict[str, str] | None,
            transport: httpx.AsyncBaseTransport | None, pipeline_of: Callable[[argparse.Namespace], list[str]]) -> int:
-    """Run a recording verb: `parser`'s options, the system and pipeline that the eval.py words
-    `pipeline_of(args)` name (`preparsed_pipeline`), then `run`."""
+    """Run a recording verb: `parser`'s options, the system and pipeline that the words `pipeline_of(args)`
+    name (`preparsed_pipeline`), then `run`."""
     try:
         args = parser.parse_args(sys.argv[2:] if argv is None else argv)  # after `quotefinder VERB`
     except SystemExit as done:  # --help, or a usage error argparse has printed

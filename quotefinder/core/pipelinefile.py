@@ -41,7 +41,7 @@ def _read(path: Path) -> str:
     try:
         raw = read_file(path, MAX_FILE_BYTES)
     except FileNotFoundError:
-        raise InputError(f"{path}: no such pipeline file (`python -m quotefinder.pipelines show > FILE` writes "
+        raise InputError(f"{path}: no such pipeline file (`quotefinder pipeline show > FILE` writes "
                          "the recipe's, to edit)") from None
     except IsADirectoryError:
         raise InputError(f"{path}: is a directory, not a pipeline file") from None

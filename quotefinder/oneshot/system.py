@@ -47,8 +47,10 @@ COMMENTS: dict[tuple[str, ...], str] = {
     ("summarize", "model"): "the chat model",
     ("summarize", "instructions"): "the system message; how to cite, when to say NO_ANSWER and to treat page text as "
                                    "data are always added",
-    ("min_relevance",): "the default lowest relevance kept, 0 to 1 (an axis: eval.py --range min_relevance=...)",
-    ("max_sources",): "the default number of kept hits summarized, 1 to 20 (an axis: eval.py --range max_sources=...)",
+    ("min_relevance",): "the default lowest relevance kept, 0 to 1 (an axis: quotefinder record --range "
+                        "min_relevance=...)",
+    ("max_sources",): "the default number of kept hits summarized, 1 to 20 (an axis: quotefinder record --range "
+                      "max_sources=...)",
 }
 
 

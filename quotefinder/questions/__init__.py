@@ -10,7 +10,7 @@ Every problem is reported with the file, the line and the question, and what to 
 unknown key is an error, so a typo cannot pass silently. `parse_questions` checks text the same way
 before it is written (the importer's), and no input, however malformed or deeply nested, raises anything
 but `QuestionFileError`. An unlabelled question is recorded and swept
-like the others and counted apart (`Outcome.UNLABELLED`); `python -m quotefinder.questions import`
+like the others and counted apart (`Outcome.UNLABELLED`); `quotefinder import`
 writes question files from labelled data sets (`importer`).
 """
 

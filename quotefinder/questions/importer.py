@@ -416,7 +416,7 @@ def to_yaml(found: ImportedSet, source: Path, command: str) -> str:
 
 
 def import_questions(source: Path, out: Path, size: int | None = None, seed: int = 0, force: bool = False,
-                     command: str = "python -m quotefinder.questions import") -> ImportedSet:
+                     command: str = "quotefinder import") -> ImportedSet:
     """Read `source`, sample `size` of its questions, and write the question file `out`, never over an
     existing file unless `force`. Validated first, written last: the text about to be written is checked by
     the loader's own `parse_questions` (any refusal names the source's record), and only then written,

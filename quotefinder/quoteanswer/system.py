@@ -35,8 +35,9 @@ Configuration = tuple[int, int]  # (passages, the tier's position)
 
 # What a default pipeline file (`pipelines show`) says above each key; `name` is every system's.
 COMMENTS: dict[tuple[str, ...], str] = {
-    ("tier",): "the default tier, one of instant, deep, deep_reasoning (an axis: eval.py --range tier=...)",
-    ("passages",): "the default number of quotes, 1 to 12 (an axis: eval.py --range passages=...)",
+    ("tier",): "the default tier, one of instant, deep, deep_reasoning (an axis: quotefinder record --range "
+               "tier=...)",
+    ("passages",): "the default number of quotes, 1 to 12 (an axis: quotefinder record --range passages=...)",
     ("limit",): "how many ranked results the answer may quote from, 1 to 50",
     ("domain",): "only pages from this domain (null: not sent)",
     ("recency",): "day, week, month or year (null: not sent)",

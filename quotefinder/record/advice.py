@@ -1,6 +1,7 @@
 """The words an error uses when it advises a recording: a recording sends paid API requests, and recording a
 question file into a run of another file replaces that run's questions, so the advice says so, offers
-`--estimate` (which sends nothing) first, and prefers a new run directory over another run's."""
+`--estimate` (which sends nothing) first, and prefers a new run directory over another run's. Every command it
+suggests is the verb's (`quotefinder record`, `quotefinder refresh`)."""
 
 from __future__ import annotations
 
@@ -35,28 +36,33 @@ def record_missing(questions_path: Path, run_dir: Path, record: RunRecord, missi
     options = f" {extra}" if extra else ""
     cost = f"{SPENDS} ({missing} question(s) x {record.repeats} repeat(s)" + (f"; {worst})" if worst else ")")
     if own is None or _same(own, questions_path):
-        command = f"python eval.py {questions_path} --run {run_dir}{options}"
+        command = f"quotefinder record {questions_path} --run {run_dir}{options}"
         return (f"Recording them into {run_dir} adds them to the run, and {cost}: see first what it would send "
                 f"with `{command} --estimate` ({ESTIMATE}), then run it without --estimate")
-    from .session import default_run_dir  # on this error's path only: the sweep never loads the HTTP client
-
-    target = default_run_dir(questions_path)
-    if _same(target, run_dir) or target.exists():
-        target = Path(run_dir).parent / f"{Path(questions_path).stem}-new"
-    command = f"python eval.py {questions_path} --run {target}{options}"
+    command = f"quotefinder record {questions_path} --run {new_run(questions_path, run_dir)}{options}"
     return (f"{run_dir} is a run of {own} ({len(record.questions)} question(s)): recording {questions_path} "
             f"into it would replace its questions, and {cost}. To record them, use a new run directory, and see "
             f"first what it would send with `{command} --estimate` ({ESTIMATE}), then run it without --estimate; "
             f"to judge {run_dir} alone, leave out --questions")
 
 
+def new_run(questions_path: Path, run_dir: Path) -> Path:
+    """A run directory of its own for `questions_path`, not `run_dir` (which holds another file's questions)."""
+    from .session import default_run_dir  # on an error's path only: the sweep never loads the HTTP client
+
+    target = default_run_dir(questions_path)
+    if _same(target, run_dir) or target.exists():
+        target = Path(run_dir).parent / f"{Path(questions_path).stem}-new"
+    return target
+
+
 def finish(command: str) -> str:
-    """How to finish or resume a recording with `command` (an eval.py command line): --estimate first."""
+    """How to finish or resume a recording with `command` (a `quotefinder` command line): --estimate first."""
     return (f"`{command} --estimate` first says what finishing it would send ({SPENDS}; --estimate sends "
             "nothing), then the same without --estimate records it")
 
 
 def record_again() -> str:
     """How to record a run again from scratch, into a new directory: every request is sent again."""
-    return ("record again into a new directory with `eval.py QUESTIONS --run NEW_DIR --estimate` first (every "
-            f"request is sent again, and {SPENDS}; {ESTIMATE}), then without --estimate")
+    return ("record again into a new directory with `quotefinder record QUESTIONS --run NEW_DIR --estimate` first "
+            f"(every request is sent again, and {SPENDS}; {ESTIMATE}), then without --estimate")

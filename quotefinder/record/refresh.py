@@ -110,7 +110,7 @@ def plan_refresh(original_dir: Path, run_dir: Path, size: int, seed: int) -> Ref
         raise InputError(f"{original_dir} is itself a refresh (of {record.refresh.run}); refresh the original run")
     if not record.complete:
         raise InputError(f"{original_dir}: the run is marked incomplete ({record.incompleteness}); finish it "
-                         f"before refreshing it: {finish(f'python eval.py QUESTIONS --run {original_dir}')}")
+                         f"before refreshing it: {finish(f'quotefinder record QUESTIONS --run {original_dir}')}")
     population = original_questions(original_dir, record)
     if not population.questions:
         raise InputError(f"{population.path}: none of the questions {original_dir} recorded are in it any more")

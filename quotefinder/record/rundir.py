@@ -358,12 +358,12 @@ class RunRecord:
 
     @classmethod
     def require(cls, run_dir: Path) -> RunRecord:
-        """`load`, for a directory that must already be a run (what sweep.py reads)."""
-        advice = "give the run directory eval.py recorded into, e.g. runs/ten"
+        """`load`, for a directory that must already be a run (what the sweep reads)."""
+        advice = "give the run directory `quotefinder record` recorded into, e.g. runs/ten"
         record = cls.load(run_dir, advice)
         if record is None:
             raise RunDirError(f"{run_dir}: no {RUN_FILE} here, so it is not a run; {advice}, or record one with "
-                              "eval.py")
+                              "`quotefinder record QUESTIONS --run DIR`")
         return record
 
 
@@ -682,7 +682,7 @@ def locked(run_dir: Path) -> Iterator[None]:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise RunDirError(f"{run_dir}: another eval.py is recording into this run; wait for it to finish") from None
+            raise RunDirError(f"{run_dir}: another recording is writing into this run; wait for it to finish") from None
         yield
     finally:
         os.close(fd)

@@ -155,7 +155,7 @@ class Recording:
         if previous is not None and previous.refresh is not None and refresh is None:
             was = previous.refresh
             raise RunDirError(f"{run_dir}: is a refresh of {was.origin(run_dir)} (a sample of {was.sample}); resume "
-                              "it: " + finish(f"eval.py --refresh {was.origin(run_dir)} --sample {was.sample} "
+                              "it: " + finish(f"quotefinder refresh {was.origin(run_dir)} --sample {was.sample} "
                                               f"--seed {was.seed} --run {run_dir}")
                               + "; or record the question file into another --run DIR")
         pipeline = run_pipeline(run_dir, previous, options.system, options.pipeline, questions.path)

@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from conftest import ROOT, mutations
+from quotefinder.commands.importing import main
 from quotefinder.core.errors import QuestionFileError
 from quotefinder.questions import Outcome, load_questions
-from quotefinder.questions.__main__ import main
 from quotefinder.questions.importer import accept_pattern, read_source, sample
 
 SQUAD = ROOT / "data" / "squad2-dev-sample.json"
@@ -26,7 +26,7 @@ SQUAD = ROOT / "data" / "squad2-dev-sample.json"
 
 def test_the_shared_squad_sample_imports_with_every_gold_answer_matching(tmp_path: Path) -> None:
     out = tmp_path / "squad.yaml"
-    assert main(["import", str(SQUAD), "--out", str(out)]) == 0
+    assert main([str(SQUAD), "--out", str(out)]) == 0
     questions = {q.question: q for q in load_questions(out).questions}
     data = json.loads(SQUAD.read_text())
     checked = 0
@@ -100,7 +100,7 @@ def test_json_lines_and_csv_define_the_same_question_sets(tmp_path: Path) -> Non
         assert [q.expect for q in found.questions] == ["answer", "no-answer", None]  # answers imply answer
         assert found.merged == 1 and "330 metres" in found.questions[0].answers
     out = tmp_path / "from-csv.yaml"
-    assert main(["import", str(table), "--out", str(out)]) == 0
+    assert main([str(table), "--out", str(out)]) == 0
     loaded = load_questions(out).questions
     assert [q.id for q in loaded] == ["tower", "who-painted-the-ceiling", "why-is-the-sky-blue"]
     assert loaded[2].expect is None and loaded[0].judge("The tower is 1,083 ft tall.") is Outcome.CORRECT
@@ -160,17 +160,17 @@ def test_a_bad_source_gets_an_error_naming_the_file_and_the_record(tmp_path: Pat
 def test_the_command_refuses_to_overwrite_and_names_what_is_wrong(tmp_path: Path, capsys) -> None:
     out = tmp_path / "q.yaml"
     out.write_text("mine")
-    assert main(["import", str(SQUAD), "--out", str(out)]) == 2
+    assert main([str(SQUAD), "--out", str(out)]) == 2
     assert "already exists" in capsys.readouterr().err and out.read_text() == "mine"
-    assert main(["import", str(SQUAD), "--out", str(out), "--force", "--sample", "20"]) == 0
+    assert main([str(SQUAD), "--out", str(out), "--force", "--sample", "20"]) == 0
     assert len(load_questions(out).questions) == 20 and "20 questions (sampled from 429)" in capsys.readouterr().out
-    assert main(["import", str(SQUAD), "--out", str(tmp_path / "q.txt")]) == 2
-    assert main(["import", str(tmp_path / "missing.json"), "--out", str(tmp_path / "x.yaml")]) == 2
+    assert main([str(SQUAD), "--out", str(tmp_path / "q.txt")]) == 2
+    assert main([str(tmp_path / "missing.json"), "--out", str(tmp_path / "x.yaml")]) == 2
     assert "no such file" in capsys.readouterr().err
     (tmp_path / "latin1.csv").write_bytes("question\nCafé?\n".encode("latin-1"))
-    assert main(["import", str(tmp_path / "latin1.csv"), "--out", str(tmp_path / "y.yaml")]) == 2
+    assert main([str(tmp_path / "latin1.csv"), "--out", str(tmp_path / "y.yaml")]) == 2
     assert "line 2: not UTF-8" in capsys.readouterr().err
-    assert main(["import", str(SQUAD), "--out", str(tmp_path / "z.yaml"), "--sample", "0"]) == 2
+    assert main([str(SQUAD), "--out", str(tmp_path / "z.yaml"), "--sample", "0"]) == 2
 
 
 def test_a_sample_larger_than_the_source_is_refused_naming_the_source_and_both_sizes(tmp_path: Path,
@@ -178,12 +178,12 @@ def test_a_sample_larger_than_the_source_is_refused_naming_the_source_and_both_s
     """--sample N asks for N questions drawn at random: with fewer in the source the user cannot get that
     sample, so nothing is written and the message says how many there are (after merging) and what to give."""
     out = tmp_path / "q.yaml"
-    assert main(["import", str(SQUAD), "--out", str(out), "--sample", "1000"]) == 2
+    assert main([str(SQUAD), "--out", str(out), "--sample", "1000"]) == 2
     assert (f"import: {SQUAD}: --sample 1000 asks for more questions than the source holds: 429 (430 read, 1 "
             "merged into one of the same text). Give --sample 429 or fewer, or leave --sample out to import every "
             "question") in capsys.readouterr().err
     assert not out.exists()
-    assert main(["import", str(SQUAD), "--out", str(out), "--sample", "429"]) == 0  # exactly all of them: fine
+    assert main([str(SQUAD), "--out", str(out), "--sample", "429"]) == 0  # exactly all of them: fine
     assert len(load_questions(out).questions) == 429
 
 
@@ -213,21 +213,21 @@ def test_a_source_the_loader_would_refuse_writes_nothing_and_never_replaces_a_go
     name, text, message = REFUSED_BY_THE_LOADER[case]
     source = write(tmp_path / name, text)
     out = tmp_path / "questions" / "q.yaml"
-    assert main(["import", str(source), "--out", str(out)]) == 2
+    assert main([str(source), "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert re.search(message, err) and f"{source}, " in err, err
     assert not out.exists() and not out.parent.exists()
     good = tmp_path / "good.yaml"
-    assert main(["import", str(write(tmp_path / "good.jsonl", GOOD)), "--out", str(good)]) == 0
+    assert main([str(write(tmp_path / "good.jsonl", GOOD)), "--out", str(good)]) == 0
     before = good.read_bytes()
-    assert main(["import", str(source), "--out", str(good), "--force"]) == 2
+    assert main([str(source), "--out", str(good), "--force"]) == 2
     assert good.read_bytes() == before and load_questions(good).questions[0].id == "tower"
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary left behind
 
 
 def test_ids_are_written_without_the_spaces_around_them(tmp_path: Path) -> None:
     out = tmp_path / "q.yaml"
-    assert main(["import", str(write(tmp_path / "q.jsonl", '{"question": "A?", "id": " a\\t"}\n')),
+    assert main([str(write(tmp_path / "q.jsonl", '{"question": "A?", "id": " a\\t"}\n')),
                  "--out", str(out)]) == 0
     assert "id: a\n" in out.read_text() and load_questions(out).questions[0].id == "a"
 
@@ -263,7 +263,7 @@ def test_a_source_nested_too_deeply_or_with_an_absurd_number_is_refused_clearly(
                                                                                 text) -> None:
     source = write(tmp_path / name, text)
     out = tmp_path / "q.yaml"
-    assert main(["import", str(source), "--out", str(out)]) == 2
+    assert main([str(source), "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert f"{source}" in err and ("nested too deeply" in err or "4300 digits" in err), err
     assert name.endswith(".json") or f"{source}, line 2: " in err or f"{source}, line 1: " in err
@@ -272,7 +272,7 @@ def test_a_source_nested_too_deeply_or_with_an_absurd_number_is_refused_clearly(
 
 def test_a_lone_surrogate_in_an_id_is_refused(tmp_path: Path, capsys) -> None:
     source = write(tmp_path / "q.jsonl", '{"question": "A?", "id": "a\\ud800"}\n')
-    assert main(["import", str(source), "--out", str(tmp_path / "q.yaml")]) == 2
+    assert main([str(source), "--out", str(tmp_path / "q.yaml")]) == 2
     assert "line 1: holds text that is not valid Unicode" in capsys.readouterr().err
 
 
@@ -351,8 +351,8 @@ def test_a_mutated_source_imports_or_is_refused_leaving_every_file_as_it_was(tmp
     kept.write_text("questions:\n  - {id: mine, question: Mine?}\n")
     before = kept.read_bytes()
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
-        status = main(["import", str(source), "--out", str(out)])
-        assert main(["import", str(source), "--out", str(kept), "--force"]) == status
+        status = main([str(source), "--out", str(out)])
+        assert main([str(source), "--out", str(kept), "--force"]) == status
     assert status in (0, 2), err.getvalue()
     event(f"{kind} exit {status}")
     if status == 2:

@@ -99,7 +99,7 @@ def test_a_directory_that_is_not_a_run_says_what_to_give_instead(tmp_path: Path)
     (tmp_path / "notes.txt").write_text("mine")
     with pytest.raises(RunDirError, match="not a run; choose another --run DIR"):
         RunRecord.load(tmp_path)
-    with pytest.raises(RunDirError, match="give the run directory eval.py recorded into"):
+    with pytest.raises(RunDirError, match="give the run directory `quotefinder record` recorded into"):
         RunRecord.require(tmp_path / "notes.txt")
     assert RunRecord.load(tmp_path / "new") is None
 

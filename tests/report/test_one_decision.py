@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 
 from conftest import ROOT, env_for
+from quotefinder.commands.importing import main as import_main
 from quotefinder.evalcmd import main as eval_main
-from quotefinder.questions.__main__ import main as import_main
 from quotefinder.standin.squad import main as squad_main
 from quotefinder.sweepcmd import main as sweep_main
 
@@ -29,7 +29,7 @@ def squad_run(tmp_path_factory) -> Path:
 
     work = tmp_path_factory.mktemp("squad")
     questions = work / "questions" / "squad.yaml"
-    assert import_main(["import", str(SQUAD), "--out", str(questions), "--sample", "200", "--seed", "1"]) == 0
+    assert import_main([str(SQUAD), "--out", str(questions), "--sample", "200", "--seed", "1"]) == 0
     assert squad_main([str(SQUAD), "--out", str(work / "squad.json")]) == 0
     server = StandIn(load_scenario(work / "squad.json"))
     server.start()

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, env_for
+from quotefinder.commands.importing import main as import_main
 from quotefinder.evalcmd import main as eval_main
 from quotefinder.questions import load_questions
-from quotefinder.questions.__main__ import main as import_main
 from quotefinder.recipe import sentences
 from quotefinder.standin import load_scenario, squad
 from quotefinder.standin.squad import build
@@ -40,7 +40,7 @@ def test_the_scenario_serves_the_real_paragraphs_and_picks_the_answer_sentence(t
 @pytest.mark.slow
 def test_from_the_shared_squad_file_to_a_sweep(tmp_path: Path, standin_for, capsys) -> None:
     questions = tmp_path / "questions" / "squad.yaml"
-    assert import_main(["import", str(SQUAD), "--out", str(questions), "--sample", "40", "--seed", "1"]) == 0
+    assert import_main([str(SQUAD), "--out", str(questions), "--sample", "40", "--seed", "1"]) == 0
     run = tmp_path / "runs" / "squad"
     assert eval_main([str(questions), "--run", str(run), "--estimate"], env={}) == 0
     assert "at most 440 requests" in capsys.readouterr().out

@@ -1,4 +1,4 @@
-"""`python -m quotefinder.pipelines show [SYSTEM]`: the file it prints holds every key with a comment and loads
+"""`quotefinder pipeline show [SYSTEM]`: the file it prints holds every key with a comment and loads
 back as exactly the recipe's pipeline; an unknown system is refused naming the known ones."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import yaml
 
+from quotefinder.commands.pipeline import main
 from quotefinder.core.pipelinefile import default_file, load_pipeline_file
-from quotefinder.pipelines.__main__ import main
 from quotefinder.recipe.config import RECIPE, SCHEMA
 
 

@@ -1,1 +1,0 @@
-"""`python -m quotefinder.pipelines show [SYSTEM]`: a system's default pipeline file (see `core.pipelinefile`)."""
