@@ -180,7 +180,7 @@ def test_live_responses_never_enter_a_synthetic_run(tmp_path, standin_for, capsy
         return httpx.Response(200, json={"results": []})
 
     env = {"PERPLEXITY_API_KEY": KEY, "PERPLEXITY_BASE_URL": "https://api.example"}
-    assert main([str(path), "--run", str(run_dir), *FAST], env=env, transport=httpx.MockTransport(live)) == 2
+    assert main([str(path), "--run", str(run_dir), *FAST, "--force"], env=env, transport=httpx.MockTransport(live)) == 2
     assert "live and synthetic evidence never mix" in capsys.readouterr().err
     after = run_files(run_dir)
     assert {k for k in after if k.startswith("responses")} == {k for k in before if k.startswith("responses")}

@@ -36,7 +36,7 @@ DEFAULTS: dict[str, object] = {
     "questions": None, "run": None, "pipeline": None, "offline": False, "concurrency": 8, "rate": 10.0,
     "ranges": [], "repeats": None, "timeout": 30.0, "retries": 4, "refresh": None, "sample": None, "seed": 0,
     "estimate": False, "max_requests": None, "price_per_1k_requests": None, "price_per_million_tokens": None,
-    "verbose": False, "backoff": 1.0}
+    "verbose": False, "backoff": 1.0, "force": False}
 
 
 def preparsed_pipeline(argv: list[str]) -> tuple[str, Any]:
@@ -116,7 +116,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser, system: str, 
     options = RecordOptions(span=span, repeats=args.repeats,
                             concurrency=args.concurrency, rate=args.rate, timeout_s=args.timeout,
                             retries=args.retries, backoff_s=args.backoff, max_requests=args.max_requests,
-                            pipeline=pipeline, system=system, ranges=ranges)
+                            pipeline=pipeline, system=system, ranges=ranges,
+                            replace_questions=args.force or args.estimate)  # (an estimate sends nothing)
     with cli.sigterm_as_interrupt():
         try:
             if args.refresh is not None:

@@ -1,7 +1,7 @@
 """The words an error uses when it advises a recording: a recording sends paid API requests, and recording a
-question file into a run of another file replaces that run's questions, so the advice says so, offers
-`--estimate` (which sends nothing) first, and prefers a new run directory over another run's. Every command it
-suggests is the verb's (`quotefinder record`, `quotefinder refresh`)."""
+question file into a run of another file would replace that run's questions (refused without `--force`), so the
+advice says so, offers `--estimate` (which sends nothing) first, and prefers a new run directory over another
+run's. Every command it suggests is the verb's (`quotefinder record`, `quotefinder refresh`)."""
 
 from __future__ import annotations
 
@@ -54,6 +54,20 @@ def new_run(questions_path: Path, run_dir: Path) -> Path:
     if _same(target, run_dir) or target.exists():
         target = Path(run_dir).parent / f"{Path(questions_path).stem}-new"
     return target
+
+
+def other_file(questions_path: Path, run_dir: Path, record: RunRecord, changes: str) -> str:
+    """Why recording `questions_path` into the run at `run_dir` is refused when the run was recorded from another
+    file and the questions differ (`changes`, in words), and what to do instead ('' when it is the run's own
+    file, or run.json names none)."""
+    own = recorded_from(run_dir, record)
+    if own is None or _same(own, questions_path):
+        return ""
+    command = f"quotefinder record {questions_path} --run {new_run(questions_path, run_dir)}"
+    return (f"{run_dir} is a run of {own} ({len(record.questions)} question(s)); recording {questions_path} into "
+            f"it would replace its questions ({changes}), and {SPENDS}. Record it into a run of its own: see first "
+            f"what it would send with `{command} --estimate` ({ESTIMATE}), then run it without --estimate; or, to "
+            f"replace the run's questions, add --force")
 
 
 def finish(command: str) -> str:

@@ -33,7 +33,7 @@ from ..core.registry import system as find_system
 from ..core.storage import remove_temporaries
 from ..core.textsafe import terminal
 from ..questions import QuestionSet, load_questions
-from .advice import finish
+from .advice import finish, other_file
 from .client import ApiClient, RateLimiter, RequestBudget, RetryPolicy, TransientError, check_base_url
 from .recorder import QuestionRun, Recorder
 from .refused import Refusals
@@ -60,6 +60,7 @@ class RecordOptions:
     system: str = DEFAULT_SYSTEM  # the system `pipeline` belongs to
     ranges: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)  # a system without `legacy` keys: each
     # recorded axis's values (and a cutoff's (lo, hi) span) to record
+    replace_questions: bool = False  # record a question file into a run of another file's questions (`--force`)
 
 
 @dataclass(frozen=True)
@@ -160,6 +161,11 @@ class Recording:
                               + "; or record the question file into another --run DIR")
         pipeline = run_pipeline(run_dir, previous, options.system, options.pipeline, questions.path)
         if previous is not None and (changes := previous.question_changes(questions)):
+            if refresh is None and (refusal := other_file(questions.path, Path(run_dir), previous, changes)):
+                if not options.replace_questions:
+                    raise RunDirError(refusal)
+                notify(f"{run_dir} is a run of another question file: recording {questions.path} into it replaces "
+                       "its questions (--force); the responses to the questions kept are reused.")
             notify(f"The question set changed since {run_dir} was recorded: {changes}. "
                    "Identical requests are reused.")
         name = options.system if options.pipeline is not None or previous is None else previous.config.system
