@@ -135,11 +135,15 @@ def test_the_readme_links_every_docs_page() -> None:
                                                           and page.exists())
 
 
-def test_the_readme_opens_with_the_install_line_and_the_demo() -> None:
-    """CI runs the README's install and test commands (`.ci/run`); the demo is the first two commands."""
-    lines = code_lines((ROOT / "README.md").read_text(encoding="utf-8"))
-    assert lines[:2] == ['python -m pip install -e ".[test]"', "python eval.py questions/ten.yaml"]
-    assert "python sweep.py runs/ten" in lines
+def test_the_readme_opens_with_the_install_the_demo_and_the_tests() -> None:
+    """Its first screen (40 lines) shows the install, the demo and the test command; CI runs the README's install
+    and full test commands (`.ci/run`)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    lines = code_lines(text)
+    first = ['python -m pip install -e ".[test]"', "python eval.py questions/ten.yaml", "python sweep.py runs/ten",
+             "python -m pytest"]
+    assert lines[:4] == first
+    assert all(f"    {line}" in text.splitlines()[:40] for line in first)
     tests = [shlex.split(line, comments=True) for line in lines if line.startswith("python -m pytest")]
     assert tests == [["python", "-m", "pytest"], ["python", "-m", "pytest", "-m", ""]]
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
