@@ -539,8 +539,8 @@ def test_the_sweeps_children_end_with_it_and_release_its_output(ten: Path, tmp_p
         assert reaches_eof(sweep.stdout, within=5), "a child of the sweep still holds its stdout"
         _, err = sweep.communicate(timeout=5)
         if signum == signal.SIGTERM:  # stopped as Ctrl+C stops it
-            assert (sweep.returncode, err.decode()) == (2, f"sweep.py: interrupted; the report in {tmp_path / 'r'} "
-                                                           "is unchanged\n")
+            assert (sweep.returncode, err.decode()) == (
+                2, f"quotefinder sweep: interrupted; the report in {tmp_path / 'r'} is unchanged\n")
         deadline = time.monotonic() + 5
         while live_group(sweep.pid) and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -576,7 +576,8 @@ def test_ctrl_c_stops_the_sweep_with_one_line_and_the_report_unchanged(ten: Path
     finally:
         for pid in live_group(sweep.pid):
             os.kill(pid, signal.SIGKILL)
-    assert (sweep.returncode, err.decode()) == (2, f"sweep.py: interrupted; the report in {out} is unchanged\n")
+    assert (sweep.returncode, err.decode()) == (
+        2, f"quotefinder sweep: interrupted; the report in {out} is unchanged\n")
     assert run_files(out) == before
 
 

@@ -19,7 +19,7 @@ from conftest import ROOT
 # lines and the stand-in. The benchmarks (`benchmarks/`, beside the package) never ship.
 SUBPACKAGES = {"core", "recipe", "quoteanswer", "oneshot", "questions", "record", "sweep", "report",
                "standin", "commands"}
-MODULES = {"__init__.py", "__main__.py", "api.py", "cli.py", "evalcmd.py", "sweepcmd.py"}
+MODULES = {"__init__.py", "__main__.py", "api.py", "cli.py", "config.py", "evalcmd.py", "sweepcmd.py"}
 
 
 def clean_copy(destination: Path) -> Path:

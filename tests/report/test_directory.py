@@ -170,7 +170,7 @@ def test_ctrl_c_or_sigterm_within_the_swap_waits_for_it_to_finish(ten: Path, tmp
     monkeypatch.setattr(os, "replace", interrupted_replace)
     assert main([str(ten), "--out", str(out), "--no-plots"]) == 2
     err = capsys.readouterr().err
-    assert err == f"sweep.py: interrupted; the report in {out} was written whole before it stopped\n"
+    assert err == f"quotefinder sweep: interrupted; the report in {out} was written whole before it stopped\n"
     assert sorted(whole_report(out).files) == ["decision.json", "grid.csv", "questions.csv", "summary.md"]
     assert _leftovers(out) == []
 

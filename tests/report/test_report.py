@@ -194,7 +194,7 @@ def test_a_directory_of_files_without_a_manifest_is_refused_unless_forced(ten: P
         (out / name).write_bytes(data)
     assert main([str(ten), "--out", str(out)]) == 2
     err = capsys.readouterr().err
-    assert f"sweep.py: {out} holds files but no report manifest (report.json)" in err and "--force" in err
+    assert f"quotefinder sweep: {out} holds files but no report manifest (report.json)" in err and "--force" in err
     assert {p.name: p.read_bytes() for p in out.iterdir()} == mine
     assert main([str(ten), "--out", str(out), "--no-plots", "--force"]) == 0
     assert (out / "index.html").read_bytes() == mine["index.html"] and (out / "notes.txt").read_bytes() == b"mine"
