@@ -40,7 +40,7 @@ def build_parser(under_test: str = DEFAULT_SYSTEM) -> argparse.ArgumentParser:
     parser.add_argument("--repeats", type=values.repeats, metavar="N",
                         help="observations of every request (default: the run's, or 1)")
     parser.add_argument("--force", action="store_true",
-                        help="record into a --run DIR holding another file's questions, replacing them")
+                        help="record into a --run DIR of another file's questions, replacing them")
     add_recording(parser)
     return parser
 

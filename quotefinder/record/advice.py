@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..questions import QuestionSet
 from .rundir import RunRecord
 
 ESTIMATE = "--estimate sends nothing and says how many requests it would send and what they cost"
@@ -56,12 +57,14 @@ def new_run(questions_path: Path, run_dir: Path) -> Path:
     return target
 
 
-def other_file(questions_path: Path, run_dir: Path, record: RunRecord, changes: str) -> str:
-    """Why recording `questions_path` into the run at `run_dir` is refused when the run was recorded from another
-    file and the questions differ (`changes`, in words), and what to do instead ('' when it is the run's own
-    file, or run.json names none)."""
-    own = recorded_from(run_dir, record)
-    if own is None or _same(own, questions_path):
+def other_file(questions: QuestionSet, run_dir: Path, record: RunRecord, changes: str) -> str:
+    """Why recording `questions` into the run at `run_dir` is refused when the run was recorded from another file
+    and that file leaves out questions the run holds (it would replace them; `changes` says how, in words), and
+    what to do instead: '' for the run's own file, a file that keeps every question the run holds (it extends the
+    run), or a run.json that names no file."""
+    own, questions_path = recorded_from(run_dir, record), questions.path
+    kept = questions.by_text()
+    if own is None or _same(own, questions_path) or all(q.question in kept for q in record.questions):
         return ""
     command = f"quotefinder record {questions_path} --run {new_run(questions_path, run_dir)}"
     return (f"{run_dir} is a run of {own} ({len(record.questions)} question(s)); recording {questions_path} into "

@@ -161,7 +161,7 @@ class Recording:
                               + "; or record the question file into another --run DIR")
         pipeline = run_pipeline(run_dir, previous, options.system, options.pipeline, questions.path)
         if previous is not None and (changes := previous.question_changes(questions)):
-            if refresh is None and (refusal := other_file(questions.path, Path(run_dir), previous, changes)):
+            if refresh is None and (refusal := other_file(questions, Path(run_dir), previous, changes)):
                 if not options.replace_questions:
                     raise RunDirError(refusal)
                 notify(f"{run_dir} is a run of another question file: recording {questions.path} into it replaces "
