@@ -173,9 +173,9 @@ class QuoteFinder:
         results = (config or RECIPE).max_results
         span = coverage_of(coverage).span
         compares = results if span is not None and span[0] < span[1] else 1
-        shown = f"{span[0]:g}:{span[1]:g}" if span is not None else "its default"
+        shown = f"--range has_answer={span[0]:g}:{span[1]:g}" if span is not None else "the default HAS_ANSWER_CUTOFF"
         basis = (f"the recipe's published figures: {results} results per search with usable sentences, "
-                 f"{compares} compare request(s) per question over --has-answer-range {shown}, "
+                 f"{compares} compare request(s) per question over {shown}, "
                  f"{TOKENS_PER_DECISION} input tokens per Decisions request (its median)")
         return 1 + results + compares, TOKENS_PER_DECISION, basis
 

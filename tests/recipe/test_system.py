@@ -38,9 +38,9 @@ def test_the_expected_requests_are_the_recipes_published_figures() -> None:
     results = RECIPE.max_results
     requests, tokens, basis = QUOTE_FINDER.expected(RECIPE, {"has_answer": ((0.0, 1.0), 0.5)})
     assert (requests, tokens) == (1 + results + results, TOKENS_PER_DECISION)
-    assert "--has-answer-range 0:1" in basis and f"{results} compare request(s)" in basis
+    assert "--range has_answer=0:1" in basis and f"{results} compare request(s)" in basis
     requests, _, basis = QUOTE_FINDER.expected(RECIPE, {"has_answer": (0.5,)})
-    assert requests == 1 + results + 1 and "over --has-answer-range its default" in basis
+    assert requests == 1 + results + 1 and "over the default HAS_ANSWER_CUTOFF" in basis
 
 
 def test_a_search_is_compared_by_its_results_and_its_top_one() -> None:
